@@ -1,0 +1,64 @@
+"""Opening seamless.db: schema, full-text indexes, and the lock that serialises writers."""
+
+import contextlib
+import fcntl
+import os
+import sys
+from importlib import resources
+from pathlib import Path
+
+import sqlite_utils
+
+FTS = {
+    "memories": ["name", "description", "tags", "body"],
+    "notes": ["title", "tags", "body"],
+}
+
+
+def sql_source(name: str) -> str:
+    """The text of `indexer/sql/<name>.sql`."""
+    return resources.files(__package__).joinpath("sql", f"{name}.sql").read_text("utf-8")
+
+
+def open_db(path: str | Path) -> sqlite_utils.Database:
+    """Open (creating if needed) the index at `path` with its schema in place."""
+    db = sqlite_utils.Database(path)
+    if str(path) != ":memory:":
+        db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    if not db["memories"].exists():
+        with db.atomic():
+            db.executescript(sql_source("schema"))
+            enable_fts(db)
+    return db
+
+
+def enable_fts(db: sqlite_utils.Database) -> None:
+    """Create and fill the FTS5 tables, with triggers that keep them in step."""
+    for table, columns in FTS.items():
+        db[table].enable_fts(columns, fts_version="FTS5", tokenize="porter", create_triggers=True)
+
+
+def disable_fts(db: sqlite_utils.Database) -> None:
+    """Drop the FTS5 tables and their triggers (before a bulk rebuild)."""
+    for table in FTS:
+        db[table].disable_fts()
+
+
+@contextlib.contextmanager
+def writer_lock(db_path: str | Path):
+    """Hold `<db>.lock` so two index runs on one database take turns."""
+    if str(db_path) == ":memory:":
+        yield
+        return
+    lock_path = f"{db_path}.lock"
+    with open(lock_path, "a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"waiting for another seamless index run on {db_path} to finish...", file=sys.stderr)
+            fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)

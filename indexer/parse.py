@@ -1,0 +1,127 @@
+"""Reading one store file: bytes to text, frontmatter to a mapping, with line numbers.
+
+Everything that can go wrong with a single file's text or YAML is reported here
+as a Problem; nothing here knows what a memory or a note means.
+"""
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from frontmatter.default_handlers import YAMLHandler
+
+from . import yaml_loader
+from .problems import Problem, error
+
+HANDLER = YAMLHandler()
+TOP_LEVEL_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.MULTILINE)
+
+
+@dataclass
+class ParsedFile:
+    """A file's frontmatter (None when it has none), body and where each part starts."""
+
+    path: str
+    digest: str
+    meta: dict | None = None
+    body: str = ""
+    fm_line: int = 1
+    body_line: int = 1
+    key_lines: dict[str, int] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    def line_of(self, key: str) -> int:
+        """The file line where top-level `key` is written (the frontmatter's start if absent)."""
+        return self.key_lines.get(key, self.fm_line)
+
+    @property
+    def ok(self) -> bool:
+        return not any(p.severity == "error" for p in self.problems)
+
+
+def digest(data: bytes) -> str:
+    """The content hash used to tell a touched file from an edited one."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def read_store_file(root: Path, path: str, max_bytes: int) -> ParsedFile:
+    """Read and parse `root/path`; never raises for bad content."""
+    try:
+        with open(root / path, "rb") as f:
+            data = f.read(max_bytes + 1)
+    except OSError as e:
+        parsed = ParsedFile(path, "")
+        parsed.problems.append(error(path, 1, "unreadable", f"cannot read the file: {e.strerror or e}"))
+        return parsed
+    return parse_bytes(path, data, max_bytes)
+
+
+def parse_bytes(path: str, data: bytes, max_bytes: int) -> ParsedFile:
+    """Parse a store file's bytes into a ParsedFile, reporting every fault as a problem."""
+    parsed = ParsedFile(path, digest(data))
+    if len(data) > max_bytes:
+        parsed.problems.append(
+            error(path, 1, "too-large", f"file is larger than index.max_file_bytes ({max_bytes} bytes)")
+        )
+        return parsed
+    if not data.strip():
+        parsed.problems.append(error(path, 1, "empty-file", "file is empty"))
+        return parsed
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        parsed.problems.append(
+            error(path, line, "not-utf8", f"not UTF-8 text: byte 0x{data[e.start]:02x} at offset {e.start}")
+        )
+        return parsed
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        parsed.problems.append(error(path, line, "binary-file", "contains NUL bytes: not a text file"))
+        return parsed
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
+    split_frontmatter(parsed, text)
+    return parsed
+
+
+def split_frontmatter(parsed: ParsedFile, text: str) -> None:
+    """Fill `parsed` with the frontmatter mapping and body of `text`."""
+    if not HANDLER.detect(text):
+        parsed.body = text
+        return
+    try:
+        fm, body = HANDLER.split(text)
+    except ValueError:
+        parsed.problems.append(
+            error(parsed.path, 1, "unclosed-frontmatter", "frontmatter opened with --- is never closed by a --- line")
+        )
+        return
+    fm_offset = text.find(fm, 3) if fm else 4
+    parsed.fm_line = text.count("\n", 0, fm_offset) + 1
+    parsed.body = body.lstrip("\n")
+    parsed.body_line = text.count("\n", 0, len(text) - len(parsed.body)) + 1
+    parsed.key_lines = {
+        m.group(1): parsed.fm_line + fm.count("\n", 0, m.start()) for m in TOP_LEVEL_KEY.finditer(fm)
+    }
+    try:
+        meta = yaml_loader.load(fm)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+        line = parsed.fm_line + (mark.line if mark else 0)
+        reason = getattr(e, "problem", None) or str(e).splitlines()[0]
+        parsed.problems.append(error(parsed.path, line, "yaml-error", f"YAML syntax error: {reason}"))
+        return
+    except RecursionError:
+        parsed.problems.append(error(parsed.path, parsed.fm_line, "yaml-error", "YAML is nested too deeply"))
+        return
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        parsed.problems.append(
+            error(parsed.path, parsed.fm_line, "not-a-mapping",
+                  f"frontmatter must be a mapping of keys to values, not a {type(meta).__name__}")
+        )
+        return
+    parsed.meta = {str(k): v for k, v in meta.items()}

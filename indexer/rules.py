@@ -1,0 +1,70 @@
+"""The store's small rules, as pure functions: names, scope, status, stage headers, pins."""
+
+import re
+
+KINDS = ("constraint", "runbook", "protocol", "gotcha", "decision", "refuted", "reference", "stage")
+STAGE_STATUSES = ("open", "in_progress", "blocked", "done")
+LIVE_STAGE_STATUSES = ("open", "in_progress", "blocked")
+GATES = ("human", "ai")
+DESCRIPTION_MAX = 150
+
+KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+STATUS_LINE = re.compile(r"status[ \t]*:[ \t]*([A-Za-z_]+)[ \t]*(.*)\Z", re.IGNORECASE)
+GATE_TEXT = re.compile(r"[ \t|,;]*gate[ \t]*:[ \t]*([A-Za-z]+)[ \t]*\Z", re.IGNORECASE)
+
+
+def is_kebab_case(name: str) -> bool:
+    """`chroma-boot-race` yes; `Chroma_Boot` or `boot race` no."""
+    return bool(KEBAB.match(name))
+
+
+def scope(project: str | None) -> str | None:
+    """The project a memory belongs to; None means global (empty, null or the word `global`)."""
+    if project is None:
+        return None
+    project = project.strip()
+    return None if project in ("", "global") else project
+
+
+def status(invalid_at: str | None, superseded_by: str | None) -> str:
+    """`active`, `superseded` or `archived`, from the lifecycle fields."""
+    if superseded_by:
+        return "superseded"
+    return "archived" if invalid_at else "active"
+
+
+def stage_header(body: str) -> tuple[str, str | None] | None:
+    """Parse a stage body's header: first non-blank line `Status: X`, optionally `Gate: Y`.
+
+    The gate may follow on the same line or on the next one. Returns
+    (status, gate or None), or None when the header is missing or unparseable.
+    """
+    lines = body.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return None
+    m = STATUS_LINE.match(lines[first].strip())
+    if not m or m.group(1).lower() not in STAGE_STATUSES:
+        return None
+    rest = m.group(2)
+    if rest:
+        gate = GATE_TEXT.match(rest)
+    elif first + 1 < len(lines):
+        gate = GATE_TEXT.match(lines[first + 1].strip())
+    else:
+        gate = None
+    if gate and gate.group(1).lower() not in GATES:
+        return None
+    if rest and not gate:
+        return None
+    return m.group(1).lower(), gate.group(1).lower() if gate else None
+
+
+def pinned(kind: str, stage_status: str | None) -> bool:
+    """Every constraint, and a stage whose status is open, in_progress or blocked."""
+    return kind == "constraint" or (kind == "stage" and stage_status in LIVE_STAGE_STATUSES)
+
+
+def fold_description(description: str) -> str:
+    """A description on several lines, folded onto one."""
+    return " ".join(description.split())

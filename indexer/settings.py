@@ -1,0 +1,62 @@
+"""The store's settings: `STORE/seamless.toml`, every key optional."""
+
+import tomllib
+from pathlib import Path
+
+from .problems import Problem, error, warning
+
+FILE = "seamless.toml"
+DEFAULTS = {
+    "briefing.budget_chars": 6000,
+    "briefing.max_age_days": 180,
+    "briefing.stage_unknown_max_age_days": 7,
+    "gardener.stale_stage_days": 14,
+    "gardener.stale_days": 365,
+    "index.max_file_bytes": 4194304,
+}
+
+
+def load_settings(root: Path) -> tuple[dict[str, int], list[Problem]]:
+    """The effective settings (defaults overridden by seamless.toml) and any problems with the file."""
+    settings = dict(DEFAULTS)
+    path = root / FILE
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        return settings, []
+    except (OSError, UnicodeDecodeError) as e:
+        return settings, [error(FILE, 1, "bad-settings", f"cannot read settings, defaults used: {e}")]
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        line = getattr(e, "lineno", None) or _line_from_message(str(e))
+        return settings, [error(FILE, line, "bad-settings", f"TOML syntax error, defaults used: {e}")]
+    problems = []
+    for section, values in data.items():
+        if not isinstance(values, dict):
+            values = {"": values}
+        for name, value in values.items():
+            key = f"{section}.{name}"
+            line = _line_of(text, name)
+            if key not in DEFAULTS:
+                problems.append(warning(FILE, line, "unknown-setting", f"unknown setting {key!r} ignored"))
+            elif isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                problems.append(error(FILE, line, "bad-settings",
+                                      f"{key} must be a whole number >= 0; default {DEFAULTS[key]} used"))
+            else:
+                settings[key] = value
+    return settings, problems
+
+
+def _line_of(text: str, name: str) -> int:
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip().startswith(name) and "=" in line:
+            return number
+    return 1
+
+
+def _line_from_message(message: str) -> int:
+    import re
+
+    m = re.search(r"line (\d+)", message)
+    return int(m.group(1)) if m else 1

@@ -1,0 +1,75 @@
+-- The tables of seamless.db. Created once; the indexer keeps them in step with the store.
+
+CREATE TABLE IF NOT EXISTS memories (
+    id TEXT PRIMARY KEY,          -- ULID from the frontmatter, stable forever
+    kind TEXT NOT NULL,           -- constraint, runbook, protocol, gotcha, decision, refuted, reference, stage
+    name TEXT NOT NULL,           -- kebab-case, unique among a project's active memories
+    description TEXT NOT NULL,    -- the one line every index shows
+    project TEXT,                 -- NULL = global
+    status TEXT NOT NULL,         -- active, superseded, archived
+    stage_status TEXT,            -- stages only: open, in_progress, blocked, done, unknown
+    stage_gate TEXT,              -- stages only: human, ai or NULL
+    pinned INTEGER NOT NULL,      -- 1 for constraints and live stages
+    created TEXT,
+    updated TEXT,
+    valid_from TEXT,
+    invalid_at TEXT,
+    superseded_by TEXT,
+    source_session TEXT,
+    model TEXT,
+    tags TEXT NOT NULL DEFAULT '[]',  -- JSON array of strings
+    body TEXT NOT NULL,
+    path TEXT NOT NULL UNIQUE     -- relative to the store, forward slashes
+);
+CREATE INDEX IF NOT EXISTS memories_project_updated ON memories (project, updated);
+CREATE INDEX IF NOT EXISTS memories_superseded_by ON memories (superseded_by) WHERE superseded_by IS NOT NULL;
+CREATE INDEX IF NOT EXISTS memories_name ON memories (name);
+
+CREATE TABLE IF NOT EXISTS notes (
+    path TEXT PRIMARY KEY,        -- relative to the store, forward slashes
+    id TEXT UNIQUE,               -- optional ULID
+    title TEXT NOT NULL,          -- frontmatter title, else first # heading, else file name
+    project TEXT,                 -- NULL = global
+    created TEXT,
+    updated TEXT,
+    tags TEXT NOT NULL DEFAULT '[]',
+    body TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS problems (
+    path TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    severity TEXT NOT NULL,       -- error (file not indexed) or warning (indexed)
+    code TEXT NOT NULL,
+    message TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS problems_path ON problems (path);
+
+CREATE TABLE IF NOT EXISTS settings (
+    key TEXT PRIMARY KEY,
+    value                         -- no type: numbers stay numbers
+);
+
+-- Bookkeeping for incremental runs: what each file looked like when last read.
+CREATE TABLE IF NOT EXISTS index_files (
+    path TEXT PRIMARY KEY,
+    type TEXT NOT NULL,           -- memory or note
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    digest TEXT NOT NULL,
+    lines TEXT NOT NULL DEFAULT '{}'  -- JSON: line of id, name, superseded_by
+);
+
+CREATE TABLE IF NOT EXISTS index_runs (
+    id INTEGER PRIMARY KEY,
+    started TEXT NOT NULL,
+    mode TEXT NOT NULL,           -- full, incremental or no-op
+    files_seen INTEGER NOT NULL,
+    files_changed INTEGER NOT NULL,
+    files_deleted INTEGER NOT NULL,
+    memories INTEGER NOT NULL,
+    notes INTEGER NOT NULL,
+    errors INTEGER NOT NULL,
+    warnings INTEGER NOT NULL,
+    seconds REAL NOT NULL
+);

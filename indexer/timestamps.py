@@ -1,0 +1,38 @@
+"""Timestamps as the store keeps them: UTC text `YYYY-MM-DDTHH:MM:SSZ`."""
+
+import datetime as dt
+import re
+
+CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z")
+FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def normalize(value: object) -> str:
+    """Return `value` (ISO 8601 text, a date or a datetime) as canonical UTC text.
+
+    A date means midnight UTC; a time without an offset is taken as UTC.
+    Raises ValueError for anything else.
+    """
+    if isinstance(value, str):
+        text = value.strip()
+        if CANONICAL.match(text):
+            return text
+        try:
+            value = dt.datetime.fromisoformat(text.replace(" ", "T", 1) if len(text) > 10 else text)
+        except ValueError:
+            try:
+                value = dt.date.fromisoformat(text)
+            except ValueError:
+                raise ValueError(f"{value!r} is not an ISO 8601 date or time") from None
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.timezone.utc)
+        return value.strftime(FORMAT)
+    if isinstance(value, dt.date):
+        return value.strftime("%Y-%m-%dT00:00:00Z")
+    raise ValueError(f"{value!r} is not an ISO 8601 date or time")
+
+
+def now() -> str:
+    """The current time as canonical UTC text."""
+    return dt.datetime.now(dt.timezone.utc).strftime(FORMAT)

@@ -1,0 +1,204 @@
+"""Turning one parsed file into a memory or note record, checking every per-file rule.
+
+Cross-file rules (duplicate ids and names, dangling links, cycles) live in crossfile.py.
+"""
+
+import json
+import re
+from pathlib import PurePosixPath
+
+from ulid import ULID
+
+from . import rules, timestamps
+from .parse import ParsedFile
+from .problems import Problem, error, warning
+from .yaml_loader import Trap
+
+HEADING = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+
+
+class FieldReader:
+    """Reads frontmatter fields of one file, collecting problems as it goes."""
+
+    def __init__(self, parsed: ParsedFile):
+        self.parsed = parsed
+        self.meta = parsed.meta or {}
+        self.problems: list[Problem] = list(parsed.problems)
+
+    def error(self, key: str, code: str, message: str) -> None:
+        self.problems.append(error(self.parsed.path, self.parsed.line_of(key), code, message))
+
+    def warning(self, key: str, code: str, message: str) -> None:
+        self.problems.append(warning(self.parsed.path, self.parsed.line_of(key), code, message))
+
+    @property
+    def failed(self) -> bool:
+        return any(p.severity == "error" for p in self.problems)
+
+    def text(self, key: str) -> str | None:
+        """A text field; a YAML trap is kept as written with a warning; None if absent."""
+        value = self.meta.get(key)
+        if value is None:
+            return None
+        if isinstance(value, Trap):
+            self.warning(key, "yaml-trap",
+                         f"{key}: {value} is read by YAML as {value.read_as!r}; kept as the text {str(value)!r} (quote it)")
+            return str(value)
+        if isinstance(value, str):
+            return value
+        self.error(key, "bad-field", f"{key} must be text, not a {type(value).__name__}")
+        return None
+
+    def timestamp(self, key: str) -> str | None:
+        value = self.meta.get(key)
+        if value is None or value == "":
+            return None
+        if not isinstance(value, str):
+            self.error(key, "bad-timestamp", f"{key} must be an ISO 8601 timestamp, not a {type(value).__name__}")
+            return None
+        try:
+            return timestamps.normalize(value)
+        except ValueError:
+            self.error(key, "bad-timestamp", f"{key}: {str(value)!r} is not an ISO 8601 date or time")
+            return None
+
+    def ulid(self, key: str, required: bool) -> str | None:
+        value = self.text(key) if key in self.meta else None
+        if value is None or not value.strip():
+            if required:
+                self.error(key, "missing-id", f"{key} is required (a ULID)")
+            return None
+        try:
+            return str(ULID.from_str(value.strip().upper()))
+        except ValueError:
+            self.error(key, "malformed-id", f"{key}: {value!r} is not a ULID (26 characters of Crockford base32)")
+            return None
+
+    def tags(self) -> str:
+        """Tags as a JSON array of strings."""
+        value = self.meta.get("tags")
+        if value is None:
+            return "[]"
+        if isinstance(value, str):
+            self.warning("tags", "tags-bare-string", f"tags should be a list; {value!r} was read as one tag")
+            value = [value]
+        if not isinstance(value, list):
+            self.warning("tags", "bad-tags", f"tags must be a list of strings, not a {type(value).__name__}; ignored")
+            return "[]"
+        tags = []
+        for item in value:
+            if isinstance(item, Trap):
+                self.warning("tags", "yaml-trap", f"tag {item} is read by YAML as {item.read_as!r}; kept as written")
+            if isinstance(item, str) and item.strip():
+                tags.append(str(item).strip())
+            elif item is not None:
+                self.warning("tags", "bad-tags", f"a tag must be text, not a {type(item).__name__}; ignored")
+        return json.dumps(tags, ensure_ascii=False)
+
+
+def memory_record(parsed: ParsedFile) -> tuple[dict | None, list[Problem]]:
+    """The `memories` row for a parsed file, or None when the file has an error."""
+    path = parsed.path
+    if parsed.meta is None:
+        if parsed.ok:
+            return None, [error(path, 1, "no-frontmatter", "a memory needs YAML frontmatter between --- lines")]
+        return None, list(parsed.problems)
+    f = FieldReader(parsed)
+    kind = f.text("kind")
+    if kind is None or not kind.strip():
+        f.error("kind", "missing-kind", f"kind is required: one of {', '.join(rules.KINDS)}")
+    elif kind.strip() not in rules.KINDS:
+        f.error("kind", "unknown-kind", f"kind {kind!r} is not one of {', '.join(rules.KINDS)}")
+    memory_id = f.ulid("id", required=True)
+    name = f.text("name")
+    if name is None or not name.strip():
+        f.error("name", "missing-name", "name is required (kebab-case, unique in its project)")
+    elif not rules.is_kebab_case(name.strip()):
+        f.warning("name", "name-not-kebab", f"name {name!r} is not kebab-case (like chroma-boot-race)")
+    description = f.text("description")
+    if description is None or not description.strip():
+        f.error("description", "missing-description", "description is required: the one line every index shows")
+    else:
+        if "\n" in description.strip():
+            f.warning("description", "description-multiline", "description spans several lines; folded onto one")
+        description = rules.fold_description(description)
+        if len(description) > rules.DESCRIPTION_MAX:
+            f.warning("description", "description-too-long",
+                      f"description is {len(description)} characters; at most {rules.DESCRIPTION_MAX} are shown well")
+    created = f.timestamp("created")
+    updated = f.timestamp("updated") or created
+    valid_from = f.timestamp("valid_from") or created
+    invalid_at = f.timestamp("invalid_at")
+    superseded_by = f.ulid("superseded_by", required=False)
+    if superseded_by and not invalid_at:
+        f.error("superseded_by", "hand-stamped",
+                "superseded_by is set but invalid_at is not: only the supersede path may set them, together")
+    project = rules.scope(f.text("project"))
+    tags = f.tags()
+    source_session = f.text("source_session")
+    model = f.text("model")
+    if f.failed:
+        return None, f.problems
+    kind = kind.strip()
+    stage_status = stage_gate = None
+    if kind == "stage":
+        header = rules.stage_header(parsed.body)
+        if header is None:
+            stage_status = "unknown"
+            first = next((i for i, l in enumerate(parsed.body.split("\n")) if l.strip()), 0)
+            f.problems.append(warning(path, parsed.body_line + first, "stage-header",
+                                      "a stage body must open with `Status: open|in_progress|blocked|done` "
+                                      "(then optionally `Gate: human|ai`); shown as status unknown"))
+        else:
+            stage_status, stage_gate = header
+    record = {
+        "id": memory_id,
+        "kind": kind,
+        "name": name.strip(),
+        "description": description,
+        "project": project,
+        "status": rules.status(invalid_at, superseded_by),
+        "stage_status": stage_status,
+        "stage_gate": stage_gate,
+        "pinned": int(rules.pinned(kind, stage_status)),
+        "created": created,
+        "updated": updated,
+        "valid_from": valid_from,
+        "invalid_at": invalid_at,
+        "superseded_by": superseded_by,
+        "source_session": source_session,
+        "model": model,
+        "tags": tags,
+        "body": parsed.body,
+        "path": path,
+    }
+    return record, f.problems
+
+
+def note_title(meta_title: str | None, body: str, path: str) -> str:
+    """A note's title: its frontmatter title, else its first `# heading`, else its file name."""
+    if meta_title and meta_title.strip():
+        return meta_title.strip()
+    heading = HEADING.search(body)
+    return heading.group(1).strip() if heading else PurePosixPath(path).stem
+
+
+def note_record(parsed: ParsedFile) -> tuple[dict | None, list[Problem]]:
+    """The `notes` row for a parsed file (frontmatter optional), or None when it has an error."""
+    if not parsed.ok:
+        return None, list(parsed.problems)
+    f = FieldReader(parsed)
+    record = {
+        "path": parsed.path,
+        "id": f.ulid("id", required=False),
+        "title": note_title(f.text("title"), parsed.body, parsed.path),
+        "project": rules.scope(f.text("project")),
+        "created": f.timestamp("created"),
+        "updated": None,
+        "tags": f.tags(),
+        "body": parsed.body,
+    }
+    record["updated"] = f.timestamp("updated") or record["created"]
+    if f.failed:
+        return None, f.problems
+    return record, f.problems

@@ -94,8 +94,9 @@ def _run(db: sqlite_utils.Database, root: Path, full: bool, progress: bool) -> R
         if mode != "no-op":
             _write(db, files, parsed)
             _write_settings(db, settings, settings_problems)
-        db["index_files"].upsert_all(
-            ({"path": f.path, "size": f.size, "mtime_ns": f.mtime_ns} for f in touched), pk="path"
+        db.conn.executemany(
+            "update index_files set size = ?, mtime_ns = ? where path = ?",
+            ((f.size, f.mtime_ns, f.path) for f in touched),
         )
         if full:
             database.enable_fts(db)
@@ -181,18 +182,19 @@ def _write(db: sqlite_utils.Database, files: dict[str, StoreFile], parsed: dict[
     db.conn.executemany("delete from notes where path = ?", ((p,) for p in demoted))
     problems.extend(losers.values())
 
-    db["memories"].insert_all(memories.values(), batch_size=500)
-    db["notes"].insert_all(notes.values(), batch_size=500)
-    db.execute(f"delete from problems where code in ({','.join('?' * len(crossfile.LINK_CODES))})",
-               crossfile.LINK_CODES)
-    problems.extend(crossfile.link_problems(_links(db)))
-    db["problems"].insert_all((vars(p) for p in sorted(set(problems))), batch_size=500)
     db["index_files"].insert_all(
         ({"path": p, "type": files[p].type, "size": files[p].size, "mtime_ns": files[p].mtime_ns,
           "digest": pf.digest, "lines": json.dumps({k: pf.key_lines[k] for k in LINE_KEYS if k in pf.key_lines})}
          for p, pf in parsed.items()),
         batch_size=500,
     )
+    db["memories"].insert_all(memories.values(), batch_size=500)
+    db["notes"].insert_all(notes.values(), batch_size=500)
+    db.execute(f"delete from problems where code in ({','.join('?' * len(crossfile.LINK_CODES))})",
+               crossfile.LINK_CODES)
+    problems.extend(crossfile.link_problems(_links(db)))
+    db["problems"].insert_all((vars(p) for p in sorted(set(problems))), batch_size=500)
+
 
 
 def _existing_entries(db: sqlite_utils.Database) -> list[Entry]:

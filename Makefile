@@ -1,0 +1,40 @@
+# Every target installs what it needs into .venv first.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STORE ?= examples/store
+DB ?= seamless.db
+PORT ?= 8001
+STAMP := $(VENV)/.installed
+
+.PHONY: install index check serve test browser bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+install: $(STAMP)
+
+index: $(STAMP)  ## index STORE into DB (incremental; FULL=1 rebuilds)
+	$(BIN)/seamless index $(STORE) --db $(DB) $(if $(FULL),--full)
+
+check: $(STAMP)  ## validate STORE without writing
+	$(BIN)/seamless check $(STORE)
+
+serve: index  ## index the store, then serve the explorer on 127.0.0.1:$(PORT)
+	$(BIN)/seamless serve --db $(DB) --port $(PORT)
+
+browser:  ## Debian's chromium for the browser tests (installed when missing and we are root)
+	@command -v chromium >/dev/null || [ "$$(id -u)" != 0 ] || \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
+
+test: $(STAMP) browser  ## the whole test suite
+	$(BIN)/pytest -q
+
+bench: $(STAMP)  ## performance figures (SIZES="1000 10000 100000")
+	$(BIN)/python -m bench $(if $(SIZES),--sizes "$(SIZES)")
+
+clean:
+	rm -rf $(VENV) $(DB) $(DB)-wal $(DB)-shm $(DB).lock test-artifacts

@@ -1,0 +1,125 @@
+"""Incremental runs: unchanged files skipped, edits, deletes and renames applied, same tables as --full."""
+
+import os
+import sqlite3
+
+from indexer.build import index_store
+
+TABLES = {
+    "memories": "select * from memories order by id",
+    "notes": "select * from notes order by path",
+    "problems": "select * from problems order by path, line, code, message",
+    "settings": "select * from settings order by key",
+    "memories_fts": "select m.id, f.name, f.description, f.tags, f.body from memories_fts f "
+                    "join memories m on m.rowid = f.rowid order by m.id",
+    "notes_fts": "select n.path, f.title, f.body from notes_fts f join notes n on n.rowid = f.rowid order by n.path",
+}
+
+
+def dump(db_path) -> dict:
+    with sqlite3.connect(db_path) as conn:
+        for fts in ("memories_fts", "notes_fts"):
+            conn.execute(f"insert into {fts}({fts}) values ('integrity-check')")
+        return {name: conn.execute(sql).fetchall() for name, sql in TABLES.items()}
+
+
+def full_dump(store, tmp_path) -> dict:
+    """The tables a from-scratch --full rebuild of the same store gives."""
+    fresh = tmp_path / "fresh.db"
+    index_store(store.root, fresh, full=True)
+    return dump(fresh)
+
+
+def populate(store):
+    store.memory("chroma-boot-race", description="Chroma: wait for the heartbeat before the first query")
+    store.memory("old-port", id="01K0000000000000000000A1D0", description="Chroma listens on 8000",
+                 invalid_at="2026-08-01T00:00:00Z", superseded_by="01K000000000000000000NEW00")
+    store.memory("new-port", id="01K000000000000000000NEW00", description="Chroma listens on 8001",
+                 created="2026-08-01T00:00:00Z", updated="2026-08-01T00:00:00Z")
+    store.memory("global-rule", project=None, kind="constraint", description="Never force-push main")
+    store.note("seamless/research.md", "# Vector stores compared\n\nChroma against pgvector.\n")
+    store.write("memories/seamless/broken.md", "---\nkind: [\n---\n")
+
+
+def test_incremental_edits_deletes_and_renames_match_full_rebuild(store, tmp_path):
+    populate(store)
+    store.index()
+    # edit one, add one, delete one, rename one, break one, fix the broken one
+    store.memory("chroma-boot-race", id="01K0000000000000000000000Z",
+                 description="Chroma: retry the first query until the heartbeat answers")
+    os.remove(store.root / "memories/seamless/chroma-boot-race.md")
+    store.memory("retry-first-query", id="01K0000000000000000000000Z",
+                 description="Chroma: retry the first query until the heartbeat answers")
+    store.memory("brand-new", description="Celery: set acks_late for idempotent tasks only")
+    os.rename(store.root / "memories/_global/global-rule.md", store.root / "memories/_global/no-force-push.md")
+    os.remove(store.root / "notes/seamless/research.md")
+    store.write("memories/seamless/broken.md", "---\nkind: gotcha\n---\nno id\n")
+    summary = store.index()
+    assert summary.mode == "incremental"
+    assert dump(store.db_path) == full_dump(store, tmp_path)
+
+
+def test_a_renamed_file_keeps_its_id(store):
+    meta = store.memory("rename-me", description="Postgres: VACUUM FULL locks the table")
+    store.index()
+    os.rename(store.root / "memories/seamless/rename-me.md", store.root / "memories/seamless/renamed.md")
+    store.index()
+    assert store.rows("select id, path from memories") == [(meta["id"], "memories/seamless/renamed.md")]
+
+
+def test_a_no_op_run_changes_nothing(store):
+    populate(store)
+    store.index()
+    before = dump(store.db_path)
+    summary = store.index()
+    assert (summary.mode, summary.files_changed, summary.files_deleted) == ("no-op", 0, 0)
+    assert dump(store.db_path) == before
+
+
+def test_a_touched_but_unchanged_file_is_not_reparsed(store):
+    populate(store)
+    store.index()
+    path = store.root / "memories/seamless/chroma-boot-race.md"
+    os.utime(path, ns=(1, 1))
+    summary = store.index()
+    assert summary.files_changed == 0
+    assert store.rows("select mtime_ns from index_files where path = 'memories/seamless/chroma-boot-race.md'") == [(1,)]
+
+
+def test_deleting_the_winner_of_a_duplicate_indexes_the_other(store, tmp_path):
+    store.memory("first", id="01K00000000000000000000D0P", created="2026-07-01T00:00:00Z")
+    store.memory("second", id="01K00000000000000000000D0P", created="2026-07-02T00:00:00Z")
+    store.index()
+    assert store.rows("select name from memories") == [("first",)]
+    os.remove(store.root / "memories/seamless/first.md")
+    store.index()
+    assert store.rows("select name from memories") == [("second",)]
+    assert store.rows("select * from problems") == []
+    assert dump(store.db_path) == full_dump(store, tmp_path)
+
+
+def test_a_new_earlier_file_takes_the_id_from_an_indexed_one(store, tmp_path):
+    store.memory("later", id="01K00000000000000000000D0P", created="2026-07-02T00:00:00Z")
+    store.index()
+    store.memory("earlier", id="01K00000000000000000000D0P", created="2026-07-01T00:00:00Z")
+    store.index()
+    assert store.rows("select name from memories") == [("earlier",)]
+    assert store.rows("select path, code from problems") == [("memories/seamless/later.md", "duplicate-id")]
+    assert dump(store.db_path) == full_dump(store, tmp_path)
+
+
+def test_settings_changes_reach_the_settings_table(store):
+    populate(store)
+    store.index()
+    store.write("seamless.toml", "[briefing]\nbudget_chars = 1200\n")
+    summary = store.index()
+    assert summary.mode == "incremental"
+    assert store.rows("select value from settings where key = 'briefing.budget_chars'") == [(1200,)]
+
+
+def test_each_run_is_recorded(store):
+    populate(store)
+    store.index()
+    store.index()
+    runs = store.rows("select mode, files_seen, memories, errors from index_runs order by id")
+    assert runs == [("full", 6, 4, 1), ("no-op", 6, 4, 1)]

@@ -1,5 +1,6 @@
 """The store's settings: `STORE/seamless.toml`, every key optional."""
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -29,7 +30,8 @@ def load_settings(root: Path) -> tuple[dict[str, int], list[Problem]]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        line = getattr(e, "lineno", None) or _line_from_message(str(e))
+        m = re.search(r"line (\d+)", str(e))
+        line = int(m.group(1)) if m else 1
         return settings, [error(FILE, line, "bad-settings", f"TOML syntax error, defaults used: {e}")]
     problems = []
     for section, values in data.items():
@@ -54,9 +56,3 @@ def _line_of(text: str, name: str) -> int:
             return number
     return 1
 
-
-def _line_from_message(message: str) -> int:
-    import re
-
-    m = re.search(r"line (\d+)", message)
-    return int(m.group(1)) if m else 1

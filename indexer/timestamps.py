@@ -18,12 +18,9 @@ def normalize(value: object) -> str:
         if CANONICAL.match(text):
             return text
         try:
-            value = dt.datetime.fromisoformat(text.replace(" ", "T", 1) if len(text) > 10 else text)
+            value = dt.datetime.fromisoformat(text)
         except ValueError:
-            try:
-                value = dt.date.fromisoformat(text)
-            except ValueError:
-                raise ValueError(f"{value!r} is not an ISO 8601 date or time") from None
+            raise ValueError(f"{value!r} is not an ISO 8601 date or time") from None
     if isinstance(value, dt.datetime):
         if value.tzinfo is not None:
             value = value.astimezone(dt.timezone.utc)

@@ -1,12 +1,11 @@
 """Building the index: store files -> parsed records + problems -> seamless.db, in one transaction.
 
 Incremental by default: a file whose size and mtime are unchanged is not read; one
-whose content hash is unchanged is not re-parsed. Every write happens inside one
-SQLite transaction on the database in place, so a reader sees the old index or
-the new one, never a mix.
+whose content hash is unchanged is not parsed again. Every write happens inside
+one SQLite transaction on the database in place, so a reader sees the old index
+or the new one, never a mix.
 """
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +23,11 @@ from .validate import memory_record, note_record
 from .walk import StoreFile, walk_store
 
 PROGRESS_THRESHOLD = 2000  # files to parse before a progress bar is worth showing
-LINE_KEYS = ("id", "name", "superseded_by")
+MEMORY_COLUMNS = ("id", "kind", "name", "description", "project", "status", "stage_status", "stage_gate",
+                  "pinned", "created", "updated", "valid_from", "invalid_at", "superseded_by",
+                  "source_session", "model", "tags", "body", "path")
+NOTE_COLUMNS = ("path", "id", "title", "project", "created", "updated", "tags", "body")
+PROBLEM_COLUMNS = ("path", "line", "severity", "code", "message")
 
 
 @dataclass
@@ -50,201 +53,185 @@ class RunSummary:
         )
 
 
-def index_store(root: Path, db_path: str | Path, full: bool = False, progress: bool = False) -> RunSummary:
+@dataclass
+class Changes:
+    """What a run has to do: files to parse, files whose stat alone changed, files gone."""
+
+    parsed: dict[str, ParsedFile] = field(default_factory=dict)
+    touched: list[StoreFile] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+
+
+def index_store(root: Path | str, db_path: str | Path, full: bool = False, progress: bool = False) -> RunSummary:
     """Bring the index at `db_path` in step with the store at `root`; return what was done."""
     with database.writer_lock(db_path):
         db = database.open_db(db_path)
         try:
-            return _run(db, Path(root), full, progress)
+            return _run(db, str(root), full, progress)
         finally:
             db.close()
 
 
-def _run(db: sqlite_utils.Database, root: Path, full: bool, progress: bool) -> RunSummary:
-    started = time.perf_counter()
-    started_at = timestamps.now()
-    settings, settings_problems = load_settings(root)
-    files = walk_store(root)
-    known = {} if full else {row[0]: row[1:] for row in db.execute("select path, type, size, mtime_ns, digest from index_files")}
+def _run(db: sqlite_utils.Database, root: str, full: bool, progress: bool) -> RunSummary:
+    started, started_at = time.perf_counter(), timestamps.now()
+    settings, settings_problems = load_settings(Path(root))
+    files = walk_store(Path(root))
+    known = {} if full else {row[0]: row[1:] for row in db.execute(
+        "select path, type, size, mtime_ns, digest from index_files")}
     full = full or not known
-    stat_changed = [f for p, f in files.items() if known.get(p, (None,))[:3] != (f.type, f.size, f.mtime_ns)]
-    deleted = [p for p in known if p not in files]
-    if stat_changed or deleted:
-        # a file that lost a duplicate contest is read again whenever anything else changed
-        stat_changed += [files[p] for p in _conflict_losers(db) if p in files and files[p] not in stat_changed]
-
-    parsed: dict[str, ParsedFile] = {}
-    touched: list[StoreFile] = []
-    for sf, pf in _read_all(root, stat_changed, settings["index.max_file_bytes"], progress):
-        if pf is None:
-            deleted.append(sf.path)  # vanished between the walk and the read
-            files.pop(sf.path)
-        elif not full and pf.digest == known.get(sf.path, (None,) * 4)[3] and not _has_conflict(db, sf.path):
-            touched.append(sf)
-        else:
-            parsed[sf.path] = pf
-
-    settings_changed = _stored_settings(db) != settings or _stored_problems(db, SETTINGS_FILE) != settings_problems
-    mode = "full" if full else ("incremental" if parsed or deleted or settings_changed else "no-op")
+    changes = _changes(db, root, files, known, settings["index.max_file_bytes"], progress)
+    settings_changed = (dict(db.execute("select key, value from settings").fetchall()) != settings
+                        or _problems_of(db, SETTINGS_FILE) != settings_problems)
+    if full:
+        mode = "full"
+    elif changes.parsed or changes.deleted or settings_changed:
+        mode = "incremental"
+    else:
+        mode = "no-op"
     with db.atomic():
         if full:
-            _clear(db)
-        else:
-            _forget(db, list(parsed) + deleted)
+            database.disable_fts(db)
+            for table in ("memories", "notes", "problems", "index_files"):
+                db.execute(f"delete from {table}")
+        elif mode == "incremental":
+            for table in ("memories", "notes", "problems", "index_files"):
+                db.conn.executemany(f"delete from {table} where path = ?",
+                                    ((p,) for p in [*changes.parsed, *changes.deleted]))
         if mode != "no-op":
-            _write(db, files, parsed)
+            _write(db, root, files, changes.parsed, settings["index.max_file_bytes"])
             _write_settings(db, settings, settings_problems)
-        db.conn.executemany(
-            "update index_files set size = ?, mtime_ns = ? where path = ?",
-            ((f.size, f.mtime_ns, f.path) for f in touched),
-        )
+        db.conn.executemany("update index_files set size = ?, mtime_ns = ? where path = ?",
+                            ((f.size, f.mtime_ns, f.path) for f in changes.touched))
         if full:
             database.enable_fts(db)
-        summary = _summary(db, mode, files, len(parsed), len(deleted))
+        summary = _summary(db, mode, len(files), len(changes.parsed), len(changes.deleted))
         summary.seconds = round(time.perf_counter() - started, 3)
-        db["index_runs"].insert({
-            "started": started_at, "mode": mode, "files_seen": summary.files_seen,
-            "files_changed": summary.files_changed, "files_deleted": summary.files_deleted,
-            "memories": summary.memories, "notes": summary.notes, "errors": summary.errors,
-            "warnings": summary.warnings, "seconds": summary.seconds,
-        })
+        db["index_runs"].insert({"started": started_at, "mode": mode, "files_seen": summary.files_seen,
+                                 "files_changed": summary.files_changed, "files_deleted": summary.files_deleted,
+                                 "memories": summary.memories, "notes": summary.notes, "errors": summary.errors,
+                                 "warnings": summary.warnings, "seconds": summary.seconds})
     return summary
 
 
-def _read_all(root: Path, store_files: list[StoreFile], max_bytes: int, progress: bool):
-    """Yield (store file, parsed file or None if it vanished), with a progress bar on a terminal."""
-    def read(sf: StoreFile):
-        if not (root / sf.path).exists():
-            return sf, None
-        return sf, read_store_file(root, sf.path, max_bytes)
+def _changes(db, root: str, files: dict[str, StoreFile], known: dict, max_bytes: int, progress: bool) -> Changes:
+    """Compare the walk with `index_files` and read what may have changed."""
+    changes = Changes(deleted=[p for p in known if p not in files])
+    stale = [f for p, f in files.items() if known.get(p, (None,))[:3] != (f.type, f.size, f.mtime_ns)]
+    if not stale and not changes.deleted:
+        return changes
+    # a file that lost a duplicate contest is read again whenever anything else changed
+    losers = _conflict_losers(db)
+    stale += [files[p] for p in losers if p in files and p not in {f.path for f in stale}]
+    for sf in _progress(stale, progress):
+        try:
+            pf = read_store_file(root, sf.path, max_bytes)
+        except FileNotFoundError:  # vanished between the walk and the read
+            changes.deleted.append(sf.path)
+            del files[sf.path]
+            continue
+        if sf.path in known and known[sf.path][3] == pf.digest and sf.path not in losers:
+            changes.touched.append(sf)
+        else:
+            changes.parsed[sf.path] = pf
+    return changes
 
-    if progress and len(store_files) >= PROGRESS_THRESHOLD:
-        with click.progressbar(store_files, label="indexing", file=click.get_text_stream("stderr")) as bar:
-            for sf in bar:
-                yield read(sf)
+
+def _progress(items: list, enabled: bool):
+    if enabled and len(items) >= PROGRESS_THRESHOLD:
+        with click.progressbar(items, label="indexing", file=click.get_text_stream("stderr")) as bar:
+            yield from bar
     else:
-        for sf in store_files:
-            yield read(sf)
+        yield from items
 
 
-def _conflict_losers(db: sqlite_utils.Database) -> list[str]:
+def _conflict_losers(db: sqlite_utils.Database) -> set[str]:
     codes = crossfile.CONFLICT_CODES
-    return [r[0] for r in db.execute(
-        f"select distinct path from problems where code in ({','.join('?' * len(codes))})", codes)]
+    return {r[0] for r in db.execute(
+        f"select distinct path from problems where code in ({','.join('?' * len(codes))})", codes)}
 
 
-def _has_conflict(db: sqlite_utils.Database, path: str) -> bool:
-    codes = crossfile.CONFLICT_CODES
-    return bool(db.execute(
-        f"select 1 from problems where path = ? and code in ({','.join('?' * len(codes))})", (path, *codes)
-    ).fetchone())
-
-
-def _clear(db: sqlite_utils.Database) -> None:
-    database.disable_fts(db)
-    for table in ("memories", "notes", "problems", "index_files"):
-        db.execute(f"delete from {table}")
-
-
-def _forget(db: sqlite_utils.Database, paths: list[str]) -> None:
-    """Remove every row that came from `paths` (edited or deleted files)."""
-    for table in ("memories", "notes", "problems", "index_files"):
-        db.conn.executemany(f"delete from {table} where path = ?", ((p,) for p in paths))
-
-
-def _write(db: sqlite_utils.Database, files: dict[str, StoreFile], parsed: dict[str, ParsedFile]) -> None:
+def _write(db: sqlite_utils.Database, root: str, files: dict[str, StoreFile],
+           parsed: dict[str, ParsedFile], max_bytes: int) -> None:
     """Validate the parsed files, settle cross-file rules, and write rows and problems."""
+
+    reread: dict[str, ParsedFile] = {}
+
+    def line_of(path: str, key: str) -> int:
+        if path in parsed:
+            return parsed[path].line_of(key)
+        if path not in reread:  # an unchanged file drawn into a cross-file problem: read it again
+            try:
+                reread[path] = read_store_file(root, path, max_bytes)
+            except FileNotFoundError:
+                return 1
+        return reread[path].line_of(key)
+
     problems: list[Problem] = []
     memories: dict[str, dict] = {}
     notes: dict[str, dict] = {}
     for path, pf in parsed.items():
-        record, file_problems = (memory_record if files[path].type == "memory" else note_record)(pf)
+        is_memory = files[path].type == "memory"
+        record, file_problems = (memory_record if is_memory else note_record)(pf)
         problems.extend(file_problems)
         if record is not None:
-            (memories if files[path].type == "memory" else notes)[path] = record
+            (memories if is_memory else notes)[path] = record
 
-    entries = [Entry(r["id"], r["project"], r["name"], r["status"] == "active", r["created"], p,
-                     parsed[p].line_of("id"), parsed[p].line_of("name")) for p, r in memories.items()]
-    existing = _existing_entries(db)
-    losers = crossfile.duplicate_losers(entries + existing)
-    note_entries = [Entry(r["id"], None, p, False, r["created"], p, parsed[p].line_of("id"))
-                    for p, r in notes.items() if r["id"]]
-    for note_id, created, path, lines in db.execute(
-        "select n.id, n.created, n.path, f.lines from notes n join index_files f using (path) where n.id is not null"
-    ):
-        note_entries.append(Entry(note_id, None, path, False, created, path, json.loads(lines).get("id", 1)))
-    losers.update(crossfile.duplicate_losers(note_entries))
-    for path in losers:
+    entries = [Entry(r["id"], r["project"], r["name"], r["status"] == "active", r["created"], p)
+               for p, r in memories.items()]
+    entries += [Entry(*row[:3], bool(row[3]), *row[4:]) for row in db.execute(
+        "select id, project, name, status = 'active', created, path from memories")]
+    note_entries = [Entry(r["id"], None, p, False, r["created"], p) for p, r in notes.items() if r["id"]]
+    note_entries += [Entry(row[0], None, row[2], False, row[1], row[2]) for row in db.execute(
+        "select id, created, path from notes where id is not null")]
+    losers = crossfile.duplicate_losers(entries, line_of)
+    losers.update(crossfile.duplicate_losers(note_entries, line_of))
+    for path in losers:  # a loser may be a new file or one indexed by an earlier run
         memories.pop(path, None)
         notes.pop(path, None)
-    demoted = [p for p in losers if p not in parsed]
-    db.conn.executemany("delete from memories where path = ?", ((p,) for p in demoted))
-    db.conn.executemany("delete from notes where path = ?", ((p,) for p in demoted))
+        db.execute("delete from memories where path = ?", (path,))
+        db.execute("delete from notes where path = ?", (path,))
     problems.extend(losers.values())
 
-    db["index_files"].insert_all(
-        ({"path": p, "type": files[p].type, "size": files[p].size, "mtime_ns": files[p].mtime_ns,
-          "digest": pf.digest, "lines": json.dumps({k: pf.key_lines[k] for k in LINE_KEYS if k in pf.key_lines})}
-         for p, pf in parsed.items()),
-        batch_size=500,
-    )
-    db["memories"].insert_all(memories.values(), batch_size=500)
-    db["notes"].insert_all(notes.values(), batch_size=500)
-    db.execute(f"delete from problems where code in ({','.join('?' * len(crossfile.LINK_CODES))})",
-               crossfile.LINK_CODES)
-    problems.extend(crossfile.link_problems(_links(db)))
-    db["problems"].insert_all((vars(p) for p in sorted(set(problems))), batch_size=500)
+    _insert(db, "memories", MEMORY_COLUMNS, memories.values())
+    _insert(db, "notes", NOTE_COLUMNS, notes.values())
+    _insert(db, "index_files", ("path", "type", "size", "mtime_ns", "digest"),
+            ({"path": p, "type": files[p].type, "size": files[p].size, "mtime_ns": files[p].mtime_ns,
+              "digest": pf.digest} for p, pf in parsed.items() if p in files))
+    codes = crossfile.LINK_CODES
+    db.execute(f"delete from problems where code in ({','.join('?' * len(codes))})", codes)
+    linked = db.execute(
+        "select m.id, m.superseded_by, m.path, s.id is null from memories m "
+        "left join memories s on s.id = m.superseded_by where m.superseded_by is not null").fetchall()
+    problems.extend(crossfile.link_problems(
+        {row[0]: (row[1], row[2]) for row in linked}, {row[0] for row in linked if row[3]}, line_of))
+    _insert(db, "problems", PROBLEM_COLUMNS, (vars(p) for p in sorted(set(problems))))
 
 
-
-def _existing_entries(db: sqlite_utils.Database) -> list[Entry]:
-    rows = db.execute(
-        "select m.id, m.project, m.name, m.status = 'active', m.created, m.path, f.lines "
-        "from memories m join index_files f using (path)"
-    ).fetchall()
-    entries = []
-    for memory_id, project, name, active, created, path, lines in rows:
-        lines = json.loads(lines)
-        entries.append(Entry(memory_id, project, name, bool(active), created, path,
-                             lines.get("id", 1), lines.get("name", 1)))
-    return entries
+def _insert(db: sqlite_utils.Database, table: str, columns: tuple[str, ...], records) -> None:
+    """Bulk insert: one prepared statement, rows as tuples."""
+    sql = f"insert into {table} ({', '.join(columns)}) values ({', '.join('?' * len(columns))})"
+    db.conn.executemany(sql, ([r[c] for c in columns] for r in records))
 
 
-def _links(db: sqlite_utils.Database) -> dict[str, tuple[str | None, str, int]]:
-    return {
-        memory_id: (target, path, json.loads(lines).get("superseded_by", 1))
-        for memory_id, target, path, lines in db.execute(
-            "select m.id, m.superseded_by, m.path, f.lines from memories m join index_files f using (path)")
-    }
-
-
-def _stored_settings(db: sqlite_utils.Database) -> dict:
-    return dict(db.execute("select key, value from settings").fetchall())
-
-
-def _stored_problems(db: sqlite_utils.Database, path: str) -> list[Problem]:
+def _problems_of(db: sqlite_utils.Database, path: str) -> list[Problem]:
     return [Problem(*row) for row in db.execute(
         "select path, line, severity, code, message from problems where path = ? order by line", (path,))]
 
 
 def _write_settings(db: sqlite_utils.Database, settings: dict, problems: list[Problem]) -> None:
     db.execute("delete from settings")
-    db["settings"].insert_all({"key": k, "value": v} for k, v in settings.items())
+    db.conn.executemany("insert into settings (key, value) values (?, ?)", settings.items())
     db.execute("delete from problems where path = ?", (SETTINGS_FILE,))
-    db["problems"].insert_all(vars(p) for p in problems)
+    _insert(db, "problems", PROBLEM_COLUMNS, (vars(p) for p in problems))
 
 
-def _summary(db, mode, files, changed, deleted) -> RunSummary:
+def _summary(db: sqlite_utils.Database, mode: str, seen: int, changed: int, deleted: int) -> RunSummary:
     counts = dict(db.execute("select severity, count(*) from problems group by severity").fetchall())
     return RunSummary(
-        mode=mode,
-        files_seen=len(files),
-        files_changed=changed,
-        files_deleted=deleted,
+        mode=mode, files_seen=seen, files_changed=changed, files_deleted=deleted,
         memories=db.execute("select count(*) from memories").fetchone()[0],
         notes=db.execute("select count(*) from notes").fetchone()[0],
-        errors=counts.get("error", 0),
-        warnings=counts.get("warning", 0),
+        errors=counts.get("error", 0), warnings=counts.get("warning", 0),
         problems=[Problem(*row) for row in db.execute(
             "select path, line, severity, code, message from problems order by path, line, code")],
     )

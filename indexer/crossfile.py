@@ -1,5 +1,6 @@
 """Rules that span files: duplicate ids, duplicate active names, dangling links and cycles."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .problems import Problem, error, warning
@@ -18,8 +19,6 @@ class Entry:
     active: bool
     created: str | None
     path: str
-    id_line: int = 1
-    name_line: int = 1
 
     @property
     def precedence(self) -> tuple[str, str]:
@@ -27,7 +26,10 @@ class Entry:
         return (self.created or "\uffff", self.path)
 
 
-def _losers(groups: dict, code: str, what: str, line_of) -> dict[str, Problem]:
+LineOf = Callable[[str, str], int]  # (path, frontmatter key) -> line in that file
+
+
+def _losers(groups: dict, code: str, what: Callable[[Entry], str], key: str, line_of: LineOf) -> dict[str, Problem]:
     losers = {}
     for entries in groups.values():
         if len(entries) < 2:
@@ -35,38 +37,39 @@ def _losers(groups: dict, code: str, what: str, line_of) -> dict[str, Problem]:
         winner, *others = sorted(entries, key=lambda e: e.precedence)
         for e in others:
             losers[e.path] = error(
-                e.path, line_of(e), code,
+                e.path, line_of(e.path, key), code,
                 f"{what(e)} is also used by {winner.path} (created {winner.created}); the earliest created is indexed",
             )
     return losers
 
 
-def duplicate_losers(entries: list[Entry]) -> dict[str, Problem]:
+def duplicate_losers(entries: list[Entry], line_of: LineOf) -> dict[str, Problem]:
     """The paths that lose a duplicate id or a duplicate active name, each with its error."""
     by_id: dict[str, list[Entry]] = {}
     for e in entries:
         by_id.setdefault(e.id, []).append(e)
-    losers = _losers(by_id, "duplicate-id", lambda e: f"id {e.id}", lambda e: e.id_line)
+    losers = _losers(by_id, "duplicate-id", lambda e: f"id {e.id}", "id", line_of)
     by_name: dict[tuple, list[Entry]] = {}
     for e in entries:
         if e.active and e.path not in losers:
             by_name.setdefault((e.project, e.name), []).append(e)
     losers.update(
         _losers(by_name, "duplicate-name",
-                lambda e: f"name {e.name!r} (project {e.project or 'global'})", lambda e: e.name_line)
+                lambda e: f"name {e.name!r} (project {e.project or 'global'})", "name", line_of)
     )
     return losers
 
 
-def link_problems(links: dict[str, tuple[str | None, str, int]]) -> list[Problem]:
+def link_problems(links: dict[str, tuple[str, str]], dangling: set[str], line_of: LineOf) -> list[Problem]:
     """Warnings for superseded_by pointing to no memory, and for every member of a cycle.
 
-    `links` maps each indexed memory id to (superseded_by, path, line of superseded_by).
+    `links` maps each indexed memory with a superseded_by to (superseded_by, path);
+    `dangling` holds the ids among them whose superseded_by names no indexed memory.
     """
     problems = []
-    for memory_id, (target, path, line) in links.items():
-        if target and target not in links:
-            problems.append(warning(path, line, "dangling-supersession",
+    for memory_id, (target, path) in links.items():
+        if memory_id in dangling:
+            problems.append(warning(path, line_of(path, "superseded_by"), "dangling-supersession",
                                     f"superseded_by {target} points to no memory in the store"))
     in_cycle: set[str] = set()
     done: set[str] = set()
@@ -82,7 +85,7 @@ def link_problems(links: dict[str, tuple[str | None, str, int]]) -> list[Problem
             in_cycle.update(trail[trail.index(node):])
         done.update(trail)
     for memory_id in sorted(in_cycle):
-        _, path, line = links[memory_id]
-        problems.append(warning(path, line, "supersession-cycle",
+        path = links[memory_id][1]
+        problems.append(warning(path, line_of(path, "superseded_by"), "supersession-cycle",
                                 f"supersession cycle: following superseded_by from {memory_id} comes back to it"))
     return problems

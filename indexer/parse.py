@@ -7,6 +7,7 @@ as a Problem; nothing here knows what a memory or a note means.
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import yaml
@@ -29,8 +30,14 @@ class ParsedFile:
     body: str = ""
     fm_line: int = 1
     body_line: int = 1
-    key_lines: dict[str, int] = field(default_factory=dict)
+    fm_text: str = ""
     problems: list[Problem] = field(default_factory=list)
+
+    @cached_property
+    def key_lines(self) -> dict[str, int]:
+        """The file line of each top-level frontmatter key (worked out only when a problem needs it)."""
+        return {m.group(1): self.fm_line + self.fm_text.count("\n", 0, m.start())
+                for m in TOP_LEVEL_KEY.finditer(self.fm_text)}
 
     def line_of(self, key: str) -> int:
         """The file line where top-level `key` is written (the frontmatter's start if absent)."""
@@ -46,11 +53,13 @@ def digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def read_store_file(root: Path, path: str, max_bytes: int) -> ParsedFile:
-    """Read and parse `root/path`; never raises for bad content."""
+def read_store_file(root: Path | str, path: str, max_bytes: int) -> ParsedFile:
+    """Read and parse `root/path`; never raises for bad content (FileNotFoundError aside)."""
     try:
-        with open(root / path, "rb") as f:
+        with open(f"{root}/{path}", "rb") as f:
             data = f.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise
     except OSError as e:
         parsed = ParsedFile(path, "")
         parsed.problems.append(error(path, 1, "unreadable", f"cannot read the file: {e.strerror or e}"))
@@ -102,9 +111,7 @@ def split_frontmatter(parsed: ParsedFile, text: str) -> None:
     parsed.fm_line = text.count("\n", 0, fm_offset) + 1
     parsed.body = body.lstrip("\n")
     parsed.body_line = text.count("\n", 0, len(text) - len(parsed.body)) + 1
-    parsed.key_lines = {
-        m.group(1): parsed.fm_line + fm.count("\n", 0, m.start()) for m in TOP_LEVEL_KEY.finditer(fm)
-    }
+    parsed.fm_text = fm
     try:
         meta = yaml_loader.load(fm)
     except yaml.YAMLError as e:

@@ -7,6 +7,8 @@ as written, as a `Trap`, so validation can keep the text and warn about it.
 
 import yaml
 
+from .flat_yaml import NOT_FLAT, load_flat
+
 TIMESTAMP = "tag:yaml.org,2002:timestamp"
 TRAP_TAGS = ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
 
@@ -38,5 +40,6 @@ for _tag in TRAP_TAGS:
 
 
 def load(text: str) -> object:
-    """Parse one YAML document with `StoreLoader`."""
-    return yaml.load(text, Loader=StoreLoader)
+    """Parse one YAML document as `StoreLoader` does (flat frontmatter takes a fast path)."""
+    value = load_flat(text, StoreLoader, Trap)
+    return yaml.load(text, Loader=StoreLoader) if value is NOT_FLAT else value

@@ -56,8 +56,7 @@ CREATE TABLE IF NOT EXISTS index_files (
     type TEXT NOT NULL,           -- memory or note
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
-    digest TEXT NOT NULL,
-    lines TEXT NOT NULL DEFAULT '{}'  -- JSON: line of id, name, superseded_by
+    digest TEXT NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS index_runs (

@@ -16,13 +16,13 @@ import sqlite_utils
 from . import crossfile, database, timestamps
 from .crossfile import Entry
 from .parse import ParsedFile, read_store_file
+from .prepare import Prepared, prepare_all
 from .problems import Problem
 from .settings import FILE as SETTINGS_FILE
 from .settings import load_settings
-from .validate import memory_record, note_record
 from .walk import StoreFile, walk_store
 
-PROGRESS_THRESHOLD = 2000  # files to parse before a progress bar is worth showing
+PROGRESS_THRESHOLD = 2000  # files to read before a progress bar is worth showing
 MEMORY_COLUMNS = ("id", "kind", "name", "description", "project", "status", "stage_status", "stage_gate",
                   "pinned", "created", "updated", "valid_from", "invalid_at", "superseded_by",
                   "source_session", "model", "tags", "body", "path")
@@ -55,9 +55,9 @@ class RunSummary:
 
 @dataclass
 class Changes:
-    """What a run has to do: files to parse, files whose stat alone changed, files gone."""
+    """What a run has to do: files to (re)index, files whose stat alone changed, files gone."""
 
-    parsed: dict[str, ParsedFile] = field(default_factory=dict)
+    parsed: dict[str, Prepared] = field(default_factory=dict)
     touched: list[StoreFile] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
 
@@ -122,23 +122,22 @@ def _changes(db, root: str, files: dict[str, StoreFile], known: dict, max_bytes:
     # a file that lost a duplicate contest is read again whenever anything else changed
     losers = _conflict_losers(db)
     stale += [files[p] for p in losers if p in files and p not in {f.path for f in stale}]
-    for sf in _progress(stale, progress):
-        try:
-            pf = read_store_file(root, sf.path, max_bytes)
-        except FileNotFoundError:  # vanished between the walk and the read
+    jobs = [(sf, None if sf.path in losers else known.get(sf.path, (None,) * 4)[3]) for sf in stale]
+    for (sf, _), prepared in zip(jobs, _progress(prepare_all(root, jobs, max_bytes), len(jobs), progress)):
+        if prepared is None:  # vanished between the walk and the read
             changes.deleted.append(sf.path)
             del files[sf.path]
-            continue
-        if sf.path in known and known[sf.path][3] == pf.digest and sf.path not in losers:
+        elif prepared.unchanged:
             changes.touched.append(sf)
         else:
-            changes.parsed[sf.path] = pf
+            changes.parsed[sf.path] = prepared
     return changes
 
 
-def _progress(items: list, enabled: bool):
-    if enabled and len(items) >= PROGRESS_THRESHOLD:
-        with click.progressbar(items, label="indexing", file=click.get_text_stream("stderr")) as bar:
+def _progress(items, length: int, enabled: bool):
+    if enabled and length >= PROGRESS_THRESHOLD:
+        with click.progressbar(items, length=length, label="indexing",
+                               file=click.get_text_stream("stderr")) as bar:
             yield from bar
     else:
         yield from items
@@ -151,15 +150,13 @@ def _conflict_losers(db: sqlite_utils.Database) -> set[str]:
 
 
 def _write(db: sqlite_utils.Database, root: str, files: dict[str, StoreFile],
-           parsed: dict[str, ParsedFile], max_bytes: int) -> None:
-    """Validate the parsed files, settle cross-file rules, and write rows and problems."""
-
+           parsed: dict[str, Prepared], max_bytes: int) -> None:
+    """Settle the cross-file rules over the prepared files and the index, and write rows and problems."""
     reread: dict[str, ParsedFile] = {}
 
     def line_of(path: str, key: str) -> int:
-        if path in parsed:
-            return parsed[path].line_of(key)
-        if path not in reread:  # an unchanged file drawn into a cross-file problem: read it again
+        """Where `key` stands in `path`: files drawn into a cross-file problem are read again."""
+        if path not in reread:
             try:
                 reread[path] = read_store_file(root, path, max_bytes)
             except FileNotFoundError:
@@ -169,12 +166,10 @@ def _write(db: sqlite_utils.Database, root: str, files: dict[str, StoreFile],
     problems: list[Problem] = []
     memories: dict[str, dict] = {}
     notes: dict[str, dict] = {}
-    for path, pf in parsed.items():
-        is_memory = files[path].type == "memory"
-        record, file_problems = (memory_record if is_memory else note_record)(pf)
-        problems.extend(file_problems)
-        if record is not None:
-            (memories if is_memory else notes)[path] = record
+    for path, prepared in parsed.items():
+        problems.extend(prepared.problems)
+        if prepared.record is not None:
+            (memories if prepared.file.type == "memory" else notes)[path] = prepared.record
 
     entries = [Entry(r["id"], r["project"], r["name"], r["status"] == "active", r["created"], p)
                for p, r in memories.items()]

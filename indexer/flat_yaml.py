@@ -21,15 +21,16 @@ LINE = re.compile(r"^([A-Za-z_][\w-]*):(?:[ \t]+(.*))?$", re.MULTILINE)
 DOUBLE_QUOTED = re.compile(r'"([^"\\]*)"\Z')
 SINGLE_QUOTED = re.compile(r"'((?:[^']|'')*)'\Z")
 FLOW_LIST = re.compile(r"\[([^\[\]{}'\"#]*)\]\Z")
-# plain scalars that need YAML's full rules: indicators first, a comment, a `: `, a trailing `:`
-NOT_PLAIN = re.compile(r"[-?:,\[\]{}#&*!|>'\"%@`]|.*(?:[ \t]#|:[ \t]|:\Z)")
+# a plain scalar starting with one of these, or holding a comment or a `: `, needs YAML's full rules
+INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 # characters YAML does not allow in a document (it would raise; libyaml reports them)
 NOT_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 STR = "tag:yaml.org,2002:str"
 NULL = "tag:yaml.org,2002:null"
 _constructor = SafeConstructor()
-_scalars: dict[str, object] = {}  # plain scalar text -> its value; keys, kinds, projects repeat a lot
+_scalars: dict[str, object] = {}  # plain scalars YAML might resolve (null, bools, numbers) -> value
+_keys: set[str] = set()  # keys already known to be plain strings
 
 
 def load_flat(text: str, loader: type[yaml.SafeLoader], trap: type[str]) -> object:
@@ -46,8 +47,10 @@ def load_flat(text: str, loader: type[yaml.SafeLoader], trap: type[str]) -> obje
         _scalars.clear()
     mapping: dict = {}
     for key, raw in lines:
-        if _plain(key, loader, trap) != key:
-            return NOT_FLAT
+        if key not in _keys:
+            if _plain(key, loader, trap) != key:
+                return NOT_FLAT
+            _keys.add(key)
         raw = raw.rstrip(" \t")
         if not raw:
             value = None
@@ -79,20 +82,23 @@ def _flow_list(raw: str, loader, trap) -> object:
 
 
 def _plain(text: str, loader, trap) -> object:
-    """The value of a plain scalar, as YAML resolves it (cached)."""
+    """The value of a plain scalar, as YAML resolves it."""
+    if (not text or text[0] in INDICATORS or text[-1] == ":"
+            or " #" in text or "\t#" in text or ": " in text or ":\t" in text):
+        return NOT_FLAT
+    resolvers = loader.yaml_implicit_resolvers.get(text[0])
+    if not resolvers:
+        return text
     value = _scalars.get(text, _scalars)
     if value is not _scalars:
         return value
-    if not text or NOT_PLAIN.match(text):
-        value = NOT_FLAT
+    tag = next((tag for tag, regexp in resolvers if regexp.match(text)), STR)
+    if tag == STR:
+        value = text
+    elif tag == NULL:
+        value = None
     else:
-        tag = next((tag for tag, rx in loader.yaml_implicit_resolvers.get(text[0], ()) if rx.match(text)), STR)
-        if tag == STR:
-            value = text
-        elif tag == NULL:
-            value = None
-        else:
-            value = trap(text)
-            value.read_as = _constructor.yaml_constructors[tag](_constructor, ScalarNode(tag, text))
+        value = trap(text)
+        value.read_as = _constructor.yaml_constructors[tag](_constructor, ScalarNode(tag, text))
     _scalars[text] = value
     return value

@@ -54,3 +54,223 @@ def _report(store: Path, summary) -> None:
     for problem in summary.problems:
         click.echo(problem.format(str(store)))
     click.echo(summary.line(), err=True)
+
+
+@cli.command()
+@click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to serve (read-only).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind; 0.0.0.0 exposes it to the network.")
+@click.option("--port", default=8001, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on.")
+def serve(db_path, host, port):
+    """Serve the explorer (Datasette, read-only) on the index at --db."""
+    from .serve import ExplorerError, serve as run
+
+    try:
+        run(db_path, host=host, port=port)
+    except ExplorerError as e:
+        raise click.ClickException(str(e)) from e
+
+
+# Reading the index: briefing, recall, history, gardener. Each runs one query of indexer.queries.
+
+
+def db_option(function):
+    return click.option(
+        "--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to read."
+    )(function)
+
+
+def json_option(function):
+    return click.option("--json", "as_json", is_flag=True, help="Print one JSON array.")(function)
+
+
+def as_of_option(function):
+    return click.option(
+        "--as-of", "as_of", callback=_as_of, metavar="T",
+        help="Replay the store as it was at T: an ISO 8601 date or time (Z or an offset). Default: now.",
+    )(function)
+
+
+def _as_of(ctx, param, value):
+    from .timestamps import normalize
+
+    if value is None:
+        return None
+    try:
+        return normalize(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not an ISO 8601 date or time (like 2026-07-10 or 2026-07-10T18:00:00Z)")
+
+
+def _connect(db_path: str):
+    """An open index, or a click error saying how to make one."""
+    import sqlite3
+
+    missing = click.ClickException(f"no index at {db_path}: run `seamless index STORE` first")
+    if not Path(db_path).is_file():
+        raise missing
+    conn = sqlite3.connect(db_path)
+    try:
+        if not conn.execute("select 1 from sqlite_master where name = 'memories'").fetchone():
+            raise missing
+    except sqlite3.DatabaseError:
+        raise missing from None
+    return conn
+
+
+def _echo_json(rows: list[dict], booleans: tuple[str, ...] = ()) -> None:
+    import json
+
+    for row in rows:
+        for key in booleans:
+            if key in row and row[key] is not None:
+                row[key] = bool(row[key])
+    click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+
+
+def _table(rows: list[dict], columns: list[str]) -> str:
+    """Rows as aligned plain-text columns (None shown as '-')."""
+    cells = [columns] + [["-" if r[c] is None else str(r[c]) for c in columns] for r in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
+    return "\n".join("  ".join(v.ljust(w) for v, w in zip(line, widths)).rstrip() for line in cells)
+
+
+def _scope(project: str | None) -> str:
+    return project or "global"
+
+
+@cli.command()
+@click.option("--project", required=True, help="The project to brief; `global` for global memories only.")
+@as_of_option
+@click.option("--budget", type=click.IntRange(min=0), help="Characters of descriptions (default: briefing.budget_chars).")
+@click.option("--explain", is_flag=True, help="Show the ledger: every memory in scope, whether it went in and why.")
+@json_option
+@db_option
+def briefing(project, as_of, budget, explain, as_json, db_path):
+    """What an agent on PROJECT is told before it starts: pinned memories, then the newest that fit."""
+    from collections import Counter
+
+    from . import queries
+    from .briefing_text import briefing_markdown
+
+    conn = _connect(db_path)
+    if project != "global" and not conn.execute("select 1 from memories where project = ? limit 1", (project,)).fetchone():
+        click.echo(f"note: no memory belongs to project {project!r}; only global memories can be briefed", err=True)
+    rows = queries.run(conn, "briefing_ledger" if explain else "briefing", project=project, as_of=as_of, budget=budget)
+    if as_json:
+        _echo_json(rows, ("pinned", "included"))
+    elif explain:
+        for row in rows:
+            row["scope"] = _scope(row["project"])
+            row["updated"] = (row["updated"] or "")[:10] or None
+        click.echo(_table(rows, ["position", "reason", "kind", "name", "scope", "updated", "chars", "running_chars"]))
+        included = [r for r in rows if r["included"]]
+        left_out = Counter(r["reason"] for r in rows if not r["included"])
+        budget_text = f" of {rows[0]['budget']}" if rows else ""
+        click.echo(f"\n{len(included)} of {len(rows)} memories in scope went in "
+                   f"({sum(r['chars'] for r in included)}{budget_text} characters); left out: "
+                   + (", ".join(f"{n} {reason}" for reason, n in left_out.items()) or "nothing"))
+    else:
+        click.echo(briefing_markdown(rows, project, as_of), nl=False)
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--project", help="Only this project plus global (`global`: global only).")
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1), help="How many results.")
+@json_option
+@db_option
+def recall(query, project, limit, as_json, db_path):
+    """Full-text search over the memories valid now and the notes, best first.
+
+    QUERY is plain words, all of which must match (stemmed: races finds race); a trailing * matches
+    a prefix. Quotes and FTS5 operators are searched as words.
+    """
+    from . import queries
+
+    conn = _connect(db_path)
+    rows = queries.recall(conn, query, project=project, limit=limit)
+    if as_json:
+        _echo_json(rows)
+        return
+    for n, row in enumerate(rows, 1):
+        if row["type"] == "memory":
+            click.echo(f"{n}. [{row['kind']}] {row['name']} ({_scope(row['project'])}) {row['id']}: {row['description']}")
+        else:
+            click.echo(f"{n}. note {row['path']}: {row['title']}")
+        if row["snippet"] and (row["type"] == "note" or "**" in row["snippet"]):
+            click.echo("   " + " ".join(row["snippet"].split()))
+    # only old truths that would have ranked among the results shown deserve a line
+    worst = rows[-1]["rank"] if len(rows) == limit else float("inf")
+    for successor in queries.recall_superseded(conn, query, project=project):
+        if successor["rank"] <= worst:
+            click.echo(f"superseded: {successor['replaces']} -> replaced by {successor['id']} {successor['name']}")
+    if not rows:
+        click.echo(f"no memory or note matches {query!r}", err=True)
+
+
+@cli.command()
+@click.argument("id_or_name")
+@click.option("--project", help="The project of the name, when several use it (`global` for global).")
+@json_option
+@db_option
+def history(id_or_name, project, as_json, db_path):
+    """The supersession chain of a memory (its id, or its name), oldest first, and its current truth."""
+    from . import queries
+
+    chains: dict[str, list[dict]] = {}
+    for row in queries.run(_connect(db_path), "history", id=id_or_name):
+        chains.setdefault(row.pop("start_id"), []).append(row)
+    starts = {start_id: next(r for r in chain if r["is_start"]) for start_id, chain in chains.items()}
+    if project is not None and id_or_name.strip().upper() not in chains:  # a name: keep that project's
+        scope = None if project in ("", "global") else project
+        chains = {s: c for s, c in chains.items() if starts[s]["project"] == scope}
+    if not chains:
+        where = f" in project {project!r}" if project else ""
+        raise click.ClickException(f"no memory has the id or name {id_or_name!r}{where}")
+    if len(chains) > 1:
+        projects = ", ".join(sorted(_scope(starts[s]["project"]) for s in chains))
+        raise click.ClickException(
+            f"the name {id_or_name!r} is used in several projects: {projects}; choose one with --project")
+    (rows,) = chains.values()
+    if as_json:
+        _echo_json(rows, ("is_start",))
+        return
+    for row in rows:
+        link = ""
+        if row["superseded_by"]:
+            link = f"  superseded by {row['superseded_by']}"
+            link += {"dangling": " (dangling: no such memory)", "cycle": " (cycle)"}.get(row["link"], "")
+        mark = ">" if row["is_start"] else " "
+        click.echo(f"{mark}{row['position']}. {row['id']} {row['name']} ({_scope(row['project'])}) {row['status']}, "
+                   f"valid {row['valid_from'] or 'always'} -> {row['invalid_at'] or 'now'}{link}")
+    click.echo(_chain_end(rows))
+
+
+def _chain_end(rows: list[dict]) -> str:
+    """One line saying where the chain leads: its current truth, or why there is none."""
+    current = next((r for r in rows if r["id"] == rows[0]["current_id"]), None)
+    if current:
+        return f"current truth: {current['id']} {current['name']} ({_scope(current['project'])})"
+    end = next(r for r in rows if r["id"] == rows[0]["chain_end_id"])
+    if end["link"] == "dangling":
+        return f"no current truth: {end['id']} {end['name']} is superseded by {end['superseded_by']}, which is not in the index"
+    if end["link"] == "cycle":
+        return "no current truth: the chain is a supersession cycle"
+    return f"no current truth: the chain ends in {end['id']} {end['name']}, which is {end['status']}"
+
+
+@cli.command()
+@as_of_option
+@json_option
+@db_option
+def gardener(as_of, as_json, db_path):
+    """Proposals only, never acted on: stale done/unknown stages and long-unchanged unpinned memories."""
+    from . import queries
+
+    rows = queries.run(_connect(db_path), "gardener", as_of=as_of)
+    if as_json:
+        _echo_json(rows)
+        return
+    for row in rows:
+        click.echo(f"{row['proposal']} {row['id']} [{row['kind']}] {row['name']} ({_scope(row['project'])}): {row['reason']}")
+    click.echo(f"{len(rows)} proposals; nothing was changed (the gardener only proposes)", err=True)

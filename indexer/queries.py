@@ -1,0 +1,140 @@
+"""The store's meaning as SQL: briefing, ledger, recall, history and gardener, one source each.
+
+Each query is a core of CTEs in `indexer/sql/` that reads its parameters from a relation
+(`briefing_params`, `recall_params`, `history_params`, `gardener_params`). The canned queries below
+fill that relation from named parameters, treating '' as "not given" the way Datasette sends a missing
+one; views and other callers can fill it differently (see `compose`). No Datasette imports here.
+"""
+
+import sqlite3
+from pathlib import Path
+
+from .database import sql_source
+
+# '' means "not given" (that is how Datasette sends a missing parameter): as_of '' is now. A date or a
+# time with an offset becomes canonical UTC text; an unreadable one becomes NULL and the query is empty.
+AS_OF = """CASE WHEN coalesce(:as_of, '') = '' THEN strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
+    ELSE strftime('%Y-%m-%dT%H:%M:%SZ', :as_of) END"""
+
+# project '' or `global`: the global scope only; budget '': the store's briefing.budget_chars
+BRIEFING_PARAMS = f"""SELECT
+    CASE WHEN :project IN ('', 'global') THEN NULL ELSE :project END AS project,
+    {AS_OF} AS as_of,
+    coalesce(CAST(nullif(:budget, '') AS INTEGER),
+             (SELECT value FROM settings WHERE key = 'briefing.budget_chars'), 6000) AS budget"""
+
+LEDGER_COLUMNS = """position, id, kind, name, description, project, pinned, stage_status, stage_gate, status,
+    updated, valid_from, invalid_at, length(description) AS chars, running_chars, included, reason, as_of, budget"""
+
+# project '': every project; otherwise that project plus the global scope
+RECALL_PARAMS = "SELECT :q AS q, :project AS project"
+RECALL_COLUMNS = "type, id, path, project, kind, name, description, title, snippet, rank, updated"
+
+# :id is an id (any case), or else a name: then one start in each project that uses the name, its
+# active memory if it has one, else its newest. Each start gives its own chain (start_id tells them apart).
+HISTORY_PARAMS = """SELECT id FROM memories WHERE id = upper(trim(:id))
+UNION
+SELECT (
+    SELECT m.id FROM memories AS m WHERE m.name = named.name AND m.project IS named.project
+    ORDER BY m.status = 'active' DESC, m.updated DESC, m.id LIMIT 1
+)
+FROM (SELECT DISTINCT name, project FROM memories WHERE name = trim(:id)) AS named
+WHERE NOT EXISTS (SELECT 1 FROM memories WHERE id = upper(trim(:id)))"""
+HISTORY_COLUMNS = """start_id, position, id, kind, name, description, project, status, valid_from, invalid_at,
+    superseded_by, link, is_start, chain_end_id, current_id"""
+
+GARDENER_PARAMS = f"SELECT {AS_OF} AS as_of"
+GARDENER_COLUMNS = "proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, as_of"
+
+
+def compose(params_name: str, params_sql: str, cores: list[str], select: str) -> str:
+    """One statement: `WITH RECURSIVE <params_name> AS (<params_sql>), <each core .sql> <select>`."""
+    parts = [f"{params_name} AS (\n{params_sql}\n)"] + [sql_source(core).strip() for core in cores]
+    return "WITH RECURSIVE\n" + ",\n\n".join(parts) + "\n" + select
+
+
+QUERIES = {
+    "briefing": compose(
+        "briefing_params", BRIEFING_PARAMS, ["briefing_ledger"],
+        f"SELECT {LEDGER_COLUMNS}\nFROM briefing_included ORDER BY briefing, position",
+    ),
+    "briefing_ledger": compose(
+        "briefing_params", BRIEFING_PARAMS, ["briefing_ledger"],
+        f"SELECT {LEDGER_COLUMNS}\nFROM briefing_ledger ORDER BY briefing, ledger_group, position, rank_group, updated DESC, id",
+    ),
+    "recall": compose(
+        "recall_params", RECALL_PARAMS, ["recall_query", "recall"],
+        # a compound ORDER BY rank merges two streams FTS5 already ranked: a LIMIT stops early
+        f"SELECT {RECALL_COLUMNS} FROM recall_memories\nUNION ALL\nSELECT {RECALL_COLUMNS} FROM recall_notes\nORDER BY rank",
+    ),
+    "history": compose(
+        "history_params", HISTORY_PARAMS, ["history"],
+        f"SELECT {HISTORY_COLUMNS}\nFROM history ORDER BY start_id, position",
+    ),
+    "gardener": compose(
+        "gardener_params", GARDENER_PARAMS, ["gardener"],
+        f"SELECT {GARDENER_COLUMNS}\nFROM gardener ORDER BY coalesce(updated, ''), id",
+    ),
+}
+
+# Used by the CLI only, not canned queries: what replaced the superseded memories a recall matches.
+RECALL_SUPERSEDED = compose(
+    "recall_params", RECALL_PARAMS + ", :limit AS superseded_limit", ["recall_query", "recall_superseded"],
+    "SELECT id, kind, name, description, project, replaces, replaces_ids, rank\nFROM recall_superseded ORDER BY rank, id",
+)
+RECALL_LIMITED = f"SELECT * FROM ({QUERIES['recall']}) LIMIT :limit"
+
+PARAMS = {
+    "briefing": ("project", "as_of", "budget"),
+    "briefing_ledger": ("project", "as_of", "budget"),
+    "recall": ("q", "project"),
+    "history": ("id",),
+    "gardener": ("as_of",),
+}
+
+
+def connect(conn_or_db) -> tuple[sqlite3.Connection, bool]:
+    """A connection for a path, an sqlite3 connection or a sqlite_utils Database; True if we opened it."""
+    if isinstance(conn_or_db, sqlite3.Connection):
+        return conn_or_db, False
+    if hasattr(conn_or_db, "conn"):
+        return conn_or_db.conn, False
+    return sqlite3.connect(Path(conn_or_db)), True
+
+
+def rows(conn_or_db, sql: str, params=()) -> list[dict]:
+    """Run `sql` and return its rows as dicts."""
+    conn, opened = connect(conn_or_db)
+    try:
+        cursor = conn.execute(sql, params)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+    finally:
+        if opened:
+            conn.close()
+
+
+def execute(conn_or_db, sql: str, params: dict) -> list[dict]:
+    """Run `sql` with named `params`, None sent as '' (like a missing Datasette parameter)."""
+    return rows(conn_or_db, sql, {k: "" if v is None else v for k, v in params.items()})
+
+
+def run(conn_or_db, name: str, **params) -> list[dict]:
+    """Run the canned query `name` (a key of QUERIES); parameters not given count as ''."""
+    if name not in QUERIES:
+        raise KeyError(f"no query {name!r}; one of {', '.join(QUERIES)}")
+    unknown = set(params) - set(PARAMS[name])
+    if unknown:
+        raise TypeError(f"query {name!r} takes {', '.join(PARAMS[name])}, not {', '.join(sorted(unknown))}")
+    return execute(conn_or_db, QUERIES[name], {key: params.get(key) for key in PARAMS[name]})
+
+
+def recall(conn_or_db, q: str, project: str | None = None, limit: int = 20) -> list[dict]:
+    """The best `limit` recall results for `q`."""
+    return execute(conn_or_db, RECALL_LIMITED, {"q": q, "project": project, "limit": limit})
+
+
+def recall_superseded(conn_or_db, q: str, project: str | None = None, limit: int = 5) -> list[dict]:
+    """The current memories that replaced the best `limit` superseded matches of `q`, with what they replace."""
+    return execute(conn_or_db, RECALL_SUPERSEDED, {"q": q, "project": project, "limit": limit})
+

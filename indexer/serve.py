@@ -1,0 +1,69 @@
+"""The explorer: Datasette over seamless.db, configured from the repo root (metadata.yml, plugins/, templates/).
+
+`seamless serve`, the tests and `datasette .` all get the same configuration; this module only
+adds what `datasette .` cannot do: serve a database file of any name as `seamless`.
+"""
+
+from pathlib import Path
+
+DATABASE = "seamless"
+ROOT = Path(__file__).resolve().parent.parent  # the repo root, when installed with `pip install -e`
+
+
+class ExplorerError(Exception):
+    """The explorer cannot start; the message says what to do."""
+
+
+def config_dir(root: Path = ROOT) -> Path:
+    """The Datasette configuration directory, checked to hold metadata.yml."""
+    if not (root / "metadata.yml").is_file():
+        raise ExplorerError(
+            f"no explorer configuration (metadata.yml) in {root}: run from a source checkout "
+            "installed with `pip install -e .`"
+        )
+    return root
+
+
+def build_datasette(db_path: str | Path, root: Path = ROOT):
+    """A Datasette serving `db_path` read-only as database `seamless`, configured from `root`."""
+    try:
+        from datasette.app import Datasette
+        from datasette.database import Database
+        from datasette.utils import BadMetadataError, StartupError
+    except ImportError as e:
+        raise ExplorerError(f"the explorer needs Datasette: pip install 'seamless-explorer[explorer]' ({e})") from e
+
+    db_path = Path(db_path)
+    if not db_path.is_file():
+        raise ExplorerError(f"no index at {db_path}: build it first with `seamless index STORE --db {db_path}`")
+    try:
+        ds = Datasette(config_dir=config_dir(root))
+    except (StartupError, BadMetadataError) as e:
+        raise ExplorerError(f"bad explorer configuration in {root}: {e}") from e
+    # config_dir also picks up any *.db in the root (and _memory when there is none): serve only ours
+    for name in [n for n in ds.databases if n != "_internal"]:
+        ds.remove_database(name)
+    # mutable (mode=ro), not immutable: a re-index is seen without a restart
+    ds.add_database(Database(ds, str(db_path.resolve()), is_mutable=True), name=DATABASE)
+    return ds
+
+
+def serve(db_path: str | Path, host: str = "127.0.0.1", port: int = 8001) -> None:
+    """Run the explorer until interrupted."""
+    import asyncio
+
+    import uvicorn
+
+    ds = build_datasette(db_path)
+    asyncio.new_event_loop().run_until_complete(_startup(ds))
+    uvicorn.run(ds.app(), host=host, port=port, log_level="info", lifespan="on", workers=1)
+
+
+async def _startup(ds) -> None:
+    """Run the plugins' startup hooks and check the file is a seamless index."""
+    await ds.invoke_startup()
+    db = ds.get_database(DATABASE)
+    try:
+        await db.execute("select id from memories limit 1")
+    except Exception as e:  # sqlite3.DatabaseError and friends: not SQLite, or no memories table
+        raise ExplorerError(f"{db.path} is not a seamless index ({e}): build it with `seamless index`") from e

@@ -1,0 +1,55 @@
+-- The gardener (SPEC section 4): proposals only, it never acts. At time T it proposes to archive
+--   * a `done` or `unknown` stage not updated for gardener.stale_stage_days, and
+--   * any other memory that is not pinned and not updated for gardener.stale_days.
+-- Pinned memories (constraints, live stages) are never proposed. Only memories valid at T are looked at.
+--
+-- A fragment: a list of CTEs ending in `gardener`, placed after
+--     WITH RECURSIVE gardener_params(as_of) AS (...),
+-- with as_of as canonical UTC text (NULL rows are ignored).
+
+gardener_settings AS (
+    SELECT
+        p.as_of,
+        s.stale_stage_days,
+        s.stale_days,
+        strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, printf('-%d days', s.stale_stage_days)) AS stage_cutoff,
+        strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, printf('-%d days', s.stale_days)) AS stale_cutoff
+    FROM gardener_params AS p, (
+        SELECT
+            coalesce((SELECT value FROM settings WHERE key = 'gardener.stale_stage_days'), 14) AS stale_stage_days,
+            coalesce((SELECT value FROM settings WHERE key = 'gardener.stale_days'), 365) AS stale_days
+    ) AS s
+    WHERE p.as_of IS NOT NULL
+),
+
+gardener_candidates AS (
+    SELECT
+        g.*, m.id, m.kind, m.name, m.description, m.project, m.stage_status, m.updated, m.path,
+        m.kind = 'stage' AND m.stage_status IN ('done', 'unknown') AS gateless_stage,
+        -- a missing updated date counts as the oldest possible
+        CAST(julianday(g.as_of) - julianday(m.updated) AS INTEGER) AS idle_days
+    FROM gardener_settings AS g
+    JOIN memories AS m
+        ON coalesce(m.valid_from, '') <= g.as_of AND (m.invalid_at IS NULL OR m.invalid_at > g.as_of)
+    WHERE NOT m.pinned
+),
+
+gardener AS (
+    SELECT
+        as_of,
+        'archive' AS proposal,
+        id, kind, name, description, project, stage_status, updated, idle_days,
+        CASE
+            WHEN gateless_stage THEN printf(
+                '%s and not updated for %s (gardener.stale_stage_days = %d)',
+                CASE stage_status WHEN 'done' THEN 'stage is done' ELSE 'stage has no valid Status header' END,
+                coalesce(idle_days || ' days', 'an unknown time'), stale_stage_days)
+            ELSE printf(
+                'not pinned and not updated for %s (gardener.stale_days = %d)',
+                coalesce(idle_days || ' days', 'an unknown time'), stale_days)
+        END AS reason,
+        path
+    FROM gardener_candidates
+    WHERE CASE WHEN gateless_stage THEN coalesce(updated, '') < stage_cutoff
+               ELSE coalesce(updated, '') < stale_cutoff END
+)

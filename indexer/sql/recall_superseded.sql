@@ -1,0 +1,46 @@
+-- What replaced the superseded memories a recall query matches: recall never returns invalid memories,
+-- but when the best matches are old truths, the user should hear what replaced them. One row per current
+-- memory reached by following superseded_by (cycles and dangling links end the walk without a row).
+--
+-- A fragment: CTEs ending in `recall_superseded`, placed after recall_params(q, project) and
+-- recall_query.sql. Only the best few superseded matches (recall_params.superseded_limit) are followed.
+
+recall_old AS (
+    SELECT m.id, m.name, m.superseded_by, bm25(memories_fts, 8.0, 10.0, 3.0, 1.0) AS rank
+    FROM memories_fts JOIN memories AS m ON m.rowid = memories_fts.rowid
+    WHERE memories_fts MATCH (SELECT fts FROM recall_query)
+        AND m.superseded_by IS NOT NULL
+        AND m.invalid_at <= strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
+        AND (
+            (SELECT coalesce(project, '') FROM recall_params) = ''
+            OR m.project IS NULL
+            OR m.project = (SELECT project FROM recall_params)
+        )
+    ORDER BY rank, m.id
+    LIMIT (SELECT superseded_limit FROM recall_params)
+),
+
+recall_successors(old_id, id, trail) AS (
+    SELECT id, superseded_by, '/' || id || '/' || superseded_by || '/' FROM recall_old
+    UNION ALL
+    SELECT s.old_id, m.superseded_by, s.trail || m.superseded_by || '/'
+    FROM recall_successors AS s JOIN memories AS m ON m.id = s.id
+    WHERE m.superseded_by IS NOT NULL AND instr(s.trail, '/' || m.superseded_by || '/') = 0
+),
+
+recall_superseded AS (
+    SELECT
+        id, kind, name, description, project,
+        group_concat(old_name, ', ') AS replaces,
+        group_concat(old_id, ', ') AS replaces_ids,
+        min(rank) AS rank
+    FROM (
+        -- best old match first in each list
+        SELECT c.id, c.kind, c.name, c.description, c.project, o.name AS old_name, o.id AS old_id, o.rank
+        FROM recall_successors AS s
+        JOIN memories AS c ON c.id = s.id AND c.status = 'active'
+        JOIN recall_old AS o ON o.id = s.old_id
+        ORDER BY o.rank, o.id
+    )
+    GROUP BY id
+)

@@ -1,0 +1,61 @@
+"""The canned queries: the indexer's own SQL (indexer.queries.QUERIES, shared with the CLI), plus a problems overview.
+
+None is writable. Each also answers as JSON, e.g. /seamless/briefing.json?project=P&_shape=array.
+"""
+
+from datasette import hookimpl
+
+from indexer.queries import QUERIES
+
+DESCRIPTIONS = {
+    "briefing": (
+        "Briefing",
+        "What an agent working on a project is told before it starts: pinned memories first, then the newest "
+        "that fit the budget. Empty as_of means now; empty budget means the store's briefing.budget_chars. "
+        "Plain markdown for a prompt: add .md to the path.",
+    ),
+    "briefing_ledger": (
+        "Briefing ledger",
+        "Every memory in a briefing's scope, and whether it went in and why: pinned, included, dropped "
+        "(budget, age, stage unknown) or not valid at as_of. Nothing leaves a briefing silently.",
+    ),
+    "recall": (
+        "Recall",
+        "Full-text search over the memories valid now and the notes, best first (description weighted above "
+        "body). Optionally limited to one project plus global. Invalid memories never come back.",
+    ),
+    "history": (
+        "History",
+        "The whole supersession chain of a memory (by id), oldest first, with each link's times and the current truth.",
+    ),
+    "gardener": (
+        "Gardener",
+        "Proposals only, never acted on: stale stages and long-unchanged memories that could be archived.",
+    ),
+}
+
+PROBLEMS_SQL = """\
+select severity, code, count(*) as problems, count(distinct path) as files,
+  min(path) as first_path
+from problems
+group by severity, code
+order by severity = 'warning', problems desc, code
+"""
+
+
+@hookimpl
+def canned_queries(database):
+    if database != "seamless":
+        return {}
+    queries = {}
+    for name, sql in QUERIES.items():
+        title, description = DESCRIPTIONS.get(name, (name.replace("_", " ").capitalize(), None))
+        # the indexer's SQL is long: folded on the page ("show" unfolds it), so the form and rows come first
+        queries[name] = {"sql": sql, "title": title, "description": description, "write": False, "hide_sql": True}
+    queries["problems_overview"] = {
+        "sql": PROBLEMS_SQL,
+        "title": "Problems overview",
+        "description": "Problems found while indexing, counted by severity and code. Errors mean files not indexed.",
+        "write": False,
+    }
+    return queries

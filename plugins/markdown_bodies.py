@@ -1,0 +1,36 @@
+"""Render memory and note bodies as sanitised markdown: in table cells and as a `markdown` template filter.
+
+markdown-it-py turns the body into HTML (raw HTML allowed through, so nh3 decides), then nh3
+keeps only harmless tags: no script, style, iframe, svg or form, no event handlers, no
+javascript:/data: URLs, and every link gets rel="nofollow noopener noreferrer". The JSON API is
+untouched: it returns the raw body text.
+"""
+
+from functools import lru_cache
+
+import nh3
+from datasette import hookimpl
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+BODY_COLUMNS = {("memories", "body"), ("notes", "body")}
+URL_SCHEMES = {"http", "https", "mailto"}
+_md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+
+
+@lru_cache(maxsize=2048)
+def render_markdown(text: str | None) -> Markup:
+    """Markdown text -> sanitised HTML, safe to put in a page as is."""
+    html = _md.render(text or "")
+    return Markup(nh3.clean(html, url_schemes=URL_SCHEMES, link_rel="nofollow noopener noreferrer"))
+
+
+@hookimpl
+def render_cell(value, column, table, database):
+    if database == "seamless" and (table, column) in BODY_COLUMNS and isinstance(value, str):
+        return Markup('<div class="md-body">') + render_markdown(value) + Markup("</div>")
+
+
+@hookimpl
+def prepare_jinja2_environment(env):
+    env.filters["markdown"] = render_markdown

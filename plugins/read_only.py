@@ -1,0 +1,32 @@
+"""Read-only to the core: every connection to the index refuses writes, and no page takes a POST.
+
+Datasette already reads the index with mode=ro; query_only also closes the write connection that a
+writable canned query or another plugin would use. Not immutable, so a re-index is seen without a
+restart. Datasette's own /-/ endpoints (log out, MCP) keep their methods.
+"""
+
+from datasette import hookimpl
+from datasette.utils.asgi import Response
+
+SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+
+
+@hookimpl
+def prepare_connection(conn, database):
+    if database == "seamless":
+        conn.execute("PRAGMA query_only = 1")
+
+
+@hookimpl
+def asgi_wrapper():
+    def wrap(app):
+        async def read_only(scope, receive, send):
+            if scope["type"] == "http" and scope["method"] not in SAFE_METHODS and not scope["path"].startswith("/-/"):
+                response = Response.text("The explorer is read-only.\n", status=405, headers={"allow": "GET, HEAD"})
+                await response.asgi_send(send)
+                return
+            await app(scope, receive, send)
+
+        return read_only
+
+    return wrap

@@ -1,0 +1,120 @@
+"""Recall (SPEC section 4): FTS5 with bm25 over the memories valid now and the notes."""
+
+import pytest
+
+from indexer import queries
+
+
+def recall(store, q, project=None) -> list[dict]:
+    return queries.run(store.db_path, "recall", q=q, project=project)
+
+
+def names(rows) -> list[str]:
+    return [r["name"] or r["title"] for r in rows]
+
+
+def test_a_description_hit_ranks_above_a_body_only_hit(store):
+    store.memory("body-only", description="Something about queues", body="The chroma server races at boot.")
+    store.memory("in-description", description="Chroma boot race: wait for the heartbeat", body="Details.")
+    store.index()
+    assert names(recall(store, "chroma")) == ["in-description", "body-only"]
+
+
+def test_a_note_title_ranks_above_a_note_body(store):
+    store.note("seamless/a.md", "# Meeting summary\n\nWe talked about vectors and chroma.\n")
+    store.note("seamless/b.md", "# Chroma research\n\nFindings.\n")
+    store.index()
+    rows = recall(store, "chroma")
+    assert [r["title"] for r in rows] == ["Chroma research", "Meeting summary"]
+    assert {r["type"] for r in rows} == {"note"}
+    assert "**chroma**" in rows[1]["snippet"]
+
+
+def test_memories_and_notes_come_back_together_ranked(store):
+    store.memory("port-gotcha", description="Datasette port 8001 collides with chroma")
+    store.note("seamless/ports.md", "---\ntitle: Ports in use\nproject: seamless\n---\nchroma 8765, datasette 8001\n")
+    store.index()
+    rows = recall(store, "datasette")
+    assert [r["type"] for r in rows] == ["memory", "note"] or [r["type"] for r in rows] == ["note", "memory"]
+    assert rows == sorted(rows, key=lambda r: r["rank"])
+    note = next(r for r in rows if r["type"] == "note")
+    assert (note["id"], note["path"], note["project"]) == ("notes/seamless/ports.md", "notes/seamless/ports.md", "seamless")
+
+
+def test_words_are_stemmed_and_all_must_match(store):
+    store.memory("boot-race", description="Chroma races at boot")
+    store.memory("other", description="Chroma is embedded")
+    store.index()
+    assert names(recall(store, "race")) == ["boot-race"]
+    assert names(recall(store, "chroma boot")) == ["boot-race"]
+    assert names(recall(store, "embed*")) == ["other"]
+
+
+@pytest.fixture(scope="module")
+def small_db(tmp_path_factory):
+    from conftest import Store
+
+    store = Store(tmp_path_factory.mktemp("recall") / "store")
+    store.memory("a-b", description="a b NOT foo x chroma")
+    store.note("n.md", "# A note\n\nfoo chroma")
+    store.index()
+    return store.db_path
+
+
+@pytest.mark.parametrize("q", ['"', "NOT", "a:b", "foo:", "AND OR", "(", ")", "-x", "^", "*", "'", "NEAR(", '"chroma', "", "   ",
+                               "a\tb\nfoo", "foo*bar", '""', "chroma NOT"])
+def test_recall_never_errors_on_fts5_syntax(small_db, q):
+    assert isinstance(queries.run(small_db, "recall", q=q, project=""), list)
+    assert isinstance(queries.recall(small_db, q, limit=5), list)
+    assert isinstance(queries.recall_superseded(small_db, q), list)
+
+
+def test_fts5_syntax_is_searched_as_plain_words(store):
+    store.memory("not-gotcha", description="Refuted: the gardener does NOT leak file descriptors")
+    store.memory("colon", description="Use name:value pairs in tags")
+    store.index()
+    assert names(recall(store, "NOT")) == ["not-gotcha"]
+    assert names(recall(store, "name:value")) == ["colon"]
+    assert names(recall(store, '"leak')) == ["not-gotcha"]
+
+
+def test_invalid_memories_never_come_back(store):
+    new = store.memory("chroma-embedded", description="Chroma is embedded", created="2026-07-10T18:00:00Z")
+    store.memory("chroma-port-8001", description="Chroma on port 8001", invalid_at="2026-07-10T18:00:00Z",
+                 superseded_by=new["id"])
+    store.memory("chroma-archived", description="Chroma notes from a spike", invalid_at="2026-07-01T00:00:00Z")
+    store.index()
+    assert names(recall(store, "chroma")) == ["chroma-embedded"]
+    assert recall(store, "8001") == []
+
+
+def test_what_replaced_a_superseded_match(store):
+    newest = store.memory("chroma-embedded", description="Chroma is embedded", created="2026-07-10T18:00:00Z")
+    middle = store.memory("chroma-port-8765", description="Chroma on port 8765", invalid_at="2026-07-10T18:00:00Z",
+                          superseded_by=newest["id"])
+    store.memory("chroma-port-8001", description="Chroma on port 8001", invalid_at="2026-06-01T00:00:00Z",
+                 superseded_by=middle["id"])
+    store.index()
+    rows = queries.recall_superseded(store.db_path, "port")
+    assert [(r["id"], r["name"]) for r in rows] == [(newest["id"], "chroma-embedded")]
+    assert sorted(rows[0]["replaces"].split(", ")) == ["chroma-port-8001", "chroma-port-8765"]
+
+
+def test_project_limits_to_that_project_plus_global(store):
+    store.memory("seamless-one", description="chroma in seamless", project="seamless")
+    store.memory("tidepool-one", description="chroma in tidepool", project="tidepool")
+    store.memory("global-one", description="chroma everywhere", project=None)
+    store.note("tidepool/n.md", "---\nproject: tidepool\n---\n# Chroma for tidepool\n")
+    store.note("_global/n.md", "# Chroma in general\n")
+    store.index()
+    assert sorted(names(recall(store, "chroma", "seamless"))) == ["Chroma in general", "global-one", "seamless-one"]
+    assert len(recall(store, "chroma", "")) == 5  # '' (Datasette's missing parameter): every project
+    assert sorted(names(recall(store, "chroma", "global"))) == ["Chroma in general", "global-one"]
+
+
+def test_limit_keeps_the_best(store):
+    for i in range(5):
+        store.memory(f"m-{i}", description="chroma " + "word " * i)
+    store.index()
+    best = queries.recall(store.db_path, "chroma", limit=2)
+    assert best == recall(store, "chroma")[:2]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import sqlite_utils
 
+SCHEMA_VERSION = 2  # bump when schema.sql changes; older databases get the new parts on open
 FTS = {
     "memories": ["name", "description", "tags", "body"],
     "notes": ["title", "tags", "body"],
@@ -26,10 +27,12 @@ def open_db(path: str | Path) -> sqlite_utils.Database:
     if str(path) != ":memory:":
         db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
-    if not db["memories"].exists():
+    if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
         with db.atomic():
-            db.executescript(sql_source("schema"))
-            enable_fts(db)
+            db.executescript(sql_source("schema"))  # every statement is IF NOT EXISTS
+            if not db["memories_fts"].exists():
+                enable_fts(db)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return db
 
 

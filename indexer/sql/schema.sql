@@ -22,6 +22,7 @@ CREATE TABLE IF NOT EXISTS memories (
     path TEXT NOT NULL UNIQUE     -- relative to the store, forward slashes
 );
 CREATE INDEX IF NOT EXISTS memories_project_updated ON memories (project, updated);
+CREATE INDEX IF NOT EXISTS memories_project_pinned ON memories (project, pinned);  -- a briefing's pinned rows
 CREATE INDEX IF NOT EXISTS memories_superseded_by ON memories (superseded_by) WHERE superseded_by IS NOT NULL;
 CREATE INDEX IF NOT EXISTS memories_name ON memories (name);
 

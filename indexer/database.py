@@ -33,6 +33,9 @@ def open_db(path: str | Path) -> sqlite_utils.Database:
             if not db["memories_fts"].exists():
                 enable_fts(db)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    from . import views  # here, not at the top: views reads queries, which reads this module
+
+    views.ensure_views(db)  # compared with sqlite_master each time: changed SQL sources reach old indexes
     return db
 
 

@@ -25,6 +25,8 @@ BRIEFING_PARAMS = f"""SELECT
 
 LEDGER_COLUMNS = """position, id, kind, name, description, project, pinned, stage_status, stage_gate, status,
     updated, valid_from, invalid_at, length(description) AS chars, running_chars, included, reason, as_of, budget"""
+# the ledger's reading order within one briefing: the briefing, then what was left out and why
+LEDGER_ORDER = "ledger_group, position, rank_group, updated DESC, id"
 
 # project '': every project; otherwise that project plus the global scope
 RECALL_PARAMS = "SELECT :q AS q, :project AS project"
@@ -60,7 +62,7 @@ QUERIES = {
     ),
     "briefing_ledger": compose(
         "briefing_params", BRIEFING_PARAMS, ["briefing_ledger"],
-        f"SELECT {LEDGER_COLUMNS}\nFROM briefing_ledger ORDER BY briefing, ledger_group, position, rank_group, updated DESC, id",
+        f"SELECT {LEDGER_COLUMNS}\nFROM briefing_ledger ORDER BY briefing, {LEDGER_ORDER}",
     ),
     "recall": compose(
         "recall_params", RECALL_PARAMS, ["recall_query", "recall"],

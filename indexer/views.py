@@ -1,0 +1,115 @@
+"""SQL views in seamless.db for ad hoc queries: the canned queries' own SQL, evaluated at the time of reading.
+
+Each view is `queries.compose` over the same core as its canned query; only the parameter relation
+differs. Where the canned query would be run with no parameters, the view is that query with every
+parameter left empty, which the canned queries read as "now" and "the store's settings". "Now" is
+strftime('now') inside the view, so it is the moment the view is read, never the moment it was created.
+
+    active_memories        the memories valid now
+    briefings              the ledger of every project's briefing now, and of the global-only briefing
+    supersession_history   every supersession chain, once, each link with the chain's current truth
+    gardener_proposals     the gardener's proposals now
+"""
+
+import re
+
+import sqlite_utils
+
+from . import queries
+from .queries import compose
+
+NOW = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+
+# SPEC section 2, as briefing_ledger.sql and gardener.sql read it: a missing valid_from means valid since forever
+ACTIVE_MEMORIES = f"""SELECT m.*
+FROM memories AS m
+WHERE coalesce(m.valid_from, '') <= {NOW} AND (m.invalid_at IS NULL OR m.invalid_at > {NOW})"""
+
+# The global-only briefing is included as project 'global' (what `seamless briefing --project global`
+# prints): `project` is the project briefed, never NULL, so `where project = 'x'` always works.
+GLOBAL = "global"
+
+
+def unbound(sql: str, names) -> str:
+    """`sql` with each named parameter in `names` given as '' (how Datasette sends a missing one)."""
+    return re.sub(r":(%s)\b" % "|".join(map(re.escape, names)), "''", sql)
+
+
+def _columns(columns: str, replaced: dict[str, str | None]) -> str:
+    """A select list from a `queries` column list, some columns replaced by an expression, or left out (None)."""
+    names = [c.strip() for c in columns.split(",")]
+    return ", ".join(replaced.get(c, c) for c in names if replaced.get(c, c) is not None)
+
+
+def _integer(column: str) -> str:
+    # a window or boolean result has no type: an integer affinity lets `included = '1'` (how Datasette's
+    # table filters send values) match
+    return f"CAST({column} AS INTEGER) AS {column}"
+
+
+BRIEFINGS = compose(
+    "briefing_params",
+    # one row per briefing: every project with memories, and the global scope alone (project NULL);
+    # as_of and budget are the canned query's own reading of "no parameter given"
+    f"""SELECT scope.project, defaults.as_of, defaults.budget
+FROM (SELECT DISTINCT project FROM memories WHERE project IS NOT NULL UNION ALL SELECT NULL) AS scope,
+    ({unbound(queries.BRIEFING_PARAMS, queries.PARAMS['briefing_ledger'])}) AS defaults""",
+    ["briefing_ledger"],
+    f"""SELECT coalesce(briefing_project, '{GLOBAL}') AS project,
+    {_columns(queries.LEDGER_COLUMNS, {"project": "project AS memory_project", "position": _integer("position"),
+                                       "pinned": _integer("pinned"), "included": _integer("included")})}
+FROM briefing_ledger
+ORDER BY briefing_project IS NOT NULL, briefing_project, {queries.LEDGER_ORDER}""",
+)
+
+SUPERSESSION_HISTORY = compose(
+    "history_params",
+    # Every memory with a successor: each chain of two or more has one (its first), and a memory never
+    # superseded that replaces nothing has no history (walking the many of those would cost more than
+    # every chain together).
+    "SELECT id FROM memories WHERE superseded_by IS NOT NULL",
+    ["history"],
+    # A walk from any member tells the whole chain: keep each chain once, as told from its first memory
+    # (the start that comes out at position 1). In a supersession cycle with no way in, every member is
+    # first of its own walk: there the walk from the smallest id is kept.
+    f"""SELECT {_columns(queries.HISTORY_COLUMNS, {"start_id": "start_id AS chain_id", "position": _integer("position"),
+                                                     "is_start": None})}
+FROM history
+WHERE start_id IN (
+    SELECT first.start_id FROM history AS first
+    WHERE first.position = 1 AND first.is_start
+        AND (first.link IS NOT 'cycle' OR first.id = (SELECT min(id) FROM history WHERE start_id = first.start_id))
+)
+ORDER BY chain_id, position""",
+)
+
+GARDENER_PROPOSALS = unbound(queries.QUERIES["gardener"], queries.PARAMS["gardener"])
+
+VIEWS = {
+    "active_memories": ACTIVE_MEMORIES,
+    "briefings": BRIEFINGS,
+    "supersession_history": SUPERSESSION_HISTORY,
+    "gardener_proposals": GARDENER_PROPOSALS,
+}
+
+
+def statements() -> dict[str, str]:
+    """Each view's CREATE VIEW statement, exactly as SQLite keeps it in sqlite_master."""
+    return {name: f"CREATE VIEW {name} AS\n{sql}" for name, sql in VIEWS.items()}
+
+
+def create_views(db: sqlite_utils.Database) -> None:
+    """Drop and create every view, in one transaction (idempotent)."""
+    with db.atomic():
+        for name, sql in statements().items():
+            db.execute(f"DROP VIEW IF EXISTS {name}")
+            db.execute(sql)
+
+
+def ensure_views(db: sqlite_utils.Database) -> bool:
+    """Create the views unless the database already holds exactly these; True if it had to."""
+    stored = dict(db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'view'").fetchall())
+    if all(stored.get(name) == sql for name, sql in statements().items()):
+        return False
+    create_views(db)
+    return True

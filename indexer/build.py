@@ -23,6 +23,9 @@ from .settings import load_settings
 from .walk import StoreFile, walk_store
 
 PROGRESS_THRESHOLD = 2000  # files to read before a progress bar is worth showing
+# A file written this close to the walk may be rewritten at the same size within the same mtime
+# tick; its mtime is stored as -1 so the next run reads it again and compares hashes ("racy clean").
+RACY_NS = 2_000_000_000
 MEMORY_COLUMNS = ("id", "kind", "name", "description", "project", "status", "stage_status", "stage_gate",
                   "pinned", "created", "updated", "valid_from", "invalid_at", "superseded_by",
                   "source_session", "model", "tags", "body", "path")
@@ -75,6 +78,7 @@ def index_store(root: Path | str, db_path: str | Path, full: bool = False, progr
 def _run(db: sqlite_utils.Database, root: str, full: bool, progress: bool) -> RunSummary:
     started, started_at = time.perf_counter(), timestamps.now()
     settings, settings_problems = load_settings(Path(root))
+    racy_after = time.time_ns() - RACY_NS
     files = walk_store(Path(root))
     known = {} if full else {row[0]: row[1:] for row in db.execute(
         "select path, type, size, mtime_ns, digest from index_files")}
@@ -98,10 +102,10 @@ def _run(db: sqlite_utils.Database, root: str, full: bool, progress: bool) -> Ru
                 db.conn.executemany(f"delete from {table} where path = ?",
                                     ((p,) for p in [*changes.parsed, *changes.deleted]))
         if mode != "no-op":
-            _write(db, root, files, changes.parsed, settings["index.max_file_bytes"])
+            _write(db, root, files, changes.parsed, settings["index.max_file_bytes"], racy_after)
             _write_settings(db, settings, settings_problems)
         db.conn.executemany("update index_files set size = ?, mtime_ns = ? where path = ?",
-                            ((f.size, f.mtime_ns, f.path) for f in changes.touched))
+                            ((f.size, _mtime(f, racy_after), f.path) for f in changes.touched))
         if full:
             database.enable_fts(db)
         summary = _summary(db, mode, len(files), len(changes.parsed), len(changes.deleted))
@@ -149,8 +153,13 @@ def _conflict_losers(db: sqlite_utils.Database) -> set[str]:
         f"select distinct path from problems where code in ({','.join('?' * len(codes))})", codes)}
 
 
+def _mtime(f: StoreFile, racy_after: int) -> int:
+    """The mtime to remember for `f`: -1 when it is too recent to trust (see RACY_NS)."""
+    return -1 if f.mtime_ns >= racy_after else f.mtime_ns
+
+
 def _write(db: sqlite_utils.Database, root: str, files: dict[str, StoreFile],
-           parsed: dict[str, Prepared], max_bytes: int) -> None:
+           parsed: dict[str, Prepared], max_bytes: int, racy_after: int) -> None:
     """Settle the cross-file rules over the prepared files and the index, and write rows and problems."""
     reread: dict[str, ParsedFile] = {}
 
@@ -190,7 +199,7 @@ def _write(db: sqlite_utils.Database, root: str, files: dict[str, StoreFile],
     _insert(db, "memories", MEMORY_COLUMNS, memories.values())
     _insert(db, "notes", NOTE_COLUMNS, notes.values())
     _insert(db, "index_files", ("path", "type", "size", "mtime_ns", "digest"),
-            ({"path": p, "type": files[p].type, "size": files[p].size, "mtime_ns": files[p].mtime_ns,
+            ({"path": p, "type": files[p].type, "size": files[p].size, "mtime_ns": _mtime(files[p], racy_after),
               "digest": pf.digest} for p, pf in parsed.items() if p in files))
     codes = crossfile.LINK_CODES
     db.execute(f"delete from problems where code in ({','.join('?' * len(codes))})", codes)

@@ -30,9 +30,16 @@ def cli():
 @click.option("--strict", is_flag=True, help="Exit 1 if any file has an error problem.")
 def index(store, db_path, full, strict):
     """Build or update the index of STORE (a folder with memories/ and notes/)."""
+    import sqlite3
+
     from .build import index_store
 
-    summary = index_store(store, db_path, full=full, progress=sys.stderr.isatty())
+    try:
+        summary = index_store(store, db_path, full=full, progress=sys.stderr.isatty())
+    except sqlite3.DatabaseError as e:
+        raise click.ClickException(f"could not write the index at {db_path}: {e}; the previous index is unchanged")
+    except OSError as e:  # e.g. the folder of --db does not exist, so the lock file cannot be made
+        raise click.ClickException(f"cannot open the index at {db_path}: {e.strerror or e}")
     _report(store, summary)
     if strict and summary.errors:
         sys.exit(1)

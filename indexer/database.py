@@ -53,18 +53,22 @@ def disable_fts(db: sqlite_utils.Database) -> None:
 
 @contextlib.contextmanager
 def writer_lock(db_path: str | Path):
-    """Hold `<db>.lock` so two index runs on one database take turns."""
+    """Hold `<db>.lock` so two index runs on one database take turns.
+
+    A POSIX record lock (lockf), not flock: forked worker processes do not inherit it,
+    and it is released the moment the process holding it dies, even by kill -9.
+    """
     if str(db_path) == ":memory:":
         yield
         return
     lock_path = f"{db_path}.lock"
     with open(lock_path, "a") as f:
         try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # EAGAIN or EACCES: another run holds it
             print(f"waiting for another seamless index run on {db_path} to finish...", file=sys.stderr)
-            fcntl.flock(f, fcntl.LOCK_EX)
+            fcntl.lockf(f, fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+            fcntl.lockf(f, fcntl.LOCK_UN)

@@ -4,8 +4,11 @@ Everything that can go wrong with a single file's text or YAML is reported here
 as a Problem; nothing here knows what a memory or a note means.
 """
 
+import errno
 import hashlib
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -56,15 +59,26 @@ def digest(data: bytes) -> str:
 def read_store_file(root: Path | str, path: str, max_bytes: int) -> ParsedFile:
     """Read and parse `root/path`; never raises for bad content (FileNotFoundError aside)."""
     try:
-        with open(f"{root}/{path}", "rb") as f:
-            data = f.read(max_bytes + 1)
+        data = read_regular_file(f"{root}/{path}", max_bytes + 1)
     except FileNotFoundError:
         raise
     except OSError as e:
+        reason = "it is a symbolic link, never followed" if e.errno == errno.ELOOP else e.strerror or e
         parsed = ParsedFile(path, "")
-        parsed.problems.append(error(path, 1, "unreadable", f"cannot read the file: {e.strerror or e}"))
+        parsed.problems.append(error(path, 1, "unreadable", f"cannot read the file: {reason}"))
         return parsed
     return parse_bytes(path, data, max_bytes)
+
+
+def read_regular_file(name: str, limit: int) -> bytes:
+    """At most `limit` bytes of the regular file `name`, refusing symlinks and special files."""
+    # the walk skipped those, but the path may have been replaced since: a symlink must not
+    # be followed out of the store, and opening a FIFO must not hang the run
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with open(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return f.read(limit)
 
 
 def parse_bytes(path: str, data: bytes, max_bytes: int) -> ParsedFile:
@@ -117,11 +131,19 @@ def split_frontmatter(parsed: ParsedFile, text: str) -> None:
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
         line = parsed.fm_line + (mark.line if mark else 0)
+        if isinstance(e, yaml.reader.ReaderError):  # a bad character: libyaml gives its byte offset
+            line = parsed.fm_line + fm.encode("utf-8").count(b"\n", 0, e.position)
         reason = getattr(e, "problem", None) or str(e).splitlines()[0]
         parsed.problems.append(error(parsed.path, line, "yaml-error", f"YAML syntax error: {reason}"))
         return
-    except RecursionError:
-        parsed.problems.append(error(parsed.path, parsed.fm_line, "yaml-error", "YAML is nested too deeply"))
+    except (RecursionError, yaml_loader.TooDeep) as e:
+        line = parsed.fm_line + getattr(e, "line", 0)
+        parsed.problems.append(error(parsed.path, line, "yaml-error", "YAML is nested too deeply"))
+        return
+    except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as e:
+        # PyYAML's constructors raise plain Python errors for a value its tag cannot hold:
+        # `!!int abc`, `!!timestamp 2026-13-45`, an integer of 5,000 digits
+        parsed.problems.append(error(parsed.path, parsed.fm_line, "yaml-error", f"YAML value cannot be read: {e}"))
         return
     if meta is None:
         meta = {}

@@ -1,12 +1,14 @@
 """One file's share of an index run: read, parse and validate it. Runs in worker processes."""
 
+import ctypes
 import os
+import signal
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 
 from .parse import read_store_file
-from .problems import Problem
+from .problems import Problem, error
 from .validate import memory_record, note_record
 from .walk import StoreFile
 
@@ -30,6 +32,8 @@ def prepare(root: str, sf: StoreFile, known_digest: str | None, max_bytes: int) 
 
     A file whose content hash equals `known_digest` is only marked unchanged.
     """
+    if sf.name_not_utf8:
+        return Prepared(sf, "", problems=[error(sf.path, 1, "not-utf8", "the file name is not UTF-8; rename the file")])
     try:
         parsed = read_store_file(root, sf.path, max_bytes)
     except FileNotFoundError:
@@ -44,6 +48,23 @@ def _prepare_job(job: tuple) -> Prepared | None:
     return prepare(*job)
 
 
+def _die_with_parent() -> None:
+    """In a freshly forked worker: be killed with the parent, so a killed run leaves no process behind.
+
+    Runs right after fork, before the worker can block on anything it inherited.
+    """
+    try:
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != _parent:  # the parent died before prctl took effect
+        os._exit(0)
+
+
+_parent = 0
+_registered = False
+
+
 def prepare_all(root: str, jobs: list[tuple[StoreFile, str | None]], max_bytes: int):
     """Yield `prepare` for each (file, known digest), in order, on every core for large batches."""
     args = [(root, sf, digest, max_bytes) for sf, digest in jobs]
@@ -51,5 +72,10 @@ def prepare_all(root: str, jobs: list[tuple[StoreFile, str | None]], max_bytes: 
     if len(args) < PARALLEL_THRESHOLD or workers < 2:
         yield from map(_prepare_job, args)
         return
+    global _parent, _registered
+    _parent = os.getpid()
+    if not _registered:
+        os.register_at_fork(after_in_child=_die_with_parent)
+        _registered = True
     with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
         yield from pool.map(_prepare_job, args, chunksize=CHUNK)

@@ -4,6 +4,7 @@ import re
 import tomllib
 from pathlib import Path
 
+from .parse import read_regular_file
 from .problems import Problem, error, warning
 
 FILE = "seamless.toml"
@@ -15,6 +16,8 @@ DEFAULTS = {
     "gardener.stale_days": 365,
     "index.max_file_bytes": 4194304,
 }
+LARGEST = 2**53  # past this a number is no sensible setting, and too large for read() and SQLite
+MAX_SETTINGS_BYTES = 1_000_000
 
 
 def load_settings(root: Path) -> tuple[dict[str, int], list[Problem]]:
@@ -22,7 +25,7 @@ def load_settings(root: Path) -> tuple[dict[str, int], list[Problem]]:
     settings = dict(DEFAULTS)
     path = root / FILE
     try:
-        text = path.read_text("utf-8")
+        text = read_regular_file(str(path), MAX_SETTINGS_BYTES).decode("utf-8")
     except FileNotFoundError:
         return settings, []
     except (OSError, UnicodeDecodeError) as e:
@@ -42,9 +45,9 @@ def load_settings(root: Path) -> tuple[dict[str, int], list[Problem]]:
             line = _line_of(text, name)
             if key not in DEFAULTS:
                 problems.append(warning(FILE, line, "unknown-setting", f"unknown setting {key!r} ignored"))
-            elif isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            elif isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= LARGEST:
                 problems.append(error(FILE, line, "bad-settings",
-                                      f"{key} must be a whole number >= 0; default {DEFAULTS[key]} used"))
+                                      f"{key} must be a whole number from 0 to 2**53; default {DEFAULTS[key]} used"))
             else:
                 settings[key] = value
     return settings, problems

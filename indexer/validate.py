@@ -91,6 +91,8 @@ class FieldReader:
                 self.warning("tags", "yaml-trap", f"tag {item} is read by YAML as {item.read_as!r}; kept as written")
             if isinstance(item, str) and item.strip():
                 tags.append(str(item).strip())
+            elif isinstance(item, str):
+                self.warning("tags", "bad-tags", "an empty tag; ignored")
             elif item is not None:
                 self.warning("tags", "bad-tags", f"a tag must be text, not a {type(item).__name__}; ignored")
         return json.dumps(tags, ensure_ascii=False)

@@ -15,6 +15,7 @@ class StoreFile:
     type: str  # memory or note
     size: int
     mtime_ns: int
+    name_not_utf8: bool = False  # then `path` shows the name's bytes as \xNN and cannot open the file
 
 
 def walk_store(root: Path) -> dict[str, StoreFile]:
@@ -27,22 +28,39 @@ def walk_store(root: Path) -> dict[str, StoreFile]:
     return dict(sorted(found.items()))
 
 
-def _scan(directory: str, prefix: str, kind: str, found: dict[str, StoreFile]) -> None:
-    try:
-        entries = list(os.scandir(directory))
-    except OSError:
-        return  # vanished or unreadable folder: its files are simply not there
-    for entry in entries:
-        if entry.name.startswith("."):
-            continue
+def _scan(top: str, top_prefix: str, kind: str, found: dict[str, StoreFile]) -> None:
+    # a stack, not recursion: folders nested a thousand deep must not stop the run
+    stack = [(top, top_prefix)]
+    while stack:
+        directory, prefix = stack.pop()
         try:
-            if entry.is_symlink():
-                continue
-            rel = f"{prefix}/{entry.name}"
-            if entry.is_dir(follow_symlinks=False):
-                _scan(entry.path, rel, kind, found)
-            elif entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
-                st = entry.stat(follow_symlinks=False)
-                found[rel] = StoreFile(rel, kind, st.st_size, st.st_mtime_ns)
+            entries = list(os.scandir(directory))
         except OSError:
-            continue  # a file that vanished during the walk is not part of this run
+            continue  # vanished or unreadable folder: its files are simply not there
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            try:
+                if entry.is_symlink():
+                    continue
+                rel = f"{prefix}/{entry.name}"
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((entry.path, rel))
+                elif entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                    if rel.isascii() or _is_utf8(rel):
+                        found[rel] = StoreFile(rel, kind, st.st_size, st.st_mtime_ns)
+                    else:  # the index holds text: show the name's bytes, and say it cannot be read
+                        shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
+                        found[shown] = StoreFile(shown, kind, st.st_size, st.st_mtime_ns, name_not_utf8=True)
+            except OSError:
+                continue  # a file that vanished during the walk is not part of this run
+
+
+def _is_utf8(name: str) -> bool:
+    """False for a name whose bytes are not UTF-8 (Python keeps them as lone surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -3,6 +3,7 @@
 Timestamps stay text (the indexer normalises them itself). A plain scalar that
 YAML 1.1 would turn into a bool or a number (`name: no`, an all-digit id) is kept
 as written, as a `Trap`, so validation can keep the text and warn about it.
+Collections nested more than MAX_DEPTH deep are refused (`TooDeep`) before libyaml builds them.
 """
 
 import yaml
@@ -31,15 +32,56 @@ StoreLoader.yaml_implicit_resolvers = {
 
 def _keep_as_written(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Trap:
     trap = Trap(node.value)
-    trap.read_as = yaml.SafeLoader.yaml_constructors[node.tag](loader, node)
+    try:
+        trap.read_as = yaml.SafeLoader.yaml_constructors[node.tag](loader, node)
+    except (ValueError, KeyError) as e:  # PyYAML's own errors for `!!int abc` or `!!bool maybe`
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{node.value[:40]!r} is not a valid {node.tag.rsplit(':', 1)[-1]}", node.start_mark
+        ) from e
     return trap
+
+
+def _timestamp_as_written(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
+    return loader.construct_scalar(node)  # an explicit !!timestamp stays text too
 
 
 for _tag in TRAP_TAGS:
     StoreLoader.add_constructor(_tag, _keep_as_written)
+StoreLoader.add_constructor(TIMESTAMP, _timestamp_as_written)
+
+
+# libyaml's composer recurses in C: about 30,000 nested levels overflow the stack and kill
+# the process (a segmentation fault, not an exception), and its time grows with depth squared.
+MAX_DEPTH = 1000
+
+
+class TooDeep(Exception):
+    """Collections nested more than MAX_DEPTH levels deep; `line` (0-based) is where that level opens."""
+
+    def __init__(self, line: int):
+        super().__init__(f"collections nested more than {MAX_DEPTH} levels deep")
+        self.line = line
 
 
 def load(text: str) -> object:
     """Parse one YAML document as `StoreLoader` does (flat frontmatter takes a fast path)."""
     value = load_flat(text, StoreLoader, Trap)
-    return yaml.load(text, Loader=StoreLoader) if value is NOT_FLAT else value
+    if value is not NOT_FLAT:
+        return value
+    check_depth(text)
+    return yaml.load(text, Loader=StoreLoader)
+
+
+def check_depth(text: str) -> None:
+    """Raise TooDeep if `text` nests collections more than MAX_DEPTH levels deep."""
+    # each level opens with an indicator of its own, so few indicators means shallow enough
+    if sum(map(text.count, "[{-?:")) <= MAX_DEPTH:
+        return
+    depth = 0
+    for event in yaml.parse(text, Loader=StoreLoader):  # events only: no recursion, no objects
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise TooDeep(event.start_mark.line)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1

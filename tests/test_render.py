@@ -38,7 +38,35 @@ PAYLOADS = {
     "noscript-mxss": '<noscript><p title="</noscript><img src=x onerror=alert(1)>">',
     "template": "<template><script>alert(1)</script></template>",
     "banner-spoof": '<div class="banner banner-superseded" id="x">fake banner</div>',
+    "details-ontoggle": "<details open ontoggle=alert(1)>x</details>",
+    "markdown-vbscript-link": "[click](vbscript:msgbox(1))",
+    "html-vbscript-link": '<a href="vbscript:msgbox(1)">click</a>',
+    "reference-javascript-link": "[x][1]\n\n[1]: javascript:alert(1)",
+    "autolink-javascript": "<javascript:alert(1)>",
+    "markdown-decimal-entity-link": "[click](&#106;avascript:alert(1))",
+    "html-decimal-entity-link": '<a href="&#106;avascript:alert(1)">click</a>',
+    "markdown-colon-entity-link": "[click](javascript&colon;alert(1))",
+    "html-colon-entity-link": '<a href="javascript&colon;alert(1)">click</a>',
+    "html-leading-space-link": '<a href=" javascript:alert(1)">click</a>',
+    "html-leading-control-link": '<a href="\x01javascript:alert(1)">click</a>',
+    "html-leading-tab-link": '<a href="\tjavascript:alert(1)">click</a>',
+    "markdown-leading-control-link": "[click](\x01javascript:alert(1))",
+    "svg-xlink-href": '<svg><a xlink:href="javascript:alert(1)">x</a></svg>',
+    "img-srcset": '<img srcset="javascript:alert(1) 1x">',
+    "img-onerror-unquoted": "<img src=x onerror=alert(1)>",
+    "button-formaction": '<button formaction="javascript:alert(1)">x</button>',
+    "form-javascript-action": '<form action="javascript:alert(1)"><input type=submit></form>',
+    "data-svg-link": "[svg](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+)",
+    "data-svg-image": "![svg](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+)",
+    "html-data-svg-image": '<img src="data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+">',
+    "meta-refresh-javascript": '<meta http-equiv="refresh" content="0;url=javascript:alert(1)">',
+    "base-javascript": '<base href="javascript:alert(1)//">',
+    "object-javascript": '<object data="javascript:alert(1)"></object>',
+    "embed-javascript": '<embed src="javascript:alert(1)">',
+    "math-unclosed": "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>",
 }
+# Payloads whose unclosed <style> swallows the rest of the body: nh3 drops it all, which is safe.
+SWALLOWS_REST = {"math-unclosed"}
 
 # What may appear in rendered HTML: these tags only, these attributes only, and links only to these schemes.
 ALLOWED_TAGS = {
@@ -47,7 +75,8 @@ ALLOWED_TAGS = {
     "sup", "table", "tbody", "td", "th", "thead", "tr", "ul",
 }
 ALLOWED_ATTRIBUTES = {"href", "rel", "src", "alt", "title", "start", "align", "colspan", "rowspan", "width", "height"}
-URL_ATTRIBUTES = {"href", "src", "cite", "action", "formaction", "poster", "background", "xlink:href"}
+URL_ATTRIBUTES = {"href", "src", "srcset", "cite", "action", "formaction", "poster", "background", "data", "xlink:href"}
+BAD_SCHEMES = ("javascript:", "vbscript:", "data:")
 
 
 class Audit(HTMLParser):
@@ -69,13 +98,18 @@ def assert_clean(html: str) -> None:
         assert tag in ALLOWED_TAGS, f"<{tag}> survived in {html!r}"
         for name, value in attrs.items():
             assert name in ALLOWED_ATTRIBUTES, f"{name}= survived on <{tag}> in {html!r}"
+            assert not name.startswith("on"), f"{name}= survived on <{tag}> in {html!r}"
             if name in URL_ATTRIBUTES:
+                # HTMLParser has already unescaped the value (&#106; -> j, &colon; -> :), as a browser would.
+                bare = re.sub(r"[\s\x00-\x1f\x7f-\x9f]", "", value or "").lower()
+                assert not bare.startswith(BAD_SCHEMES), f"{value!r} in {html!r}"
                 scheme = re.sub(r"[\x00-\x20]", "", value or "").lower().split(":", 1)
                 assert len(scheme) == 1 or scheme[0] in ("http", "https", "mailto"), f"{value!r} in {html!r}"
         if tag == "a" and "href" in attrs:
             assert set(attrs.get("rel", "").split()) >= {"nofollow", "noopener"}, html
     lowered = html.lower()
-    for fragment in ("<script", "<iframe", "<svg", "<style", "<object", "<embed", "<form", "<math"):
+    for fragment in ("<script", "<iframe", "<svg", "<style", "<object", "<embed", "<form", "<math", "<meta", "<base",
+                     "<button", "<input", "<noscript"):
         assert fragment not in lowered, f"{fragment} survived in {html!r}"
 
 
@@ -145,7 +179,7 @@ async def test_memory_pages_are_sanitised(hostile):
         assert page.status_code == 200
         body = rendered_body(page.text)
         assert_clean(body)
-        assert "The end." in body
+        assert "The end." in body or name in SWALLOWS_REST
         # and the fields table below never shows the body
         assert body_cells(page.text) == []
 

@@ -20,6 +20,8 @@ from . import yaml_loader
 from .problems import Problem, error
 
 HANDLER = YAMLHandler()
+# frontmatter is a few fields; megabytes of YAML nodes take minutes to load and hold up every run
+MAX_FRONTMATTER_BYTES = 65536
 TOP_LEVEL_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.MULTILINE)
 
 
@@ -126,6 +128,11 @@ def split_frontmatter(parsed: ParsedFile, text: str) -> None:
     parsed.body = body.lstrip("\n")
     parsed.body_line = text.count("\n", 0, len(text) - len(parsed.body)) + 1
     parsed.fm_text = fm
+    if len(fm) > MAX_FRONTMATTER_BYTES:
+        parsed.problems.append(error(parsed.path, parsed.fm_line, "frontmatter-too-large",
+                                     f"frontmatter is over {MAX_FRONTMATTER_BYTES} characters; "
+                                     "keep fields short and put long text in the body"))
+        return
     try:
         meta = yaml_loader.load(fm)
     except yaml.YAMLError as e:

@@ -83,14 +83,14 @@ CASES = {
     "10k-nested-brackets": (lambda tmp: memory(13, extra=f"deep: {'[' * 10_000}{']' * 10_000}\n").encode(),
                             "yaml-error"),
     "200k-nested-brackets": (lambda tmp: memory(14, extra=f"deep: {'[' * 200_000}{']' * 200_000}\n").encode(),
-                             "yaml-error"),
+                             "frontmatter-too-large"),
     "100k-nested-mappings": (lambda tmp: memory(15, extra=f"deep: {'{a: ' * 100_000}{'}' * 100_000}\n").encode(),
-                             "yaml-error"),
+                             "frontmatter-too-large"),
     "100k-nested-block-lists": (lambda tmp: memory(16, extra="deep:\n" + "- " * 100_000 + "x\n").encode(),
-                                "yaml-error"),
+                                "frontmatter-too-large"),
     "500-nested-brackets": (lambda tmp: memory(17, extra=f"deep: {'[' * 500}{']' * 500}\n").encode(), "indexed"),
-    "5000-keys": (lambda tmp: memory(18, extra=keys(5000)).encode(), "indexed"),
-    "5000-nested-keys": (lambda tmp: memory(19, extra="nested:\n" + keys(5000, "  ")).encode(), "indexed"),
+    "5000-keys": (lambda tmp: memory(18, extra=keys(5000)).encode(), "frontmatter-too-large"),
+    "5000-nested-keys": (lambda tmp: memory(19, extra="nested:\n" + keys(5000, "  ")).encode(), "frontmatter-too-large"),
     "5000-tags": (lambda tmp: memory(20, tags="[" + ", ".join(f"t{i}" for i in range(5000)) + "]").encode(),
                   "indexed"),
     "python-object-apply": (lambda tmp: memory(21, extra=f"x: !!python/object/apply:os.system "
@@ -114,11 +114,11 @@ CASES = {
     "cr-only-line-endings": (lambda tmp: memory(34).replace("\n", "\r").encode(), "no-frontmatter"),
     "bom-and-crlf": (lambda tmp: ("\ufeff" + memory(35)).replace("\n", "\r\n").encode(), "indexed"),
     "3-mb-body-on-one-line": (lambda tmp: memory(36, body="x" * 3_000_000).encode(), "indexed"),
-    "1-mb-description": (lambda tmp: memory(37, description="y" * 1_000_000).encode(), "indexed"),
+    "1-mb-description": (lambda tmp: memory(37, description="y" * 1_000_000).encode(), "frontmatter-too-large"),
     "note-random-bytes": (lambda tmp: random.Random(7).randbytes(512), "not-utf8"),
     "note-broken-yaml": (lambda tmp: b"---\ntitle: [unclosed\n---\n# Note\n", "yaml-error"),
     "note-billion-laughs": (lambda tmp: f"---\n{laughs()}---\n# Note\n".encode(), "indexed"),
-    "note-nested-200k": (lambda tmp: f"---\nx: {'[' * 200_000}{']' * 200_000}\n---\n# N\n".encode(), "yaml-error"),
+    "note-nested-200k": (lambda tmp: f"---\nx: {'[' * 200_000}{']' * 200_000}\n---\n# N\n".encode(), "frontmatter-too-large"),
 }
 
 
@@ -479,3 +479,13 @@ def test_store_files_are_never_written(store):
     store.index(full=True)
     assert snapshot() == before
     assert not accounting(store.root, store.db_path)["neither"]
+
+
+def test_megabytes_of_frontmatter_are_refused_quickly(store):
+    nodes = "".join(f"  - [a{n}, b{n}]\n" for n in range(20_000))  # ~400 KB of tiny YAML nodes
+    store.write("memories/seamless/huge.md", f"---\nid: 01K0000000000000000000000H\ntags:\n{nodes}---\nbody\n")
+    store.memory("neighbour")
+    store.index()
+    assert store.rows("select path, line, code from problems") == [
+        ("memories/seamless/huge.md", 1, "frontmatter-too-large")]
+    assert store.rows("select name from memories") == [("neighbour",)]

@@ -1,0 +1,99 @@
+"""`python -m bench`: generate stores, measure them, print the tables and write them to --out.
+
+    python -m bench [--sizes "1000 10000 100000"] [--out DIR] [--repeat N] [--seed S]
+"""
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+from .measure import REPO, measure
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000 10000 100000", help="memories per store (each gets 10%% notes)")
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "out", help="results and cached stores")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per timed figure (the median is shown)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the generated stores")
+    args = parser.parse_args(argv)
+    sizes = sorted({int(s) for s in args.sizes.replace(",", " ").split()})
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    command = shlex.join(["python", "-m", "bench", *(sys.argv[1:] if argv is None else argv)])
+    report = {"command": command, "machine": machine(), "runs": []}
+    for memories in sizes:
+        print(f"measuring {memories:,} memories...", file=sys.stderr, flush=True)
+        run = measure(args.out / "stores", memories, args.seed, args.repeat, queries=memories == sizes[-1])
+        report["runs"].append(run)
+        print(table(run), flush=True)
+        (args.out / "results.json").write_text(json.dumps(report, indent=2) + "\n")
+        (args.out / "results.md").write_text(markdown(report))
+    print(f"written: {args.out / 'results.md'}, {args.out / 'results.json'}", file=sys.stderr)
+
+
+def machine() -> dict:
+    return {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+    }
+
+
+def markdown(report: dict) -> str:
+    m = report["machine"]
+    head = (f"`{report['command']}` on {m['date']}: {m['cpus']} CPUs, {m['platform']}, "
+            f"Python {m['python']}, SQLite {m['sqlite']}\n")
+    return head + "".join("\n" + table(run) for run in report["runs"])
+
+
+def table(run: dict) -> str:
+    """One store's figures as a markdown table, with its notes under it."""
+    lines = [
+        f"### {run['memories']:,} memories + {run['notes']:,} notes (seed {run['seed']}, median of "
+        f"{run['repeat']}, load average {run['load_average'][0]} -> {run['load_average'][1]})",
+        "",
+        "| figure | value | floor | straightforward | ratio (÷floor, ÷straightforward) | target | pass/fail | cpu |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
+    ]
+    notes = []
+    for f in run["figures"]:
+        show = lambda v: "—" if v is None else f"{number(v)} {f['unit']}"  # noqa: E731
+        label = f["label"]
+        if f["note"]:
+            if f["note"] not in notes:
+                notes.append(f["note"])
+            label += f" [{notes.index(f['note']) + 1}]"
+        cells = [
+            label, show(f["value"]), show(f["floor"]), show(f["straightforward"]),
+            f"{ratio(f['value'], f['floor'])} / {ratio(f['value'], f['straightforward'])}",
+            "" if f["target"] is None else f"≤ {show(f['target'])}", f["verdict"],
+            "" if f["cpu"] is None else f"{number(f['cpu'])} s",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += [""] + [f"[{i}] {n}" for i, n in enumerate(notes, 1)]
+    return "\n".join(lines) + "\n"
+
+
+def ratio(value: float | None, reference: float | None) -> str:
+    if value is None or not reference:
+        return "—"
+    return f"{number(value / reference)}×"
+
+
+def number(value: float) -> str:
+    """Three significant digits, without exponents."""
+    digits = 0 if value >= 100 else 1 if value >= 10 else 2 if value >= 1 else 3
+    return f"{value:.{digits}f}"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,350 @@
+"""The measurements of issue 5, each beside the floor and the straightforward pipeline of the same run.
+
+Whole-process figures run the real `seamless` command and take wall time, CPU time and peak RSS
+from `os.wait4`; in-process ones call `index_store` here. Query latencies are medians of many runs.
+"""
+
+import http.client
+import json
+import os
+import shutil
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlencode
+
+from . import straightforward
+from .floor import floor
+from .generate import COMMON_WORD, NOW, PROJECTS
+
+REPO = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+# beside the interpreter, not a shim on PATH (a pyenv shim alone costs more than our start-up)
+SEAMLESS = str(Path(PYTHON).with_name("seamless")) if Path(PYTHON).with_name("seamless").exists() else "seamless"
+BRIEFING_PROJECT = PROJECTS[0]  # the biggest project
+HTTP_REQUESTS = 50
+
+# (figure key, memories) -> the most a figure may be, from issue 5
+TARGETS = {
+    ("full", 10_000): 1.5, ("full", 100_000): 12.0,
+    ("noop", 100_000): 1.0, ("edit", 100_000): 1.5, ("rss", 100_000): 300,
+    ("briefing_sql", 100_000): 5.0, ("recall_sql", 100_000): 50.0,
+    ("briefing_http", 100_000): 50.0, ("recall_http", 100_000): 50.0,
+}
+
+
+class BenchError(Exception):
+    """A measurement could not be taken; the message says why."""
+
+
+@dataclass
+class Figure:
+    """One row of the table: our value beside the two references, in `unit`."""
+
+    key: str
+    label: str
+    unit: str
+    value: float | None
+    floor: float | None = None
+    straightforward: float | None = None
+    target: float | None = None
+    cpu: float | None = None  # CPU seconds behind `value`: steadier than wall time on a busy machine
+    note: str = ""
+
+    @property
+    def verdict(self) -> str:
+        if self.target is None:
+            return ""
+        if self.value is None:
+            return "n/a"
+        return "pass" if self.value <= self.target else "FAIL"
+
+
+@dataclass
+class Proc:
+    """What one finished process cost."""
+
+    seconds: float
+    cpu: float
+    rss_mb: float
+    stdout: str
+
+
+def run(args: list, check: bool = True) -> Proc:
+    """Run `args` to completion; its wall time, CPU time and peak RSS (from wait4, this child only)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        child = subprocess.Popen([str(a) for a in args], stdout=out, stderr=err, cwd=REPO)
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if check and child.returncode:
+            raise BenchError(f"{' '.join(map(str, args))} exited {child.returncode}: {err.read().decode()[-2000:]}")
+        return Proc(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.read().decode())
+
+
+def median(values) -> float:
+    return statistics.median(values)
+
+
+def timed(function, *args) -> float:
+    started = time.perf_counter()
+    function(*args)
+    return time.perf_counter() - started
+
+
+def timed_cpu(function, *args) -> tuple[float, float]:
+    """Wall and CPU seconds of `function(*args)`, CPU counting the worker processes it waited for."""
+    wall, cpu = time.perf_counter(), cpu_seconds()
+    function(*args)
+    return time.perf_counter() - wall, cpu_seconds() - cpu
+
+
+def cpu_seconds() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def remove_db(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", ".lock"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def db_size_mb(path: Path) -> float:
+    return sum(Path(f"{path}{s}").stat().st_size for s in ("", "-wal") if Path(f"{path}{s}").exists()) / 1e6
+
+
+def measure_store(store: Path, memories: int, work: Path, repeat: int, queries: bool) -> list[Figure]:
+    """Every figure for one generated store; `work` holds the databases meanwhile."""
+    floor(store)  # warm the page cache: every figure reads the same files
+    floor_in = [timed_cpu(floor, store) for _ in range(repeat)]
+    floor_runs = [run([PYTHON, "-m", "bench.floor", store]) for _ in range(repeat)]
+    store_mb = json.loads(floor_runs[0].stdout)["bytes"] / 1e6
+    sf_db = work / "straightforward.db"
+    sf_runs = [straightforward_rebuild(store, sf_db) for _ in range(repeat)]
+    sf_in = [json.loads(r.stdout)["seconds"] for r in sf_runs]
+
+    db = work / "seamless.db"
+    full_runs = [full_rebuild(store, db) for _ in range(repeat)]
+    db_mb = db_size_mb(db)
+    full_in = [in_process_rebuild(store, work / "in-process.db") for _ in range(repeat)]
+    noop_runs = [run([SEAMLESS, "index", store, "--db", db]) for _ in range(repeat)]
+    edit_runs = edit_one_file(store, db, repeat)
+    starts = 2 * repeat + 1
+    help_runs = [run([SEAMLESS, "--help"]) for _ in range(starts)]
+    bare_runs = [run([PYTHON, "-c", "pass"]) for _ in range(starts)]
+    sf_import_runs = [run([PYTHON, "-c", "import frontmatter, sqlite_utils"]) for _ in range(starts)]
+
+    def process(key, label, runs, note=""):
+        return Figure(key, label, "s", wall(runs), wall(floor_runs), wall(sf_runs), cpu=cpu(runs), note=note)
+
+    no_incremental = "straightforward has no incremental run: its full rebuild"
+    figures = [
+        process("full", "full rebuild, whole process", full_runs),
+        Figure("full_in", "full rebuild, in-process", "s", median(w for w, _ in full_in),
+               median(w for w, _ in floor_in), median(sf_in), cpu=median(c for _, c in full_in)),
+        process("noop", "no-op reindex, whole process", noop_runs, no_incremental),
+        process("edit", "reindex after editing one file, whole process", edit_runs, no_incremental),
+        Figure("rss", "peak RSS, full rebuild", "MB", max(r.rss_mb for r in full_runs),
+               max(r.rss_mb for r in floor_runs), max(r.rss_mb for r in sf_runs),
+               note="the largest of the runs, and of one process: worker processes are not added up"),
+        Figure("db", "database size", "MB", db_mb, store_mb, db_size_mb(sf_db), note="floor: the store's files"),
+        Figure("help", "`seamless --help` start", "ms", wall(help_runs) * 1000, wall(bare_runs) * 1000,
+               wall(sf_import_runs) * 1000, cpu=cpu(help_runs),
+               note="floor: `python -c pass`; straightforward: `python -c 'import frontmatter, sqlite_utils'`"),
+    ]
+    if queries:
+        figures += sql_latencies(db, sf_db) + http_latencies(db, sf_db)
+    for f in figures:
+        f.target = TARGETS.get((f.key, memories))
+    return figures
+
+
+def wall(runs: list[Proc]) -> float:
+    return median(r.seconds for r in runs)
+
+
+def cpu(runs: list[Proc]) -> float:
+    return median(r.cpu for r in runs)
+
+
+def straightforward_rebuild(store: Path, db: Path) -> Proc:
+    remove_db(db)
+    return run([PYTHON, "-m", "bench.straightforward", store, db])
+
+
+def full_rebuild(store: Path, db: Path) -> Proc:
+    """`seamless index --full` into a fresh database (kept for the figures after it)."""
+    remove_db(db)
+    return run([SEAMLESS, "index", store, "--db", db, "--full"])
+
+
+def in_process_rebuild(store: Path, db: Path) -> tuple[float, float]:
+    from indexer.build import index_store
+
+    remove_db(db)
+    try:
+        return timed_cpu(index_store, store, db, True)
+    finally:
+        remove_db(db)
+
+
+def edit_one_file(store: Path, db: Path, repeat: int) -> list[Proc]:
+    """Reindex after appending a line to one memory, `repeat` times; the file is restored after."""
+    memories = sorted(store.glob("memories/*/*/*.md"))
+    path = memories[len(memories) // 2]
+    original, stat = path.read_bytes(), path.stat()
+    try:
+        runs = []
+        for i in range(repeat):
+            path.write_bytes(original + f"\nEdited by the benchmark, run {i + 1}.\n".encode())
+            runs.append(run([SEAMLESS, "index", store, "--db", db]))
+        return runs
+    finally:
+        path.write_bytes(original)
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+def latency_ms(function, min_runs: int = 20, max_runs: int = 500, seconds: float = 1.0) -> float:
+    """Median milliseconds of `function()`, after one warm-up call, over at least `min_runs` calls."""
+    function()
+    times = []
+    deadline = time.perf_counter() + seconds
+    while len(times) < min_runs or (len(times) < max_runs and time.perf_counter() < deadline):
+        times.append(timed(function))
+    return median(times) * 1000
+
+
+def sql_latencies(db: Path, sf_db: Path) -> list[Figure]:
+    """Briefing and recall in SQL through indexer.queries; floor `select 1`, straightforward the naive SQL."""
+    briefing = Figure("briefing_sql", f"briefing ({BRIEFING_PROJECT}), SQL", "ms", None)
+    recall = Figure("recall_sql", f"recall '{COMMON_WORD}', SQL", "ms", None)
+    try:
+        from indexer import queries
+    except ImportError:
+        briefing.note = recall.note = "indexer.queries is not there yet"
+        return [briefing, recall]
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    sf = sqlite3.connect(f"file:{sf_db}?mode=ro", uri=True)
+    try:
+        floor_ms = latency_ms(lambda: conn.execute("select 1").fetchall())
+        briefing.value = latency_ms(lambda: queries.run(conn, "briefing", project=BRIEFING_PROJECT, as_of=NOW))
+        briefing.note = f"{len(queries.run(conn, 'briefing', project=BRIEFING_PROJECT, as_of=NOW))} rows"
+        if hasattr(queries, "recall"):  # what `seamless recall` runs: the best 20
+            recall.value = latency_ms(lambda: queries.recall(conn, COMMON_WORD))
+            recall.note = "queries.recall, best 20"
+        else:
+            recall.value = latency_ms(lambda: queries.run(conn, "recall", q=COMMON_WORD))
+            recall.note = "queries.run('recall'), every match"
+        briefing.straightforward = latency_ms(
+            lambda: sf.execute(straightforward.BRIEFING, {"project": BRIEFING_PROJECT}).fetchall())
+        recall.straightforward = latency_ms(lambda: sf.execute(straightforward.RECALL, {"q": COMMON_WORD}).fetchall())
+        briefing.floor = recall.floor = floor_ms
+    except sqlite3.Error as e:
+        briefing.note = recall.note = f"query failed: {e}"
+    finally:
+        conn.close()
+        sf.close()
+    return [briefing, recall]
+
+
+def http_latencies(db: Path, sf_db: Path) -> list[Figure]:
+    """Briefing and recall through Datasette's JSON API; floor `select 1` through the same server."""
+    briefing = Figure("briefing_http", f"briefing ({BRIEFING_PROJECT}), Datasette JSON", "ms", None)
+    recall = Figure("recall_http", f"recall '{COMMON_WORD}', Datasette JSON", "ms", None)
+    if run([SEAMLESS, "serve", "--help"], check=False).stdout == "":
+        briefing.note = recall.note = "`seamless serve` is not there yet"
+        return [briefing, recall]
+    briefing_path = "/seamless/briefing.json?" + urlencode(
+        {"project": BRIEFING_PROJECT, "as_of": NOW, "_shape": "array"})
+    recall_path = "/seamless/recall.json?" + urlencode({"q": COMMON_WORD, "_shape": "array"})
+    try:
+        with serving([SEAMLESS, "serve", "--db", db, "--port"]) as get:
+            briefing.floor = recall.floor = latency_ms(lambda: get("/seamless.json?sql=select+1&_shape=array"))
+            briefing.value = latency_ms(lambda: get(briefing_path), HTTP_REQUESTS, HTTP_REQUESTS)
+            recall.value = latency_ms(lambda: get(recall_path), HTTP_REQUESTS, HTTP_REQUESTS)
+            briefing.note = f"{len(json.loads(get(briefing_path)))} rows"
+            recall.note = f"{len(json.loads(get(recall_path)))} rows (the canned query's own limit, if any)"
+        sf_query = "/straightforward.json?" + urlencode({"_shape": "array"}) + "&"
+        with serving([PYTHON, "-m", "datasette", "serve", sf_db, "--host", "127.0.0.1", "--port"]) as get:
+            briefing.straightforward = latency_ms(
+                lambda: get(sf_query + urlencode({"sql": straightforward.BRIEFING, "project": BRIEFING_PROJECT})),
+                HTTP_REQUESTS, HTTP_REQUESTS)
+            recall.straightforward = latency_ms(
+                lambda: get(sf_query + urlencode({"sql": straightforward.RECALL, "q": COMMON_WORD})),
+                HTTP_REQUESTS, HTTP_REQUESTS)
+    except BenchError as e:
+        briefing.note = recall.note = str(e)
+    return [briefing, recall]
+
+
+@contextmanager
+def serving(command: list, timeout: float = 60.0):
+    """Start a server (`command` + a free port) on 127.0.0.1; yield get(path) -> body; stop it after."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = tempfile.TemporaryFile()
+    child = subprocess.Popen([str(a) for a in command] + [str(port)], stdout=log, stderr=log, cwd=REPO)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+
+    def get(path: str) -> bytes:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        body = response.read()
+        if response.status != 200:
+            raise BenchError(f"GET {path[:80]} answered {response.status}: {body[:200]!r}")
+        return body
+
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                get("/-/versions.json")
+                break
+            except (OSError, http.client.HTTPException):
+                conn.close()
+                if child.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    raise BenchError(f"{command[0]} did not start: {log.read().decode()[-1000:]}") from None
+                time.sleep(0.1)
+        yield get
+    finally:
+        conn.close()
+        child.terminate()
+        try:
+            child.wait(10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+        log.close()
+
+
+def measure(stores: Path, memories: int, seed: int, repeat: int, queries: bool) -> dict:
+    """Generate (or reuse) the store of `memories` and measure it; the result as a JSON-ready dict."""
+    from .generate import ensure_store
+
+    started = time.perf_counter()
+    store = ensure_store(stores, memories, seed)
+    prepared = time.perf_counter() - started
+    work = Path(tempfile.mkdtemp(prefix="work-", dir=stores.parent))
+    load = os.getloadavg()[0]
+    try:
+        figures = measure_store(store, memories, work, repeat, queries)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return {
+        "memories": memories, "notes": memories // 10, "seed": seed, "repeat": repeat,
+        "store": str(store), "store_seconds": round(prepared, 2),
+        "load_average": [round(load, 2), round(os.getloadavg()[0], 2)],
+        "figures": [vars(f) | {"verdict": f.verdict} for f in figures],
+    }

@@ -1,0 +1,59 @@
+"""The benchmark: a generated store is deterministic and valid, and a 1k smoke run prints the table.
+
+Never a timing assertion: the figures are only checked to be there and sane.
+"""
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.generate import generate
+from indexer.build import index_store
+from indexer.rules import KINDS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_generated_store_is_deterministic_and_indexes_without_errors(tmp_path):
+    generate(tmp_path / "a", 300, seed=7)
+    generate(tmp_path / "b", 300, seed=7)
+    files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*.md"))
+    assert len(files) == 330
+    assert all((tmp_path / "a" / p).read_bytes() == (tmp_path / "b" / p).read_bytes() for p in files)
+
+    summary = index_store(tmp_path / "a", tmp_path / "a.db", full=True)
+    assert (summary.memories, summary.notes, summary.errors) == (300, 30, 0)
+    with sqlite3.connect(tmp_path / "a.db") as conn:
+        assert {k for (k,) in conn.execute("select distinct kind from memories")} == set(KINDS)
+        statuses = {s for (s,) in conn.execute("select distinct status from memories")}
+        assert statuses == {"active", "superseded", "archived"}
+        assert conn.execute("select count(*) from memories where project is null").fetchone()[0] > 0
+        dangling = conn.execute(
+            "select count(*) from memories m where superseded_by is not null "
+            "and not exists (select 1 from memories n where n.id = m.superseded_by)").fetchone()[0]
+        assert dangling == 0
+        stages = {s for (s,) in conn.execute("select distinct stage_status from memories where kind = 'stage'")}
+        assert "unknown" in stages and "done" in stages
+        sizes = [n for (n,) in conn.execute("select length(cast(body as blob)) from memories")]
+        assert 200 <= min(sizes) and max(sizes) <= 3000
+
+
+def test_smoke_run_at_1k_prints_the_table(tmp_path):
+    out = tmp_path / "out"
+    result = subprocess.run(
+        [sys.executable, "-m", "bench", "--sizes", "1000", "--repeat", "1", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "| figure | value | floor | straightforward |" in result.stdout
+    assert "full rebuild, whole process" in result.stdout
+    assert (out / "results.md").read_text().count("| full rebuild") == 2
+
+    figures = {f["key"]: f for f in json.loads((out / "results.json").read_text())["runs"][0]["figures"]}
+    full = figures["full"]
+    assert 0 < full["floor"] and 0 < full["value"] < 600 and 0 < full["straightforward"]
+    assert 1 < figures["rss"]["value"] < 4000
+    assert 0 < figures["db"]["value"] < 1000
+    assert {"noop", "edit", "help", "briefing_sql", "recall_sql", "briefing_http", "recall_http"} <= set(figures)

@@ -77,10 +77,24 @@ def read_regular_file(name: str, limit: int) -> bytes:
     # the walk skipped those, but the path may have been replaced since: a symlink must not
     # be followed out of the store, and opening a FIFO must not hang the run
     fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    with open(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
-        return f.read(limit)
+        # ask for the size we know, plus one to see growth: a read sized by the limit alone
+        # would allocate megabytes for every small file
+        want, got, chunks = min(info.st_size + 1, limit), 0, []
+        while got < want:
+            chunk = os.read(fd, want - got)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+            if got == want > info.st_size:  # it grew since fstat: read on, up to the limit
+                want = limit
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def parse_bytes(path: str, data: bytes, max_bytes: int) -> ParsedFile:

@@ -1,0 +1,159 @@
+"""Writing prepared files into the index as they arrive, then settling the cross-file rules.
+
+Rows are inserted in batches while files are still being read, so a run holds a batch in
+memory, not the store. A record whose id, or active (project, name), is already taken is held
+back as *contested*; at the end each contested key is settled over the index and the held-back
+records together (crossfile.duplicate_losers), so the earliest `created` wins whatever the
+order the files arrived in.
+"""
+
+import sqlite_utils
+
+from . import crossfile
+from .crossfile import Entry
+from .parse import ParsedFile, read_store_file
+from .prepare import Prepared
+from .problems import Problem
+
+MEMORY_COLUMNS = ("id", "kind", "name", "description", "project", "status", "stage_status", "stage_gate",
+                  "pinned", "created", "updated", "valid_from", "invalid_at", "superseded_by",
+                  "source_session", "model", "tags", "body", "path")
+NOTE_COLUMNS = ("path", "id", "title", "project", "created", "updated", "tags", "body")
+PROBLEM_COLUMNS = ("path", "line", "severity", "code", "message")
+FILE_COLUMNS = ("path", "type", "size", "mtime_ns", "digest")
+BATCH = 2000
+
+
+def insert_sql(table: str, columns: tuple[str, ...], verb: str = "insert") -> str:
+    return f"{verb} into {table} ({', '.join(columns)}) values ({', '.join('?' * len(columns))})"
+
+
+class IndexWriter:
+    """Streams prepared files into the index inside the caller's transaction."""
+
+    def __init__(self, db: sqlite_utils.Database, root: str, max_bytes: int, racy_after: int, empty: bool):
+        self.db, self.root, self.max_bytes, self.racy_after = db, root, max_bytes, racy_after
+        self.empty = empty  # a full rebuild starts from empty tables: nothing to look up
+        self.ids: set[str] = set()  # taken in this run
+        self.names: set[tuple] = set()
+        self.note_ids: set[str] = set()
+        self.contested: list[Prepared] = []
+        self.forgotten: list[str] = []
+        self.rows: dict[str, list] = {"memories": [], "notes": [], "problems": [], "index_files": []}
+        self.changed = 0
+
+    def forget(self, path: str) -> None:
+        """Remove what the index holds for `path` (edited, deleted or vanished)."""
+        self.forgotten.append(path)
+
+    def add(self, prepared: Prepared) -> None:
+        """Write one changed file: its problems, its row unless its keys are taken, its bookkeeping."""
+        sf, record = prepared.file, prepared.record
+        self.changed += 1
+        if not self.empty:
+            self.forget(sf.path)
+        self.rows["problems"].extend(tuple(vars(p).values()) for p in prepared.problems)
+        self.rows["index_files"].append((sf.path, sf.type, sf.size, self.mtime(sf), prepared.digest))
+        if record is not None:
+            if sf.type == "memory":
+                key = (record["project"], record["name"]) if record["status"] == "active" else None
+                if record["id"] in self.ids or key in self.names or self._taken(record["id"], key, sf.path):
+                    self.contested.append(prepared)
+                else:
+                    self.ids.add(record["id"])
+                    if key:
+                        self.names.add(key)
+                    self.rows["memories"].append(tuple(record[c] for c in MEMORY_COLUMNS))
+            elif record["id"] and (record["id"] in self.note_ids or self._note_taken(record["id"], sf.path)):
+                self.contested.append(prepared)
+            else:
+                if record["id"]:
+                    self.note_ids.add(record["id"])
+                self.rows["notes"].append(tuple(record[c] for c in NOTE_COLUMNS))
+        if len(self.rows["index_files"]) >= BATCH:
+            self.flush()
+
+    def mtime(self, sf) -> int:
+        """The mtime to remember: -1 for a file too recent to trust (see build.RACY_NS)."""
+        return -1 if sf.mtime_ns >= self.racy_after else sf.mtime_ns
+
+    def _taken(self, memory_id: str, key: tuple | None, path: str) -> bool:
+        if self.empty:
+            return False
+        if self.db.execute("select 1 from memories where id = ? and path != ?", (memory_id, path)).fetchone():
+            return True
+        return key is not None and bool(self.db.execute(
+            "select 1 from memories where project is ? and name = ? and status = 'active' and path != ?",
+            (*key, path)).fetchone())
+
+    def _note_taken(self, note_id: str, path: str) -> bool:
+        return not self.empty and bool(
+            self.db.execute("select 1 from notes where id = ? and path != ?", (note_id, path)).fetchone())
+
+    def flush(self) -> None:
+        """Apply pending deletes, then insert the batched rows."""
+        conn = self.db.conn
+        for table in ("memories", "notes", "problems", "index_files"):
+            conn.executemany(f"delete from {table} where path = ?", ((p,) for p in self.forgotten))
+        self.forgotten.clear()
+        conn.executemany(insert_sql("memories", MEMORY_COLUMNS), self.rows["memories"])
+        conn.executemany(insert_sql("notes", NOTE_COLUMNS), self.rows["notes"])
+        conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), self.rows["problems"])
+        conn.executemany(insert_sql("index_files", FILE_COLUMNS, "insert or replace"), self.rows["index_files"])
+        for rows in self.rows.values():
+            rows.clear()
+
+    def finish(self) -> None:
+        """Flush, settle the contested records, and recompute dangling links and cycles."""
+        self.flush()
+        reread: dict[str, ParsedFile] = {}
+
+        def line_of(path: str, key: str) -> int:
+            """Where `key` stands in `path`: files drawn into a cross-file problem are read again."""
+            if path not in reread:
+                try:
+                    reread[path] = read_store_file(self.root, path, self.max_bytes)
+                except FileNotFoundError:
+                    return 1
+            return reread[path].line_of(key)
+
+        losers = self._settle(line_of)
+        conn = self.db.conn
+        conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), (tuple(vars(p).values()) for p in losers.values()))
+        codes = crossfile.LINK_CODES
+        self.db.execute(f"delete from problems where code in ({','.join('?' * len(codes))})", codes)
+        linked = self.db.execute(
+            "select m.id, m.superseded_by, m.path, s.id is null from memories m "
+            "left join memories s on s.id = m.superseded_by where m.superseded_by is not null").fetchall()
+        problems = crossfile.link_problems(
+            {row[0]: (row[1], row[2]) for row in linked}, {row[0] for row in linked if row[3]}, line_of)
+        conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), (tuple(vars(p).values()) for p in problems))
+
+    def _settle(self, line_of) -> dict[str, Problem]:
+        """Decide every contested key over the index and the held-back records; return the losers."""
+        if not self.contested:
+            return {}
+        memories = [p.record for p in self.contested if p.file.type == "memory"]
+        notes = [p.record for p in self.contested if p.file.type == "note"]
+        entries = [Entry(r["id"], r["project"], r["name"], r["status"] == "active", r["created"], r["path"])
+                   for r in memories]
+        for r in memories:
+            entries += [Entry(row[0], row[1], row[2], bool(row[3]), row[4], row[5]) for row in self.db.execute(
+                "select id, project, name, status = 'active', created, path from memories "
+                "where id = ? or (project is ? and name = ? and status = 'active')",
+                (r["id"], r["project"], r["name"]))]
+        note_entries = [Entry(r["id"], None, r["path"], False, r["created"], r["path"]) for r in notes]
+        for r in notes:
+            note_entries += [Entry(row[0], None, row[2], False, row[1], row[2]) for row in self.db.execute(
+                "select id, created, path from notes where id = ?", (r["id"],))]
+        losers = crossfile.duplicate_losers(list(set(entries)), line_of)
+        losers.update(crossfile.duplicate_losers(list(set(note_entries)), line_of))
+        conn = self.db.conn
+        for path in losers:  # a loser may be held back here, or a row of the index
+            conn.execute("delete from memories where path = ?", (path,))
+            conn.execute("delete from notes where path = ?", (path,))
+        conn.executemany(insert_sql("memories", MEMORY_COLUMNS),
+                         (tuple(r[c] for c in MEMORY_COLUMNS) for r in memories if r["path"] not in losers))
+        conn.executemany(insert_sql("notes", NOTE_COLUMNS),
+                         (tuple(r[c] for c in NOTE_COLUMNS) for r in notes if r["path"] not in losers))
+        return losers

@@ -2,7 +2,6 @@
 
 import contextlib
 import fcntl
-import os
 import sys
 from importlib import resources
 from pathlib import Path
@@ -27,6 +26,7 @@ def open_db(path: str | Path) -> sqlite_utils.Database:
     if str(path) != ":memory:":
         db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("PRAGMA cache_size = -65536")  # 64 MB: the indexes of 100,000 memories stay in memory
     if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
         with db.atomic():
             db.executescript(sql_source("schema"))  # every statement is IF NOT EXISTS

@@ -1,6 +1,5 @@
 """Shared test helpers: build real stores on disk and real indexes from them."""
 
-import os
 import sqlite3
 from pathlib import Path
 

@@ -5,7 +5,6 @@ brings it to the tables of a full rebuild. tests/crash_campaign.py runs the same
 more points (the figures in the README come from it).
 """
 
-import os
 import random
 import resource
 import signal
@@ -64,31 +63,6 @@ def test_kill_9_during_the_very_first_index(tmp_path):
         result = seamless("index", root, "--db", db)
         assert result.returncode == 0, result.stderr[-1000:]
         assert dump(db) == dump(fresh)
-
-
-def test_kill_9_while_workers_prepare_leaves_no_process_holding_the_lock(tmp_path):
-    root = tmp_path / "store"
-    (root / "memories").mkdir(parents=True)
-    notes = root / "notes"
-    notes.mkdir()
-    for n in range(2100):  # enough files for prepare.py to start its worker processes
-        (notes / f"n{n}.md").write_text(f"# Note {n}\n")
-    db = tmp_path / "index.db"
-    process = subprocess.Popen(seamless_command("index", root, "--db", db), stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and process.poll() is None:
-        in_session = subprocess.run(["ps", "-o", "pid=", "-s", str(process.pid)], capture_output=True,
-                                    text=True).stdout.split()
-        if len(in_session) > 1:  # the worker processes are up
-            break
-        time.sleep(0.005)
-    assert process.poll() is None, "the run ended before its workers were seen"
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
-    assert Campaign.leftovers(process.pid) == 0  # ends any it finds, so the next run is not blocked
-    result = seamless("index", root, "--db", db, timeout=30)
-    assert "waiting for another" not in result.stderr
 
 
 # A failed write: the disk is full. Two ways, both real: SQLite's max_page_count on every connection

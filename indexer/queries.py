@@ -31,6 +31,7 @@ LEDGER_ORDER = "ledger_group, position, rank_group, updated DESC, id"
 # project '': every project; otherwise that project plus the global scope
 RECALL_PARAMS = "SELECT :q AS q, :project AS project"
 RECALL_COLUMNS = "type, id, path, project, kind, name, description, title, snippet, rank, updated"
+RECALL_MAX = 100  # recall answers with the best matches; agents read the first few
 
 # :id is an id (any case), or else a name: then one start in each project that uses the name, its
 # active memory if it has one, else its newest. Each start gives its own chain (start_id tells them apart).
@@ -67,7 +68,8 @@ QUERIES = {
     "recall": compose(
         "recall_params", RECALL_PARAMS, ["recall_query", "recall"],
         # a compound ORDER BY rank merges two streams FTS5 already ranked: a LIMIT stops early
-        f"SELECT {RECALL_COLUMNS} FROM recall_memories\nUNION ALL\nSELECT {RECALL_COLUMNS} FROM recall_notes\nORDER BY rank",
+        f"SELECT {RECALL_COLUMNS} FROM recall_memories\nUNION ALL\nSELECT {RECALL_COLUMNS} FROM recall_notes\n"
+        f"ORDER BY rank LIMIT {RECALL_MAX}",
     ),
     "history": compose(
         "history_params", HISTORY_PARAMS, ["history"],

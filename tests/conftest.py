@@ -81,3 +81,16 @@ def example_db(tmp_path_factory) -> Path:
     db_path = tmp_path_factory.mktemp("example") / "seamless.db"
     index_store(EXAMPLE_STORE, db_path, full=True)
     return db_path
+
+
+def started_explorer(db_path):
+    """A Datasette configured exactly as `seamless serve` configures it, started, over `db_path`."""
+    import asyncio
+
+    from indexer.serve import build_datasette
+
+    ds = build_datasette(db_path)
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(ds.invoke_startup())
+    loop.close()
+    return ds

@@ -1,6 +1,5 @@
 """The explorer through a real Datasette, configured by the same function as `seamless serve`."""
 
-import asyncio
 import json
 import shutil
 import sqlite3
@@ -8,6 +7,8 @@ import urllib.parse
 
 import pytest
 from click.testing import CliRunner
+
+from conftest import started_explorer
 
 from indexer.cli import cli
 from indexer.queries import QUERIES
@@ -25,11 +26,7 @@ async def started(db_path):
 @pytest.fixture(scope="module")
 def ds(example_db):
     """One explorer over the example index for the module (it is read-only, so tests cannot disturb it)."""
-    ds = build_datasette(example_db)
-    loop = asyncio.new_event_loop()
-    loop.run_until_complete(ds.invoke_startup())
-    loop.close()
-    return ds
+    return started_explorer(example_db)
 
 
 def memory_id(db_path, name: str) -> str:

@@ -1,6 +1,5 @@
 """The SQL views (indexer/views.py) against the CLI's and the canned queries' answers, same store, same time."""
 
-import asyncio
 import json
 import sqlite3
 import time
@@ -9,11 +8,10 @@ from datetime import datetime, timedelta, timezone
 import pytest
 import sqlite_utils
 from click.testing import CliRunner
-from conftest import Store
+from conftest import Store, started_explorer
 
 from indexer import queries, views
 from indexer.cli import cli
-from indexer.serve import build_datasette
 
 VIEWS = ["active_memories", "briefings", "supersession_history", "gardener_proposals"]
 
@@ -235,11 +233,7 @@ def test_gardener_proposals_of_the_written_store(written_db):
 
 @pytest.fixture(scope="module")
 def ds(written_db):
-    ds = build_datasette(written_db)
-    loop = asyncio.new_event_loop()
-    loop.run_until_complete(ds.invoke_startup())
-    loop.close()
-    return ds
+    return started_explorer(written_db)
 
 
 @pytest.mark.parametrize("name, title, facets", [

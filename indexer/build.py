@@ -15,12 +15,10 @@ import click
 import sqlite_utils
 
 from . import crossfile, database, timestamps
-from .prepare import prepare
 from .problems import Problem
 from .settings import FILE as SETTINGS_FILE
 from .settings import load_settings
 from .walk import StoreFile, walk_store
-from .write import PROBLEM_COLUMNS, IndexWriter, insert_sql
 
 PROGRESS_THRESHOLD = 2000  # files to read before a progress bar is worth showing
 # A file written this close to the walk may be rewritten at the same size within the same mtime
@@ -82,6 +80,13 @@ def _run(db: sqlite_utils.Database, root: str, full: bool, progress: bool) -> Ru
     digests = {} if full else _digests(db, [f.path for f in stale])
     settings_changed = (dict(db.execute("select key, value from settings").fetchall()) != settings
                         or _problems_of(db, SETTINGS_FILE) != settings_problems)
+    if not (full or stale or deleted or settings_changed):
+        with db.atomic():
+            return _record(db, "no-op", started, started_at, len(files), 0, 0)
+    # imported here: a run with nothing to read (the usual `make index`) never loads YAML or the writer
+    from .prepare import prepare
+    from .write import IndexWriter
+
     writer = IndexWriter(db, root, max_bytes, racy_after, empty=full)
     touched: list[StoreFile] = []
     with db.atomic():
@@ -112,12 +117,18 @@ def _run(db: sqlite_utils.Database, root: str, full: bool, progress: bool) -> Ru
                             ((f.size, writer.mtime(f), f.path) for f in touched))
         if full:
             database.enable_fts(db)
-        summary = _summary(db, mode, len(files), writer.changed, len(deleted))
-        summary.seconds = round(time.perf_counter() - started, 3)
-        db["index_runs"].insert({"started": started_at, "mode": mode, "files_seen": summary.files_seen,
-                                 "files_changed": summary.files_changed, "files_deleted": summary.files_deleted,
-                                 "memories": summary.memories, "notes": summary.notes, "errors": summary.errors,
-                                 "warnings": summary.warnings, "seconds": summary.seconds})
+        return _record(db, mode, started, started_at, len(files), writer.changed, len(deleted))
+
+
+def _record(db: sqlite_utils.Database, mode: str, started: float, started_at: str,
+            seen: int, changed: int, deleted: int) -> RunSummary:
+    """Sum up the run and add it to `index_runs`."""
+    summary = _summary(db, mode, seen, changed, deleted)
+    summary.seconds = round(time.perf_counter() - started, 3)
+    db["index_runs"].insert({"started": started_at, "mode": mode, "files_seen": summary.files_seen,
+                             "files_changed": summary.files_changed, "files_deleted": summary.files_deleted,
+                             "memories": summary.memories, "notes": summary.notes, "errors": summary.errors,
+                             "warnings": summary.warnings, "seconds": summary.seconds})
     return summary
 
 
@@ -148,6 +159,8 @@ def _problems_of(db: sqlite_utils.Database, path: str) -> list[Problem]:
 
 
 def _write_settings(db: sqlite_utils.Database, settings: dict, problems: list[Problem]) -> None:
+    from .write import PROBLEM_COLUMNS, insert_sql
+
     db.execute("delete from settings")
     db.conn.executemany("insert into settings (key, value) values (?, ?)", settings.items())
     db.execute("delete from problems where path = ?", (SETTINGS_FILE,))

@@ -6,9 +6,7 @@ as a Problem; nothing here knows what a memory or a note means.
 
 import errno
 import hashlib
-import os
 import re
-import stat
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -18,6 +16,7 @@ from frontmatter.default_handlers import YAMLHandler
 
 from . import yaml_loader
 from .problems import Problem, error
+from .walk import read_regular_file
 
 HANDLER = YAMLHandler()
 # frontmatter is a few fields; megabytes of YAML nodes take minutes to load and hold up every run
@@ -70,31 +69,6 @@ def read_store_file(root: Path | str, path: str, max_bytes: int) -> ParsedFile:
         parsed.problems.append(error(path, 1, "unreadable", f"cannot read the file: {reason}"))
         return parsed
     return parse_bytes(path, data, max_bytes)
-
-
-def read_regular_file(name: str, limit: int) -> bytes:
-    """At most `limit` bytes of the regular file `name`, refusing symlinks and special files."""
-    # the walk skipped those, but the path may have been replaced since: a symlink must not
-    # be followed out of the store, and opening a FIFO must not hang the run
-    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        # ask for the size we know, plus one to see growth: a read sized by the limit alone
-        # would allocate megabytes for every small file
-        want, got, chunks = min(info.st_size + 1, limit), 0, []
-        while got < want:
-            chunk = os.read(fd, want - got)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            got += len(chunk)
-            if got == want > info.st_size:  # it grew since fstat: read on, up to the limit
-                want = limit
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def parse_bytes(path: str, data: bytes, max_bytes: int) -> ParsedFile:

@@ -4,8 +4,8 @@ import re
 import tomllib
 from pathlib import Path
 
-from .parse import read_regular_file
 from .problems import Problem, error, warning
+from .walk import read_regular_file
 
 FILE = "seamless.toml"
 DEFAULTS = {

@@ -1,6 +1,8 @@
-"""Finding the store's files: `*.md` under memories/ and notes/, no hidden files, no symlinks."""
+"""Finding and opening the store's files: `*.md` under memories/ and notes/, no hidden files, no symlinks."""
 
+import errno
 import os
+import stat
 from pathlib import Path
 from typing import NamedTuple
 
@@ -63,3 +65,28 @@ def _is_utf8(name: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def read_regular_file(name: str, limit: int) -> bytes:
+    """At most `limit` bytes of the regular file `name`, refusing symlinks and special files."""
+    # the walk skipped those, but the path may have been replaced since: a symlink must not
+    # be followed out of the store, and opening a FIFO must not hang the run
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        # ask for the size we know, plus one to see growth: a read sized by the limit alone
+        # would allocate megabytes for every small file
+        want, got, chunks = min(info.st_size + 1, limit), 0, []
+        while got < want:
+            chunk = os.read(fd, want - got)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+            if got == want > info.st_size:  # it grew since fstat: read on, up to the limit
+                want = limit
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

@@ -159,12 +159,12 @@ def _problems_of(db: sqlite_utils.Database, path: str) -> list[Problem]:
 
 
 def _write_settings(db: sqlite_utils.Database, settings: dict, problems: list[Problem]) -> None:
-    from .write import PROBLEM_COLUMNS, insert_sql
+    from .write import insert_problems
 
     db.execute("delete from settings")
     db.conn.executemany("insert into settings (key, value) values (?, ?)", settings.items())
     db.execute("delete from problems where path = ?", (SETTINGS_FILE,))
-    db.conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), (tuple(vars(p).values()) for p in problems))
+    insert_problems(db.conn, problems)
 
 
 def _summary(db: sqlite_utils.Database, mode: str, seen: int, changed: int, deleted: int) -> RunSummary:

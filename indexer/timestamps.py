@@ -7,27 +7,22 @@ CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z")
 FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 
-def normalize(value: object) -> str:
-    """Return `value` (ISO 8601 text, a date or a datetime) as canonical UTC text.
+def normalize(text: str) -> str:
+    """Return ISO 8601 `text` (a date, or a date and time) as canonical UTC text.
 
     A date means midnight UTC; a time without an offset is taken as UTC.
     Raises ValueError for anything else.
     """
-    if isinstance(value, str):
-        text = value.strip()
-        if CANONICAL.match(text):
-            return text
-        try:
-            value = dt.datetime.fromisoformat(text)
-        except ValueError:
-            raise ValueError(f"{value!r} is not an ISO 8601 date or time") from None
-    if isinstance(value, dt.datetime):
-        if value.tzinfo is not None:
-            value = value.astimezone(dt.timezone.utc)
-        return value.strftime(FORMAT)
-    if isinstance(value, dt.date):
-        return value.strftime("%Y-%m-%dT00:00:00Z")
-    raise ValueError(f"{value!r} is not an ISO 8601 date or time")
+    text = text.strip()
+    if CANONICAL.match(text):
+        return text
+    try:
+        value = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not an ISO 8601 date or time") from None
+    if value.tzinfo is not None:
+        value = value.astimezone(dt.timezone.utc)
+    return value.strftime(FORMAT)
 
 
 def now() -> str:

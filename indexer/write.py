@@ -7,6 +7,8 @@ records together (crossfile.duplicate_losers), so the earliest `created` wins wh
 order the files arrived in.
 """
 
+from dataclasses import astuple
+
 import sqlite_utils
 
 from . import crossfile
@@ -26,6 +28,11 @@ BATCH = 2000
 
 def insert_sql(table: str, columns: tuple[str, ...], verb: str = "insert") -> str:
     return f"{verb} into {table} ({', '.join(columns)}) values ({', '.join('?' * len(columns))})"
+
+
+def insert_problems(conn, problems) -> None:
+    """Add `problems` to the `problems` table."""
+    conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), (astuple(p) for p in problems))
 
 
 class IndexWriter:
@@ -52,7 +59,7 @@ class IndexWriter:
         self.changed += 1
         if not self.empty:
             self.forget(sf.path)
-        self.rows["problems"].extend(tuple(vars(p).values()) for p in prepared.problems)
+        self.rows["problems"].extend(astuple(p) for p in prepared.problems)
         self.rows["index_files"].append((sf.path, sf.type, sf.size, self.mtime(sf), prepared.digest))
         if record is not None:
             if sf.type == "memory":
@@ -119,7 +126,7 @@ class IndexWriter:
 
         losers = self._settle(line_of)
         conn = self.db.conn
-        conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), (tuple(vars(p).values()) for p in losers.values()))
+        insert_problems(conn, losers.values())
         codes = crossfile.LINK_CODES
         self.db.execute(f"delete from problems where code in ({','.join('?' * len(codes))})", codes)
         linked = self.db.execute(
@@ -127,7 +134,7 @@ class IndexWriter:
             "left join memories s on s.id = m.superseded_by where m.superseded_by is not null").fetchall()
         problems = crossfile.link_problems(
             {row[0]: (row[1], row[2]) for row in linked}, {row[0] for row in linked if row[3]}, line_of)
-        conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), (tuple(vars(p).values()) for p in problems))
+        insert_problems(conn, problems)
 
     def _settle(self, line_of) -> dict[str, Problem]:
         """Decide every contested key over the index and the held-back records; return the losers."""

@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
-import sqlite_utils
 
-from . import crossfile, database, timestamps
+from . import crossfile, database, fts, timestamps
 from .problems import Problem
 from .settings import FILE as SETTINGS_FILE
 from .settings import load_settings
@@ -61,7 +60,7 @@ def index_store(root: Path | str, db_path: str | Path, full: bool = False, progr
             db.close()
 
 
-def _run(db: sqlite_utils.Database, root: str, full: bool, progress: bool) -> RunSummary:
+def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) -> RunSummary:
     started, started_at = time.perf_counter(), timestamps.now()
     settings, settings_problems = load_settings(Path(root))
     max_bytes = settings["index.max_file_bytes"]
@@ -87,11 +86,11 @@ def _run(db: sqlite_utils.Database, root: str, full: bool, progress: bool) -> Ru
     from .prepare import prepare
     from .write import IndexWriter
 
-    writer = IndexWriter(db, root, max_bytes, racy_after, empty=full)
     touched: list[StoreFile] = []
-    with db.atomic():
+    # the writer's thread is stopped before the transaction commits or rolls back
+    with db.atomic(), IndexWriter(db, root, max_bytes, racy_after, empty=full) as writer:
         if full:
-            database.disable_fts(db)
+            fts.clear(db)
             for table in ("memories", "notes", "problems", "index_files"):
                 db.execute(f"delete from {table}")
         for path in deleted:
@@ -110,25 +109,24 @@ def _run(db: sqlite_utils.Database, root: str, full: bool, progress: bool) -> Ru
         mode = "full" if full else "incremental" if writer.changed or deleted or settings_changed else "no-op"
         if mode == "no-op":
             writer.flush()
+            writer.wait()
         else:
             writer.finish()
             _write_settings(db, settings, settings_problems)
-        db.conn.executemany("update index_files set size = ?, mtime_ns = ? where path = ?",
+        db.executemany("update index_files set size = ?, mtime_ns = ? where path = ?",
                             ((f.size, writer.mtime(f), f.path) for f in touched))
-        if full:
-            database.enable_fts(db)
         return _record(db, mode, started, started_at, len(files), writer.changed, len(deleted))
 
 
-def _record(db: sqlite_utils.Database, mode: str, started: float, started_at: str,
+def _record(db: database.IndexConnection, mode: str, started: float, started_at: str,
             seen: int, changed: int, deleted: int) -> RunSummary:
     """Sum up the run and add it to `index_runs`."""
     summary = _summary(db, mode, seen, changed, deleted)
     summary.seconds = round(time.perf_counter() - started, 3)
-    db["index_runs"].insert({"started": started_at, "mode": mode, "files_seen": summary.files_seen,
-                             "files_changed": summary.files_changed, "files_deleted": summary.files_deleted,
-                             "memories": summary.memories, "notes": summary.notes, "errors": summary.errors,
-                             "warnings": summary.warnings, "seconds": summary.seconds})
+    db.execute("insert into index_runs (started, mode, files_seen, files_changed, files_deleted, memories, "
+               "notes, errors, warnings, seconds) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               (started_at, mode, summary.files_seen, summary.files_changed, summary.files_deleted,
+                summary.memories, summary.notes, summary.errors, summary.warnings, summary.seconds))
     return summary
 
 
@@ -140,34 +138,34 @@ def _progress(items: list, enabled: bool):
         yield from items
 
 
-def _digests(db: sqlite_utils.Database, paths: list[str]) -> dict[str, str]:
+def _digests(db: database.IndexConnection, paths: list[str]) -> dict[str, str]:
     """The content hashes the index holds for `paths` (all of them at once when there are many)."""
     if len(paths) > 1000:
         return dict(db.execute("select path, digest from index_files"))
     return dict(row for p in paths for row in db.execute("select path, digest from index_files where path = ?", (p,)))
 
 
-def _conflict_losers(db: sqlite_utils.Database) -> set[str]:
+def _conflict_losers(db: database.IndexConnection) -> set[str]:
     codes = crossfile.CONFLICT_CODES
     return {r[0] for r in db.execute(
         f"select distinct path from problems where code in ({','.join('?' * len(codes))})", codes)}
 
 
-def _problems_of(db: sqlite_utils.Database, path: str) -> list[Problem]:
+def _problems_of(db: database.IndexConnection, path: str) -> list[Problem]:
     return [Problem(*row) for row in db.execute(
         "select path, line, severity, code, message from problems where path = ? order by line", (path,))]
 
 
-def _write_settings(db: sqlite_utils.Database, settings: dict, problems: list[Problem]) -> None:
+def _write_settings(db: database.IndexConnection, settings: dict, problems: list[Problem]) -> None:
     from .write import insert_problems
 
     db.execute("delete from settings")
-    db.conn.executemany("insert into settings (key, value) values (?, ?)", settings.items())
+    db.executemany("insert into settings (key, value) values (?, ?)", settings.items())
     db.execute("delete from problems where path = ?", (SETTINGS_FILE,))
-    insert_problems(db.conn, problems)
+    insert_problems(db, problems)
 
 
-def _summary(db: sqlite_utils.Database, mode: str, seen: int, changed: int, deleted: int) -> RunSummary:
+def _summary(db: database.IndexConnection, mode: str, seen: int, changed: int, deleted: int) -> RunSummary:
     counts = dict(db.execute("select severity, count(*) from problems group by severity").fetchall())
     return RunSummary(
         mode=mode, files_seen=seen, files_changed=changed, files_deleted=deleted,

@@ -13,8 +13,6 @@ strftime('now') inside the view, so it is the moment the view is read, never the
 
 import re
 
-import sqlite_utils
-
 from . import queries
 from .queries import compose
 
@@ -98,7 +96,7 @@ def statements() -> dict[str, str]:
     return {name: f"CREATE VIEW {name} AS\n{sql}" for name, sql in VIEWS.items()}
 
 
-def create_views(db: sqlite_utils.Database) -> None:
+def create_views(db) -> None:
     """Drop and create every view, in one transaction (idempotent)."""
     with db.atomic():
         for name, sql in statements().items():
@@ -106,7 +104,7 @@ def create_views(db: sqlite_utils.Database) -> None:
             db.execute(sql)
 
 
-def ensure_views(db: sqlite_utils.Database) -> bool:
+def ensure_views(db) -> bool:
     """Create the views unless the database already holds exactly these; True if it had to."""
     stored = dict(db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'view'").fetchall())
     if all(stored.get(name) == sql for name, sql in statements().items()):

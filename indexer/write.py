@@ -9,12 +9,11 @@ order the files arrived in.
 
 from dataclasses import astuple
 
-import sqlite_utils
-
-from . import crossfile
+from . import crossfile, fts
 from .crossfile import Entry
 from .parse import ParsedFile, read_store_file
 from .prepare import Prepared
+from .background import Background
 from .problems import Problem
 
 MEMORY_COLUMNS = ("id", "kind", "name", "description", "project", "status", "stage_status", "stage_gate",
@@ -35,10 +34,36 @@ def insert_problems(conn, problems) -> None:
     conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), (astuple(p) for p in problems))
 
 
+def _write_batch(conn, forgotten: list[str], rows: dict[str, list]) -> dict[str, int]:
+    """Delete the rows of `forgotten` paths, then insert `rows`; return each FTS table's last rowid before.
+
+    The new rows still need `_index_batch` (kept apart so it can run on the writer thread).
+    """
+    _delete_paths(conn, forgotten)
+    after = {table: fts.last_rowid(conn, table) for table in fts.COLUMNS}
+    conn.executemany(insert_sql("memories", MEMORY_COLUMNS), rows["memories"])
+    conn.executemany(insert_sql("notes", NOTE_COLUMNS), rows["notes"])
+    conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), rows["problems"])
+    conn.executemany(insert_sql("index_files", FILE_COLUMNS, "insert or replace"), rows["index_files"])
+    return after
+
+
+def _index_batch(conn, after: dict[str, int]) -> None:
+    for table in fts.COLUMNS:
+        fts.index_rows(conn, table, after[table])
+
+
+def _delete_paths(conn, paths: list[str], tables=("memories", "notes", "problems", "index_files")) -> None:
+    for table in tables:
+        if table in fts.COLUMNS:
+            fts.unindex_paths(conn, table, paths)
+        conn.executemany(f"delete from {table} where path = ?", ((p,) for p in paths))
+
+
 class IndexWriter:
     """Streams prepared files into the index inside the caller's transaction."""
 
-    def __init__(self, db: sqlite_utils.Database, root: str, max_bytes: int, racy_after: int, empty: bool):
+    def __init__(self, db, root: str, max_bytes: int, racy_after: int, empty: bool):
         self.db, self.root, self.max_bytes, self.racy_after = db, root, max_bytes, racy_after
         self.empty = empty  # a full rebuild starts from empty tables: nothing to look up
         self.ids: set[str] = set()  # taken in this run
@@ -48,6 +73,13 @@ class IndexWriter:
         self.forgotten: list[str] = []
         self.rows: dict[str, list] = {"memories": [], "notes": [], "problems": [], "index_files": []}
         self.changed = 0
+        self.background = Background()
+
+    def __enter__(self) -> "IndexWriter":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.background.close(cancel=exc_type is not None)
 
     def forget(self, path: str) -> None:
         """Remove what the index holds for `path` (edited, deleted or vanished)."""
@@ -87,6 +119,7 @@ class IndexWriter:
     def _taken(self, memory_id: str, key: tuple | None, path: str) -> bool:
         if self.empty:
             return False
+        self.wait()
         if self.db.execute("select 1 from memories where id = ? and path != ?", (memory_id, path)).fetchone():
             return True
         return key is not None and bool(self.db.execute(
@@ -94,25 +127,29 @@ class IndexWriter:
             (*key, path)).fetchone())
 
     def _note_taken(self, note_id: str, path: str) -> bool:
-        return not self.empty and bool(
+        if self.empty:
+            return False
+        self.wait()
+        return bool(
             self.db.execute("select 1 from notes where id = ? and path != ?", (note_id, path)).fetchone())
 
     def flush(self) -> None:
-        """Apply pending deletes, then insert the batched rows."""
-        conn = self.db.conn
-        for table in ("memories", "notes", "problems", "index_files"):
-            conn.executemany(f"delete from {table} where path = ?", ((p,) for p in self.forgotten))
+        """Hand the pending deletes and batched rows to the writer thread."""
+        self.background.wait()  # the connection is free again
+        after = _write_batch(self.db, self.forgotten, self.rows)
         self.forgotten.clear()
-        conn.executemany(insert_sql("memories", MEMORY_COLUMNS), self.rows["memories"])
-        conn.executemany(insert_sql("notes", NOTE_COLUMNS), self.rows["notes"])
-        conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), self.rows["problems"])
-        conn.executemany(insert_sql("index_files", FILE_COLUMNS, "insert or replace"), self.rows["index_files"])
         for rows in self.rows.values():
             rows.clear()
+        self.background.submit(lambda: _index_batch(self.db, after))
+
+    def wait(self) -> None:
+        """Return once every batch handed over is written."""
+        self.background.wait()
 
     def finish(self) -> None:
         """Flush, settle the contested records, and recompute dangling links and cycles."""
         self.flush()
+        self.wait()
         reread: dict[str, ParsedFile] = {}
 
         def line_of(path: str, key: str) -> int:
@@ -125,7 +162,7 @@ class IndexWriter:
             return reread[path].line_of(key)
 
         losers = self._settle(line_of)
-        conn = self.db.conn
+        conn = self.db
         insert_problems(conn, losers.values())
         codes = crossfile.LINK_CODES
         self.db.execute(f"delete from problems where code in ({','.join('?' * len(codes))})", codes)
@@ -155,12 +192,11 @@ class IndexWriter:
                 "select id, created, path from notes where id = ?", (r["id"],))]
         losers = crossfile.duplicate_losers(list(set(entries)), line_of)
         losers.update(crossfile.duplicate_losers(list(set(note_entries)), line_of))
-        conn = self.db.conn
-        for path in losers:  # a loser may be held back here, or a row of the index
-            conn.execute("delete from memories where path = ?", (path,))
-            conn.execute("delete from notes where path = ?", (path,))
-        conn.executemany(insert_sql("memories", MEMORY_COLUMNS),
-                         (tuple(r[c] for c in MEMORY_COLUMNS) for r in memories if r["path"] not in losers))
-        conn.executemany(insert_sql("notes", NOTE_COLUMNS),
-                         (tuple(r[c] for c in NOTE_COLUMNS) for r in notes if r["path"] not in losers))
+        # a loser may be held back here, or a row of the index
+        conn = self.db
+        _delete_paths(conn, list(losers), ("memories", "notes"))
+        _index_batch(conn, _write_batch(conn, [], {
+            "memories": [tuple(r[c] for c in MEMORY_COLUMNS) for r in memories if r["path"] not in losers],
+            "notes": [tuple(r[c] for c in NOTE_COLUMNS) for r in notes if r["path"] not in losers],
+            "problems": [], "index_files": []}))
         return losers

@@ -123,3 +123,20 @@ def test_each_run_is_recorded(store):
     store.index()
     runs = store.rows("select mode, files_seen, memories, errors from index_runs order by id")
     assert runs == [("full", 6, 4, 1), ("no-op", 6, 4, 1)]
+
+
+def test_an_index_from_before_schema_3_loses_its_fts_triggers_and_stays_in_step(store, tmp_path):
+    """Schema 2 kept FTS in step with triggers; the indexer now does it itself, so they must go."""
+    populate(store)
+    store.index()
+    with sqlite3.connect(store.db_path) as conn:  # put back what sqlite-utils' enable_fts created
+        conn.execute("create trigger memories_ai after insert on memories begin insert into memories_fts "
+                     "(rowid, name, description, tags, body) values (new.rowid, new.name, new.description, "
+                     "new.tags, new.body); end")
+        conn.execute("pragma user_version = 2")
+    store.memory("brand-new", description="Celery: set acks_late for idempotent tasks only")
+    assert store.index().mode == "incremental"
+    with sqlite3.connect(store.db_path) as conn:
+        assert conn.execute("select name from sqlite_master where type = 'trigger'").fetchall() == []
+        assert conn.execute("pragma user_version").fetchone()[0] >= 3
+    assert dump(store.db_path) == full_dump(store, tmp_path)  # a trigger left behind would index twice

@@ -7,6 +7,7 @@ or the new one, never a mix.
 """
 
 import gc
+import hashlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,11 +67,18 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
     max_bytes = settings["index.max_file_bytes"]
     racy_after = time.time_ns() - RACY_NS
     files = walk_store(Path(root))
-    # compare (path, type, size, mtime_ns) as sets: a no-op run over 100,000 files is mostly this
+    walk = walk_fingerprint(files, settings, settings_problems)
+    if not full and walk == _stored_walk(db):  # nothing changed since a run that trusted every mtime
+        with db.atomic():
+            return _record(db, "no-op", started, started_at, len(files), 0, 0)
+    # compare (path, type, size, mtime_ns) as sets
     known = set() if full else set(db.execute("select path, type, size, mtime_ns from index_files"))
     full = full or not known
     deleted = sorted({k[0] for k in known} - files.keys())
-    stale = [files[k[0]] for k in sorted({f[:4] for f in files.values()} - known)]
+    if full:
+        stale = list(files.values())
+    else:
+        stale = [files[k[0]] for k in sorted({f[:4] for f in files.values()} - known)]
     losers = set()
     if stale or deleted:  # a file that lost a duplicate contest is read again whenever anything changed
         losers = _conflict_losers(db)
@@ -81,6 +89,7 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
                         or _problems_of(db, SETTINGS_FILE) != settings_problems)
     if not (full or stale or deleted or settings_changed):
         with db.atomic():
+            _store_walk(db, walk)
             return _record(db, "no-op", started, started_at, len(files), 0, 0)
     # imported here: a run with nothing to read (the usual `make index`) never loads YAML or the writer
     from .prepare import prepare
@@ -115,7 +124,26 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
             _write_settings(db, settings, settings_problems)
         db.executemany("update index_files set size = ?, mtime_ns = ? where path = ?",
                             ((f.size, writer.mtime(f), f.path) for f in touched))
+        # a file vanished during the run changes the walk; a file too recent to trust forces the next walk
+        _store_walk(db, None if writer.racy else walk_fingerprint(files, settings, settings_problems))
         return _record(db, mode, started, started_at, len(files), writer.changed, len(deleted))
+
+
+def walk_fingerprint(files: dict[str, StoreFile], settings: dict, settings_problems: list[Problem]) -> str:
+    """A hash of what the walk saw (every file's path, type, size and mtime) and of the settings."""
+    h = hashlib.blake2b(repr((sorted(settings.items()), settings_problems)).encode(), digest_size=16)
+    h.update("\n".join([f"{f.path}\t{f.type}\t{f.size}\t{f.mtime_ns}" for f in files.values()]).encode(
+        "utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def _stored_walk(db: database.IndexConnection) -> str | None:
+    row = db.execute("select value from index_state where key = 'walk'").fetchone()
+    return row[0] if row else None
+
+
+def _store_walk(db: database.IndexConnection, walk: str | None) -> None:
+    db.execute("insert or replace into index_state (key, value) values ('walk', ?)", (walk,))
 
 
 def _record(db: database.IndexConnection, mode: str, started: float, started_at: str,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import fts
 
-SCHEMA_VERSION = 3  # bump when schema.sql or fts.py changes; older databases get the new parts on open
+SCHEMA_VERSION = 4  # bump when schema.sql or fts.py changes; older databases get the new parts on open
 _savepoints = itertools.count()
 
 

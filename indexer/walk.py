@@ -26,12 +26,12 @@ def walk_store(root: Path) -> dict[str, StoreFile]:
         top = root / folder
         if top.is_dir() and not top.is_symlink():
             _scan(str(top), folder, kind, found)
-    return dict(sorted(found.items()))
+    return {path: found[path] for path in sorted(found)}  # sorting the keys alone is several times faster
 
 
 def _scan(top: str, top_prefix: str, kind: str, found: dict[str, StoreFile]) -> None:
     # a stack, not recursion: folders nested a thousand deep must not stop the run
-    stack = [(top, top_prefix)]
+    stack = [(top, f"{top_prefix}/")]
     while stack:
         directory, prefix = stack.pop()
         try:
@@ -44,16 +44,16 @@ def _scan(top: str, top_prefix: str, kind: str, found: dict[str, StoreFile]) -> 
                 continue
             try:
                 # with follow_symlinks=False a symlink is neither a folder nor a file: never followed
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append((entry.path, f"{prefix}/{name}"))
-                elif name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                if name.endswith(".md") and entry.is_file(follow_symlinks=False):
                     st = entry.stat(follow_symlinks=False)
-                    rel = f"{prefix}/{name}"
+                    rel = prefix + name
                     if rel.isascii() or _is_utf8(rel):
                         found[rel] = StoreFile(rel, kind, st.st_size, st.st_mtime_ns)
                     else:  # the index holds text: show the name's bytes, and say it cannot be read
                         shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
                         found[shown] = StoreFile(shown, kind, st.st_size, st.st_mtime_ns, name_not_utf8=True)
+                elif entry.is_dir(follow_symlinks=False):
+                    stack.append((entry.path, f"{prefix}{name}/"))
             except OSError:
                 continue  # a file that vanished during the walk is not part of this run
 

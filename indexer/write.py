@@ -73,6 +73,7 @@ class IndexWriter:
         self.forgotten: list[str] = []
         self.rows: dict[str, list] = {"memories": [], "notes": [], "problems": [], "index_files": []}
         self.changed = 0
+        self.racy = False  # a file was too recent to trust its mtime
         self.background = Background()
 
     def __enter__(self) -> "IndexWriter":
@@ -114,7 +115,10 @@ class IndexWriter:
 
     def mtime(self, sf) -> int:
         """The mtime to remember: -1 for a file too recent to trust (see build.RACY_NS)."""
-        return -1 if sf.mtime_ns >= self.racy_after else sf.mtime_ns
+        if sf.mtime_ns >= self.racy_after:
+            self.racy = True
+            return -1
+        return sf.mtime_ns
 
     def _taken(self, memory_id: str, key: tuple | None, path: str) -> bool:
         if self.empty:

@@ -2,6 +2,7 @@
 
 import os
 import sqlite3
+import time
 
 from indexer.build import index_store
 
@@ -140,3 +141,42 @@ def test_an_index_from_before_schema_3_loses_its_fts_triggers_and_stays_in_step(
         assert conn.execute("select name from sqlite_master where type = 'trigger'").fetchall() == []
         assert conn.execute("pragma user_version").fetchone()[0] >= 3
     assert dump(store.db_path) == full_dump(store, tmp_path)  # a trigger left behind would index twice
+
+
+def age(store, hours: int = 1) -> None:
+    """Give every store file an mtime `hours` ago, well outside the window where mtimes are not trusted."""
+    then = time.time_ns() - hours * 3600 * 10**9
+    for path in store.root.rglob("*.md"):
+        os.utime(path, ns=(then, then))
+
+
+def stored_walk(store):
+    return store.rows("select value from index_state where key = 'walk'")[0][0]
+
+
+def test_a_run_that_wrote_a_file_too_recent_to_trust_keeps_no_walk_fingerprint(store):
+    populate(store)  # every file written just now
+    store.index()
+    assert stored_walk(store) is None
+    age(store)
+    store.index()
+    assert stored_walk(store) is not None
+
+
+def test_the_remembered_walk_misses_no_edit_delete_addition_or_settings_change(store, tmp_path):
+    populate(store)
+    age(store)
+    store.index()
+    assert store.index().mode == "no-op"
+    changes = [
+        lambda: store.memory("chroma-boot-race", description="Chroma: retry until the heartbeat answers"),
+        lambda: os.remove(store.root / "notes/seamless/research.md"),
+        lambda: store.memory("brand-new", description="Celery: set acks_late for idempotent tasks only"),
+        lambda: store.write("seamless.toml", "[briefing]\nbudget_chars = 500\n"),
+    ]
+    for hours, change in enumerate(changes, start=2):
+        change()
+        age(store, hours)  # old files again, each time with another mtime
+        assert store.index().mode == "incremental"
+        assert dump(store.db_path) == full_dump(store, tmp_path)
+        assert store.index().mode == "no-op"

@@ -73,3 +73,10 @@ CREATE TABLE IF NOT EXISTS index_runs (
     warnings INTEGER NOT NULL,
     seconds REAL NOT NULL
 );
+
+-- What the last run saw, for the fast no-op: key 'walk' holds a hash of every file's path, type,
+-- size and mtime plus the settings; NULL when a file was too recent to trust (see build.RACY_NS).
+CREATE TABLE IF NOT EXISTS index_state (
+    key TEXT PRIMARY KEY,
+    value TEXT
+);

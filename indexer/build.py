@@ -8,6 +8,7 @@ or the new one, never a mix.
 
 import gc
 import hashlib
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,13 +53,18 @@ class RunSummary:
 def index_store(root: Path | str, db_path: str | Path, full: bool = False, progress: bool = False) -> RunSummary:
     """Bring the index at `db_path` in step with the store at `root`; return what was done."""
     with database.writer_lock(db_path):
-        db = database.open_db(db_path)
         gc.disable()  # records hold no cycles; collecting while creating 100,000s of them costs a fifth
         try:
-            return _run(db, str(root), full, progress)
+            if str(db_path) != ":memory:" and not os.path.exists(db_path):  # the first run: no reader to protect
+                with database.fresh_db(db_path) as db:
+                    return _run(db, str(root), True, progress)
+            db = database.open_db(db_path)
+            try:
+                return _run(db, str(root), full, progress)
+            finally:
+                db.close()
         finally:
             gc.enable()
-            db.close()
 
 
 def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) -> RunSummary:

@@ -3,6 +3,7 @@
 import contextlib
 import fcntl
 import itertools
+import os
 import sqlite3
 import sys
 from importlib import resources
@@ -50,13 +51,21 @@ def statements(script: str) -> list[str]:
     return found
 
 
-def open_db(path: str | Path) -> IndexConnection:
-    """Open (creating if needed) the index at `path` with its schema in place."""
+def open_db(path: str | Path, private: bool = False) -> IndexConnection:
+    """Open (creating if needed) the index at `path` with its schema in place.
+
+    `private`: a new file no one else opens until it is renamed into place (fresh_db), so no
+    write-ahead log and no syncs: every page is written once, straight into the file.
+    """
     # the index run's writer thread shares this connection (never at the same time as this thread)
     db = sqlite3.connect(str(path), factory=IndexConnection, isolation_level=None, check_same_thread=False)
-    if str(path) != ":memory:":
+    if private:
+        db.execute("PRAGMA journal_mode=MEMORY")  # rollback still works; a new file has no pages to save
+        db.execute("PRAGMA synchronous=OFF")
+    elif str(path) != ":memory:":
         db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=NORMAL")
+    if not private:
+        db.execute("PRAGMA synchronous=NORMAL")
     db.execute("PRAGMA cache_size = -65536")  # 64 MB: the indexes of 100,000 memories stay in memory
     if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
         with db.atomic():
@@ -69,6 +78,33 @@ def open_db(path: str | Path) -> IndexConnection:
 
     views.ensure_views(db)  # compared with sqlite_master each time: changed SQL sources reach old indexes
     return db
+
+
+@contextlib.contextmanager
+def fresh_db(path: str | Path):
+    """Build a new index at `path` (which does not exist yet): yield a private connection to a file
+    beside it, then, if the block succeeds, switch it to WAL, sync it and rename it into place.
+
+    A run killed half way leaves only `<path>.new`, removed by the next run: `path` itself is
+    either absent or complete.
+    """
+    building = Path(f"{path}.new")
+    for leftover in (building, Path(f"{building}-journal")):
+        leftover.unlink(missing_ok=True)
+    db = open_db(building, private=True)
+    try:
+        yield db
+        db.execute("PRAGMA journal_mode=WAL")  # what every later run and reader expects
+        db.close()
+        with open(building, "rb+") as f:
+            os.fsync(f.fileno())
+        for stale in (Path(f"{path}-wal"), Path(f"{path}-shm")):  # an older index's log must not replay onto this one
+            stale.unlink(missing_ok=True)
+        os.replace(building, path)
+    except BaseException:
+        db.close()
+        building.unlink(missing_ok=True)
+        raise
 
 
 @contextlib.contextmanager

@@ -3,6 +3,7 @@
 import os
 import sqlite3
 import time
+from pathlib import Path
 
 from indexer.build import index_store
 
@@ -180,3 +181,14 @@ def test_the_remembered_walk_misses_no_edit_delete_addition_or_settings_change(s
         assert store.index().mode == "incremental"
         assert dump(store.db_path) == full_dump(store, tmp_path)
         assert store.index().mode == "no-op"
+
+
+def test_the_first_run_builds_beside_the_index_and_renames_it_into_place(store, tmp_path):
+    populate(store)
+    Path(f"{store.db_path}.new").write_bytes(b"half a database from a run killed earlier")
+    Path(f"{store.db_path}-wal").write_bytes(b"the log of an index deleted by hand")
+    store.index()
+    assert not Path(f"{store.db_path}.new").exists()
+    with sqlite3.connect(store.db_path) as conn:
+        assert conn.execute("pragma journal_mode").fetchone()[0] == "wal"
+    assert dump(store.db_path) == full_dump(store, tmp_path)

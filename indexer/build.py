@@ -105,7 +105,7 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
     # the writer's thread is stopped before the transaction commits or rolls back
     with db.atomic(), IndexWriter(db, root, max_bytes, racy_after, empty=full) as writer:
         if full:
-            fts.clear(db)
+            fts.begin_rebuild(db)
             for table in ("memories", "notes", "problems", "index_files"):
                 db.execute(f"delete from {table}")
         for path in deleted:
@@ -127,6 +127,8 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
             writer.wait()
         else:
             writer.finish()
+            if full:
+                fts.end_rebuild(db)
             _write_settings(db, settings, settings_problems)
         db.executemany("update index_files set size = ?, mtime_ns = ? where path = ?",
                             ((f.size, writer.mtime(f), f.path) for f in touched))

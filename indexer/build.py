@@ -7,7 +7,6 @@ or the new one, never a mix.
 """
 
 import gc
-import hashlib
 import os
 import time
 from dataclasses import dataclass, field
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from . import crossfile, database, fts, timestamps
+from . import changes, crossfile, database, fts, timestamps
 from .problems import Problem
 from .settings import FILE as SETTINGS_FILE
 from .settings import load_settings
@@ -73,35 +72,38 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
     max_bytes = settings["index.max_file_bytes"]
     racy_after = time.time_ns() - RACY_NS
     files = walk_store(Path(root))
-    walk = walk_fingerprint(files, settings, settings_problems)
-    if not full and walk == _stored_walk(db):  # nothing changed since a run that trusted every mtime
+    folders = changes.fingerprints(files)
+    full = full or not db.execute("select 1 from index_files limit 1").fetchone()
+    changed = set() if full else changes.changed_folders(db, folders)
+    settings_changed = (dict(db.execute("select key, value from settings").fetchall()) != settings
+                        or _problems_of(db, SETTINGS_FILE) != settings_problems)
+    if not (full or changed or settings_changed):
         with db.atomic():
             return _record(db, "no-op", started, started_at, len(files), 0, 0)
-    # compare (path, type, size, mtime_ns) as sets
-    known = set() if full else set(db.execute("select path, type, size, mtime_ns from index_files"))
-    full = full or not known
+    # in changed folders, compare (path, type, size, mtime_ns) with what the index holds
+    known = set() if full else changes.known_files(db, changed)
     deleted = sorted({k[0] for k in known} - files.keys())
     if full:
         stale = list(files.values())
     else:
-        stale = [files[k[0]] for k in sorted({f[:4] for f in files.values()} - known)]
+        in_changed = (f[:4] for f in files.values() if f.folder in changed)
+        stale = [files[k[0]] for k in sorted(set(in_changed) - known)]
     losers = set()
     if stale or deleted:  # a file that lost a duplicate contest is read again whenever anything changed
         losers = _conflict_losers(db)
         stale_paths = {f.path for f in stale}
         stale += [files[p] for p in sorted(losers) if p in files and p not in stale_paths]
     digests = {} if full else _digests(db, [f.path for f in stale])
-    settings_changed = (dict(db.execute("select key, value from settings").fetchall()) != settings
-                        or _problems_of(db, SETTINGS_FILE) != settings_problems)
     if not (full or stale or deleted or settings_changed):
         with db.atomic():
-            _store_walk(db, walk)
+            changes.remember(db, folders, set())
             return _record(db, "no-op", started, started_at, len(files), 0, 0)
     # imported here: a run with nothing to read (the usual `make index`) never loads YAML or the writer
     from .prepare import prepare
     from .write import IndexWriter
 
     touched: list[StoreFile] = []
+    vanished = False
     # the writer's thread is stopped before the transaction commits or rolls back
     with db.atomic(), IndexWriter(db, root, max_bytes, racy_after, empty=full) as writer:
         if full:
@@ -114,6 +116,7 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
         for sf, digest in _progress(jobs, progress):
             prepared = prepare(root, sf, digest, max_bytes)
             if prepared is None:  # vanished between the walk and the read
+                vanished = True
                 deleted.append(sf.path)
                 writer.forget(sf.path)
                 del files[sf.path]
@@ -132,26 +135,9 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
             _write_settings(db, settings, settings_problems)
         db.executemany("update index_files set size = ?, mtime_ns = ? where path = ?",
                             ((f.size, writer.mtime(f), f.path) for f in touched))
-        # a file vanished during the run changes the walk; a file too recent to trust forces the next walk
-        _store_walk(db, None if writer.racy else walk_fingerprint(files, settings, settings_problems))
+        # a file vanished during the run changes its folder; one too recent to trust leaves it unsettled
+        changes.remember(db, changes.fingerprints(files) if vanished else folders, {f.folder for f in writer.racy})
         return _record(db, mode, started, started_at, len(files), writer.changed, len(deleted))
-
-
-def walk_fingerprint(files: dict[str, StoreFile], settings: dict, settings_problems: list[Problem]) -> str:
-    """A hash of what the walk saw (every file's path, type, size and mtime) and of the settings."""
-    h = hashlib.blake2b(repr((sorted(settings.items()), settings_problems)).encode(), digest_size=16)
-    h.update("\n".join([f"{f.path}\t{f.type}\t{f.size}\t{f.mtime_ns}" for f in files.values()]).encode(
-        "utf-8", "surrogatepass"))
-    return h.hexdigest()
-
-
-def _stored_walk(db: database.IndexConnection) -> str | None:
-    row = db.execute("select value from index_state where key = 'walk'").fetchone()
-    return row[0] if row else None
-
-
-def _store_walk(db: database.IndexConnection, walk: str | None) -> None:
-    db.execute("insert or replace into index_state (key, value) values ('walk', ?)", (walk,))
 
 
 def _record(db: database.IndexConnection, mode: str, started: float, started_at: str,

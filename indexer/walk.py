@@ -17,6 +17,7 @@ class StoreFile(NamedTuple):
     size: int
     mtime_ns: int
     name_not_utf8: bool = False  # then `path` shows the name's bytes as \xNN and cannot open the file
+    folder: str = ""  # the folder holding it, relative to the store (one string shared by its files)
 
 
 def walk_store(root: Path) -> dict[str, StoreFile]:
@@ -34,6 +35,7 @@ def _scan(top: str, top_prefix: str, kind: str, found: dict[str, StoreFile]) -> 
     stack = [(top, f"{top_prefix}/")]
     while stack:
         directory, prefix = stack.pop()
+        folder = prefix[:-1]
         try:
             entries = list(os.scandir(directory))
         except OSError:
@@ -48,10 +50,10 @@ def _scan(top: str, top_prefix: str, kind: str, found: dict[str, StoreFile]) -> 
                     st = entry.stat(follow_symlinks=False)
                     rel = prefix + name
                     if rel.isascii() or _is_utf8(rel):
-                        found[rel] = StoreFile(rel, kind, st.st_size, st.st_mtime_ns)
+                        found[rel] = StoreFile(rel, kind, st.st_size, st.st_mtime_ns, False, folder)
                     else:  # the index holds text: show the name's bytes, and say it cannot be read
                         shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
-                        found[shown] = StoreFile(shown, kind, st.st_size, st.st_mtime_ns, name_not_utf8=True)
+                        found[shown] = StoreFile(shown, kind, st.st_size, st.st_mtime_ns, True, folder)
                 elif entry.is_dir(follow_symlinks=False):
                     stack.append((entry.path, f"{prefix}{name}/"))
             except OSError:

@@ -15,6 +15,7 @@ from .parse import ParsedFile, read_store_file
 from .prepare import Prepared
 from .background import Background
 from .problems import Problem
+from .walk import StoreFile
 
 MEMORY_COLUMNS = ("id", "kind", "name", "description", "project", "status", "stage_status", "stage_gate",
                   "pinned", "created", "updated", "valid_from", "invalid_at", "superseded_by",
@@ -73,7 +74,7 @@ class IndexWriter:
         self.forgotten: list[str] = []
         self.rows: dict[str, list] = {"memories": [], "notes": [], "problems": [], "index_files": []}
         self.changed = 0
-        self.racy = False  # a file was too recent to trust its mtime
+        self.racy: list[StoreFile] = []  # files too recent to trust their mtimes
         self.background = Background()
 
     def __enter__(self) -> "IndexWriter":
@@ -116,7 +117,7 @@ class IndexWriter:
     def mtime(self, sf) -> int:
         """The mtime to remember: -1 for a file too recent to trust (see build.RACY_NS)."""
         if sf.mtime_ns >= self.racy_after:
-            self.racy = True
+            self.racy.append(sf)
             return -1
         return sf.mtime_ns
 

@@ -151,17 +151,19 @@ def age(store, hours: int = 1) -> None:
         os.utime(path, ns=(then, then))
 
 
-def stored_walk(store):
-    return store.rows("select value from index_state where key = 'walk'")[0][0]
+def fingerprints(store) -> dict:
+    return dict(store.rows("select folder, walk is not null from index_folders"))
 
 
-def test_a_run_that_wrote_a_file_too_recent_to_trust_keeps_no_walk_fingerprint(store):
-    populate(store)  # every file written just now
+def test_a_folder_with_a_file_too_recent_to_trust_keeps_no_fingerprint(store):
+    populate(store)
+    age(store)
+    store.memory("brand-new", description="Celery: set acks_late for idempotent tasks only")  # just now
     store.index()
-    assert stored_walk(store) is None
+    assert fingerprints(store) == {"memories/_global": 1, "memories/seamless": 0, "notes/seamless": 1}
     age(store)
     store.index()
-    assert stored_walk(store) is not None
+    assert fingerprints(store) == {"memories/_global": 1, "memories/seamless": 1, "notes/seamless": 1}
 
 
 def test_the_remembered_walk_misses_no_edit_delete_addition_or_settings_change(store, tmp_path):
@@ -173,6 +175,8 @@ def test_the_remembered_walk_misses_no_edit_delete_addition_or_settings_change(s
         lambda: store.memory("chroma-boot-race", description="Chroma: retry until the heartbeat answers"),
         lambda: os.remove(store.root / "notes/seamless/research.md"),
         lambda: store.memory("brand-new", description="Celery: set acks_late for idempotent tasks only"),
+        lambda: store.memory("nested", path="memories/seamless/deep/er/nested.md"),  # a new folder
+        lambda: os.rename(store.root / "memories/seamless/deep/er/nested.md", store.root / "memories/nested.md"),
         lambda: store.write("seamless.toml", "[briefing]\nbudget_chars = 500\n"),
     ]
     for hours, change in enumerate(changes, start=2):

@@ -74,9 +74,9 @@ CREATE TABLE IF NOT EXISTS index_runs (
     seconds REAL NOT NULL
 );
 
--- What the last run saw, for the fast no-op: key 'walk' holds a hash of every file's path, type,
--- size and mtime plus the settings; NULL when a file was too recent to trust (see build.RACY_NS).
-CREATE TABLE IF NOT EXISTS index_state (
-    key TEXT PRIMARY KEY,
-    value TEXT
+-- What the last run saw of each folder: a hash of its files' paths, types, sizes and mtimes
+-- (indexer/changes.py); NULL when a file there was too recent to trust (see build.RACY_NS).
+CREATE TABLE IF NOT EXISTS index_folders (
+    folder TEXT PRIMARY KEY,
+    walk TEXT
 );

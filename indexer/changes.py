@@ -1,0 +1,52 @@
+"""What changed since the last run, without loading every file's bookkeeping.
+
+Each folder's files (path, type, size, mtime) are hashed into one fingerprint, kept in
+`index_folders` by the run that saw them. A later run compares fingerprints and loads the
+`index_files` rows of changed folders only: one edit in a store of 100,000 files reads the
+rows of one folder. A folder holding a file too recent to trust (build.RACY_NS) is stored
+without a fingerprint, so the next run looks at it again.
+"""
+
+import hashlib
+import sqlite3
+
+from .walk import StoreFile
+
+LOAD_ALL_OVER = 100  # changed folders beyond which one scan of index_files beats range queries
+
+
+def fingerprints(files: dict[str, StoreFile]) -> dict[str, str]:
+    """Each folder's fingerprint: a hash of its files' paths, types, sizes and mtimes."""
+    lines: dict[str, list[str]] = {}
+    for f in files.values():
+        line = f"{f.path}\t{f.type}\t{f.size}\t{f.mtime_ns}"
+        group = lines.get(f.folder)
+        if group is None:
+            lines[f.folder] = [line]
+        else:
+            group.append(line)
+    return {folder: hashlib.blake2b("\n".join(group).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+            for folder, group in lines.items()}
+
+
+def changed_folders(conn: sqlite3.Connection, current: dict[str, str]) -> set[str]:
+    """Folders whose fingerprint differs from the stored one (new, gone, edited or untrusted)."""
+    stored = dict(conn.execute("select folder, walk from index_folders"))
+    return {f for f in current.keys() | stored.keys() if current.get(f) is None or current.get(f) != stored.get(f)}
+
+
+def known_files(conn: sqlite3.Connection, folders: set[str]) -> set[tuple]:
+    """The (path, type, size, mtime_ns) rows of `index_files` in `folders` (subfolders' rows may come too)."""
+    query = "select path, type, size, mtime_ns from index_files"
+    if len(folders) > LOAD_ALL_OVER:
+        return set(conn.execute(query))
+    # 'folder/' <= path < 'folder0' ('0' follows '/'): the folder and its subfolders, by the primary key
+    return {row for folder in folders
+            for row in conn.execute(f"{query} where path >= ? and path < ?", (f"{folder}/", f"{folder}0"))}
+
+
+def remember(conn: sqlite3.Connection, current: dict[str, str], untrusted: set[str]) -> None:
+    """Store this run's fingerprints; folders in `untrusted` get none."""
+    conn.execute("delete from index_folders")
+    conn.executemany("insert into index_folders (folder, walk) values (?, ?)",
+                     ((folder, None if folder in untrusted else walk) for folder, walk in current.items()))

@@ -49,11 +49,11 @@ def test_smoke_run_at_1k_prints_the_table(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "| figure | value | floor | straightforward |" in result.stdout
     assert "full rebuild, whole process" in result.stdout
-    assert (out / "results.md").read_text().count("| full rebuild") == 2
+    assert (out / "results.md").read_text().count("| full rebuild") == 3
 
     figures = {f["key"]: f for f in json.loads((out / "results.json").read_text())["runs"][0]["figures"]}
     full = figures["full"]
     assert 0 < full["floor"] and 0 < full["value"] < 600 and 0 < full["straightforward"]
     assert 1 < figures["rss"]["value"] < 4000
     assert 0 < figures["db"]["value"] < 1000
-    assert {"noop", "edit", "help", "briefing_sql", "recall_sql", "briefing_http", "recall_http"} <= set(figures)
+    assert {"in_place", "noop", "edit", "help", "briefing_sql", "recall_sql", "briefing_http", "recall_http"} <= set(figures)

@@ -66,6 +66,22 @@ def index_store(root: Path | str, db_path: str | Path, full: bool = False, progr
             gc.enable()
 
 
+@dataclass
+class Plan:
+    """What a run has to do, worked out from the walk and the index before anything is read."""
+
+    full: bool
+    stale: list[StoreFile]  # to read, in this order
+    deleted: list[str]
+    losers: set[str]  # paths that lost a duplicate contest: read again whatever their hash
+    digests: dict[str, str]  # content hashes the index holds for stale paths
+    settings_changed: bool
+
+    @property
+    def nothing(self) -> bool:
+        return not (self.full or self.stale or self.deleted or self.settings_changed)
+
+
 def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) -> RunSummary:
     started, started_at = time.perf_counter(), timestamps.now()
     settings, settings_problems = load_settings(Path(root))
@@ -73,28 +89,8 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
     racy_after = time.time_ns() - RACY_NS
     files = walk_store(Path(root))
     folders = changes.fingerprints(files)
-    full = full or not db.execute("select 1 from index_files limit 1").fetchone()
-    changed = set() if full else changes.changed_folders(db, folders)
-    settings_changed = (dict(db.execute("select key, value from settings").fetchall()) != settings
-                        or _problems_of(db, SETTINGS_FILE) != settings_problems)
-    if not (full or changed or settings_changed):
-        with db.atomic():
-            return _record(db, "no-op", started, started_at, len(files), 0, 0)
-    # in changed folders, compare (path, type, size, mtime_ns) with what the index holds
-    known = set() if full else changes.known_files(db, changed)
-    deleted = sorted({k[0] for k in known} - files.keys())
-    if full:
-        stale = list(files.values())
-    else:
-        in_changed = (f[:4] for f in files.values() if f.folder in changed)
-        stale = [files[k[0]] for k in sorted(set(in_changed) - known)]
-    losers = set()
-    if stale or deleted:  # a file that lost a duplicate contest is read again whenever anything changed
-        losers = _conflict_losers(db)
-        stale_paths = {f.path for f in stale}
-        stale += [files[p] for p in sorted(losers) if p in files and p not in stale_paths]
-    digests = {} if full else _digests(db, [f.path for f in stale])
-    if not (full or stale or deleted or settings_changed):
+    plan = _plan(db, files, folders, full, settings, settings_problems)
+    if plan.nothing:
         with db.atomic():
             changes.remember(db, folders, set())
             return _record(db, "no-op", started, started_at, len(files), 0, 0)
@@ -103,16 +99,16 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
     from .write import IndexWriter
 
     touched: list[StoreFile] = []
-    vanished = False
+    deleted, vanished = plan.deleted, False
     # the writer's thread is stopped before the transaction commits or rolls back
-    with db.atomic(), IndexWriter(db, root, max_bytes, racy_after, empty=full) as writer:
-        if full:
+    with db.atomic(), IndexWriter(db, root, max_bytes, racy_after, empty=plan.full) as writer:
+        if plan.full:
             fts.begin_rebuild(db)
             for table in ("memories", "notes", "problems", "index_files"):
                 db.execute(f"delete from {table}")
         for path in deleted:
             writer.forget(path)
-        jobs = [(sf, None if sf.path in losers else digests.get(sf.path)) for sf in stale]
+        jobs = [(sf, None if sf.path in plan.losers else plan.digests.get(sf.path)) for sf in plan.stale]
         for sf, digest in _progress(jobs, progress):
             prepared = prepare(root, sf, digest, max_bytes)
             if prepared is None:  # vanished between the walk and the read
@@ -124,20 +120,46 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
                 touched.append(sf)
             else:
                 writer.add(prepared)
-        mode = "full" if full else "incremental" if writer.changed or deleted or settings_changed else "no-op"
+        if plan.full:
+            mode = "full"
+        else:
+            mode = "incremental" if writer.changed or deleted or plan.settings_changed else "no-op"
         if mode == "no-op":
             writer.flush()
             writer.wait()
         else:
             writer.finish()
-            if full:
+            if plan.full:
                 fts.end_rebuild(db)
             _write_settings(db, settings, settings_problems)
         db.executemany("update index_files set size = ?, mtime_ns = ? where path = ?",
-                            ((f.size, writer.mtime(f), f.path) for f in touched))
+                       ((f.size, writer.mtime(f), f.path) for f in touched))
         # a file vanished during the run changes its folder; one too recent to trust leaves it unsettled
         changes.remember(db, changes.fingerprints(files) if vanished else folders, {f.folder for f in writer.racy})
         return _record(db, mode, started, started_at, len(files), writer.changed, len(deleted))
+
+
+def _plan(db: database.IndexConnection, files: dict[str, StoreFile], folders: dict[str, str], full: bool,
+          settings: dict, settings_problems: list[Problem]) -> Plan:
+    """Compare the walk with the index: only folders whose fingerprint changed are looked into."""
+    full = full or not db.execute("select 1 from index_files limit 1").fetchone()
+    settings_changed = (dict(db.execute("select key, value from settings").fetchall()) != settings
+                        or _problems_of(db, SETTINGS_FILE) != settings_problems)
+    if full:
+        return Plan(True, list(files.values()), [], set(), {}, settings_changed)
+    changed = changes.changed_folders(db, folders)
+    if not changed:
+        return Plan(False, [], [], set(), {}, settings_changed)
+    # in changed folders, compare (path, type, size, mtime_ns) with what the index holds
+    known = changes.known_files(db, changed)
+    deleted = sorted({k[0] for k in known} - files.keys())
+    stale = [files[k[0]] for k in sorted({f[:4] for f in files.values() if f.folder in changed} - known)]
+    losers = set()
+    if stale or deleted:  # a file that lost a duplicate contest is read again whenever anything changed
+        losers = _conflict_losers(db)
+        stale_paths = {f.path for f in stale}
+        stale += [files[p] for p in sorted(losers) if p in files and p not in stale_paths]
+    return Plan(False, stale, deleted, losers, _digests(db, [f.path for f in stale]), settings_changed)
 
 
 def _record(db: database.IndexConnection, mode: str, started: float, started_at: str,

@@ -7,6 +7,7 @@ records together (crossfile.duplicate_losers), so the earliest `created` wins wh
 order the files arrived in.
 """
 
+import operator
 from dataclasses import astuple
 
 from . import crossfile, fts
@@ -24,6 +25,8 @@ NOTE_COLUMNS = ("path", "id", "title", "project", "created", "updated", "tags", 
 PROBLEM_COLUMNS = ("path", "line", "severity", "code", "message")
 FILE_COLUMNS = ("path", "type", "size", "mtime_ns", "digest")
 BATCH = 2000
+memory_row = operator.itemgetter(*MEMORY_COLUMNS)  # a record's values in column order
+note_row = operator.itemgetter(*NOTE_COLUMNS)
 
 
 def insert_sql(table: str, columns: tuple[str, ...], verb: str = "insert") -> str:
@@ -104,13 +107,13 @@ class IndexWriter:
                     self.ids.add(record["id"])
                     if key:
                         self.names.add(key)
-                    self.rows["memories"].append(tuple(record[c] for c in MEMORY_COLUMNS))
+                    self.rows["memories"].append(memory_row(record))
             elif record["id"] and (record["id"] in self.note_ids or self._note_taken(record["id"], sf.path)):
                 self.contested.append(prepared)
             else:
                 if record["id"]:
                     self.note_ids.add(record["id"])
-                self.rows["notes"].append(tuple(record[c] for c in NOTE_COLUMNS))
+                self.rows["notes"].append(note_row(record))
         if len(self.rows["index_files"]) >= BATCH:
             self.flush()
 
@@ -201,7 +204,7 @@ class IndexWriter:
         conn = self.db
         _delete_paths(conn, list(losers), ("memories", "notes"))
         _index_batch(conn, _write_batch(conn, [], {
-            "memories": [tuple(r[c] for c in MEMORY_COLUMNS) for r in memories if r["path"] not in losers],
-            "notes": [tuple(r[c] for c in NOTE_COLUMNS) for r in notes if r["path"] not in losers],
+            "memories": [memory_row(r) for r in memories if r["path"] not in losers],
+            "notes": [note_row(r) for r in notes if r["path"] not in losers],
             "problems": [], "index_files": []}))
         return losers

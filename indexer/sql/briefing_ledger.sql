@@ -7,10 +7,13 @@
 -- where each row asks for one briefing: project (NULL = global only), as_of (canonical UTC text; a NULL
 -- row is ignored) and budget (characters). Every window and join is keyed by that row, so one statement
 -- can compute the briefings of many projects at once. It defines:
---     briefing_included   the briefing, in order (what the ledger marks included, computed cheaply)
---     briefing_ledger     every memory in scope with position, included and reason
--- Both are built from the same two decisions, `briefing_pinned` and `briefing_walk`; nothing is
--- decided twice.
+--     briefing_included_rows  the briefing's memories, unordered: the pinned ones and what the walk fits
+--     briefing_included       the same in briefing order, with position and running_chars
+--     briefing_ledger         every memory in scope with position, included and reason
+-- All are built from the same two decisions, the pinned verdict and `briefing_walk`; nothing is
+-- decided twice. The briefing's order is (rank_group, updated DESC, id) within each briefing: pinned
+-- memories first (constraints, then live stages), then the walk's, newest first, so the position and
+-- running total a window gives each memory are the ones the walk counted.
 
 briefing_settings AS (
     SELECT
@@ -55,17 +58,6 @@ briefing_memories AS NOT MATERIALIZED (
     JOIN memories AS m ON m.project IS scope.project
 ),
 
-briefing_pinned AS (
-    -- pinned memories always go in, first, and count against the budget first
-    SELECT
-        *,
-        row_number() OVER pinned_order AS position,
-        sum(length(description)) OVER pinned_order AS running_chars
-    FROM briefing_memories
-    WHERE pinned = 1 AND verdict = 'pinned'
-    WINDOW pinned_order AS (PARTITION BY briefing ORDER BY rank_group, updated DESC, id ROWS UNBOUNDED PRECEDING)
-),
-
 briefing_walk(briefing, briefing_project, budget, age_cutoff, id, updated, position, running_chars) AS (
     -- The competing memories, newest first, one at a time, while the running total of description
     -- characters stays within the budget. The first that does not fit is the last step: it and everything
@@ -73,11 +65,16 @@ briefing_walk(briefing, briefing_project, budget, age_cutoff, id, updated, posit
     -- seeks (the project's next memory, the global scope's next), so the walk costs what the briefing
     -- holds, not what the store holds. Which memories compete is briefing_memories' verdict alone: the
     -- two arms only choose the index range to look in.
+    -- It starts after the pinned memories, which always go in and count against the budget first.
     SELECT
         s.briefing, s.briefing_project, s.budget, s.age_cutoff, '', '~',
-        count(p.id), coalesce(max(p.running_chars), 0)
-    FROM briefing_settings AS s LEFT JOIN briefing_pinned AS p ON p.briefing = s.briefing
-    GROUP BY s.briefing
+        coalesce(p.memories, 0), coalesce(p.chars, 0)
+    FROM briefing_settings AS s LEFT JOIN (
+        SELECT briefing, count(*) AS memories, sum(length(description)) AS chars
+        FROM briefing_memories
+        WHERE pinned = 1 AND verdict = 'pinned'
+        GROUP BY briefing
+    ) AS p ON p.briefing = s.briefing
     UNION ALL
     SELECT w.briefing, w.briefing_project, w.budget, w.age_cutoff, next.id, next.updated, w.position + 1,
            w.running_chars + length(next.description)
@@ -107,30 +104,48 @@ briefing_walk(briefing, briefing_project, budget, age_cutoff, id, updated, posit
     WHERE w.running_chars <= w.budget
 ),
 
-briefing_included AS (
-    SELECT *, 1 AS included, 'pinned' AS reason FROM briefing_pinned
+briefing_included_rows AS (
+    -- the memories that go in: the pinned ones, and the competing ones the walk fitted in the budget
+    SELECT
+        briefing, as_of, budget, id, kind, name, description, project, status, pinned, stage_status, stage_gate,
+        updated, valid_from, invalid_at, rank_group, 1 AS included, 'pinned' AS reason
+    FROM briefing_memories
+    WHERE pinned = 1 AND verdict = 'pinned'
     UNION ALL
-    SELECT b.*, w.position, w.running_chars, 1 AS included, 'included' AS reason
+    SELECT
+        b.briefing, b.as_of, b.budget, b.id, b.kind, b.name, b.description, b.project, b.status, b.pinned,
+        b.stage_status, b.stage_gate, b.updated, b.valid_from, b.invalid_at, b.rank_group, 1, 'included'
     FROM briefing_walk AS w JOIN briefing_memories AS b ON b.briefing = w.briefing AND b.id = w.id
     WHERE w.running_chars <= w.budget
+),
+
+briefing_included AS (
+    -- The briefing query (queries.BRIEFING_SELECT) numbers briefing_included_rows with this same window in
+    -- its outermost SELECT, where one sort serves both the window and its ORDER BY.
+    SELECT
+        *,
+        row_number() OVER briefing_order AS position,
+        sum(length(description)) OVER briefing_order AS running_chars
+    FROM briefing_included_rows
+    WINDOW briefing_order AS (PARTITION BY briefing ORDER BY rank_group, updated DESC, id ROWS UNBOUNDED PRECEDING)
 ),
 
 briefing_ledger AS (
     SELECT
         b.*,
-        coalesce(p.position, CASE WHEN w.running_chars <= b.budget THEN w.position END) AS position,
-        coalesce(p.running_chars, w.running_chars) AS running_chars,
-        p.id IS NOT NULL OR coalesce(w.running_chars <= b.budget, 0) AS included,
-        coalesce(b.verdict, CASE WHEN w.running_chars <= b.budget THEN 'included' ELSE 'dropped: budget' END) AS reason,
+        i.position,
+        coalesce(i.running_chars, w.running_chars) AS running_chars,
+        i.id IS NOT NULL AS included,
+        coalesce(b.verdict, CASE WHEN i.id IS NOT NULL THEN 'included' ELSE 'dropped: budget' END) AS reason,
         -- the ledger's reading order: the briefing, then what was left out and why
         CASE
-            WHEN p.id IS NOT NULL OR w.running_chars <= b.budget THEN 0
+            WHEN i.id IS NOT NULL THEN 0
             WHEN b.verdict IS NULL THEN 1
             WHEN b.verdict = 'dropped: stage unknown' THEN 2
             WHEN b.verdict = 'dropped: age' THEN 3
             ELSE 4
         END AS ledger_group
     FROM briefing_memories AS b
-    LEFT JOIN briefing_pinned AS p ON p.briefing = b.briefing AND p.id = b.id
+    LEFT JOIN briefing_included AS i ON i.briefing = b.briefing AND i.id = b.id
     LEFT JOIN briefing_walk AS w ON w.briefing = b.briefing AND w.id = b.id
 )

@@ -2,42 +2,117 @@
 -- with name and description (a note's title) weighted above tags and body. Invalid memories never come
 -- back. project '' searches everything; otherwise that project plus the global scope.
 --
--- A fragment: CTEs `recall_memories` and `recall_notes` (same columns), placed after
--- recall_params(q, project) and recall_query.sql. Lower rank is better; each comes out of FTS5 already
--- in rank order (`rank MATCH 'bm25(...)'`), so `... UNION ALL ... ORDER BY rank` merges the two streams
--- without sorting every match, and a LIMIT stops early.
+-- A fragment: CTEs ending in `recall`, placed after recall_params(q, project, max_rows) and
+-- recall_query.sql. `recall` holds the best max_rows results, memories and notes together, with the
+-- columns type, id, path, project, kind, name, description, title, snippet, rank, updated and the
+-- reading order's tie-breakers `arm` (a memory before a note) and `fts_rowid`: read it
+-- `ORDER BY rank, arm, fts_rowid` (lower rank is better; equal ranks in the order FTS5 gives them).
+--
+-- Where the time goes: bm25 reads every match's column sizes, so ranking a word in half the store is
+-- most of the cost, and it is paid once. bm25() with ORDER BY ... LIMIT keeps only the best rows while
+-- ranking (`ORDER BY rank` on the FTS table would sort every match first). Snippets are made for the
+-- rows returned only. With no project, the best matches are ranked on the FTS table alone and then
+-- checked for validity (most matches are valid): when too few of the best are valid, every valid match
+-- is ranked instead. With a project, the scope is checked first and only the matches in it are ranked.
 
-recall_memories AS (
+recall_scope AS (
     SELECT
-        'memory' AS type, m.id, m.path, m.project, m.kind, m.name, m.description, NULL AS title,
-        snippet(memories_fts, 3, '**', '**', '…', 12) AS snippet,
-        memories_fts.rank,
-        m.updated
-    FROM memories_fts JOIN memories AS m ON m.rowid = memories_fts.rowid
-    WHERE memories_fts MATCH (SELECT fts FROM recall_query)
-        AND memories_fts.rank MATCH 'bm25(8.0, 10.0, 3.0, 1.0)'
-        AND coalesce(m.valid_from, '') <= strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
-        AND (m.invalid_at IS NULL OR m.invalid_at > strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
-        AND (
-            (SELECT coalesce(project, '') FROM recall_params) = ''
-            OR m.project IS NULL
-            OR m.project = (SELECT project FROM recall_params)
-        )
+        coalesce(project, '') AS project,
+        max_rows,
+        -- how many of the best matches are ranked before the validity check
+        max(4 * max_rows, 200) AS candidates,
+        strftime('%Y-%m-%dT%H:%M:%SZ', 'now') AS now
+    FROM recall_params
 ),
 
-recall_notes AS (
+recall_memory_best AS MATERIALIZED (
+    -- no project: the best matches, valid or not (LIMIT 0, nothing is read, when there is a project)
+    SELECT memories_fts.rowid AS fts_rowid, bm25(memories_fts, 8.0, 10.0, 3.0, 1.0) AS fts_rank
+    FROM memories_fts
+    WHERE memories_fts MATCH (SELECT fts FROM recall_query)
+    ORDER BY fts_rank, fts_rowid
+    LIMIT (SELECT CASE WHEN project = '' THEN candidates ELSE 0 END FROM recall_scope)
+),
+
+recall_memory_best_valid AS MATERIALIZED (
+    SELECT b.fts_rowid, b.fts_rank, m.id, m.path, m.project, m.kind, m.name, m.description, m.updated
+    FROM recall_memory_best AS b JOIN memories AS m ON m.rowid = b.fts_rowid
+    WHERE coalesce(m.valid_from, '') <= (SELECT now FROM recall_scope)
+        AND (m.invalid_at IS NULL OR m.invalid_at > (SELECT now FROM recall_scope))
+),
+
+recall_memory_ranked AS (
+    -- the best matches decide when max_rows of them are valid, or when they were every match
+    SELECT * FROM recall_memory_best_valid
+    WHERE (SELECT project = '' FROM recall_scope) AND (
+        (SELECT count(*) FROM recall_memory_best) < (SELECT candidates FROM recall_scope)
+        OR (SELECT count(*) FROM recall_memory_best_valid) >= (SELECT max_rows FROM recall_scope))
+    UNION ALL
+    -- otherwise every match in scope and valid now is ranked (LIMIT 0 when the best matches decided)
+    SELECT * FROM (
+        SELECT memories_fts.rowid AS fts_rowid, bm25(memories_fts, 8.0, 10.0, 3.0, 1.0) AS fts_rank,
+            m.id, m.path, m.project, m.kind, m.name, m.description, m.updated
+        FROM memories_fts JOIN memories AS m ON m.rowid = memories_fts.rowid
+        WHERE memories_fts MATCH (SELECT fts FROM recall_query)
+            AND coalesce(m.valid_from, '') <= (SELECT now FROM recall_scope)
+            AND (m.invalid_at IS NULL OR m.invalid_at > (SELECT now FROM recall_scope))
+            AND (
+                (SELECT project FROM recall_scope) = ''
+                OR m.project IS NULL
+                OR m.project = (SELECT project FROM recall_scope)
+            )
+        ORDER BY fts_rank, fts_rowid
+        LIMIT (
+            SELECT CASE WHEN project = '' AND (
+                (SELECT count(*) FROM recall_memory_best) < candidates
+                OR (SELECT count(*) FROM recall_memory_best_valid) >= max_rows) THEN 0 ELSE max_rows END
+            FROM recall_scope)
+    )
+),
+
+recall_note_ranked AS (
+    -- notes have no validity: with no project the FTS table alone ranks them
+    SELECT * FROM (
+        SELECT notes_fts.rowid AS fts_rowid, bm25(notes_fts, 10.0, 3.0, 1.0) AS fts_rank
+        FROM notes_fts
+        WHERE notes_fts MATCH (SELECT fts FROM recall_query)
+        ORDER BY fts_rank, fts_rowid
+        LIMIT (SELECT CASE WHEN project = '' THEN max_rows ELSE 0 END FROM recall_scope)
+    )
+    UNION ALL
+    SELECT * FROM (
+        SELECT notes_fts.rowid AS fts_rowid, bm25(notes_fts, 10.0, 3.0, 1.0) AS fts_rank
+        FROM notes_fts JOIN notes AS n ON n.rowid = notes_fts.rowid
+        WHERE notes_fts MATCH (SELECT fts FROM recall_query)
+            AND (n.project IS NULL OR n.project = (SELECT project FROM recall_scope))
+        ORDER BY fts_rank, fts_rowid
+        LIMIT (SELECT CASE WHEN project = '' THEN 0 ELSE max_rows END FROM recall_scope)
+    )
+),
+
+recall_best AS (
+    SELECT 0 AS arm, fts_rowid, fts_rank FROM recall_memory_ranked
+    UNION ALL
+    SELECT 1, fts_rowid, fts_rank FROM recall_note_ranked
+    ORDER BY fts_rank, arm, fts_rowid
+    LIMIT (SELECT max_rows FROM recall_scope)
+),
+
+recall AS (
+    SELECT
+        'memory' AS type, m.id, m.path, m.project, m.kind, m.name, m.description, NULL AS title,
+        (SELECT snippet(memories_fts, 3, '**', '**', '…', 12) FROM memories_fts
+         WHERE memories_fts MATCH (SELECT fts FROM recall_query) AND memories_fts.rowid = b.fts_rowid) AS snippet,
+        b.fts_rank AS rank, m.updated, b.arm, b.fts_rowid
+    FROM recall_best AS b JOIN recall_memory_ranked AS m ON m.fts_rowid = b.fts_rowid
+    WHERE b.arm = 0
+    UNION ALL
     SELECT
         'note' AS type, coalesce(n.id, n.path) AS id, n.path, n.project, NULL AS kind, NULL AS name,
         NULL AS description, n.title,
-        snippet(notes_fts, 2, '**', '**', '…', 12) AS snippet,
-        notes_fts.rank,
-        n.updated
-    FROM notes_fts JOIN notes AS n ON n.rowid = notes_fts.rowid
-    WHERE notes_fts MATCH (SELECT fts FROM recall_query)
-        AND notes_fts.rank MATCH 'bm25(10.0, 3.0, 1.0)'
-        AND (
-            (SELECT coalesce(project, '') FROM recall_params) = ''
-            OR n.project IS NULL
-            OR n.project = (SELECT project FROM recall_params)
-        )
+        (SELECT snippet(notes_fts, 2, '**', '**', '…', 12) FROM notes_fts
+         WHERE notes_fts MATCH (SELECT fts FROM recall_query) AND notes_fts.rowid = b.fts_rowid) AS snippet,
+        b.fts_rank AS rank, n.updated, b.arm, b.fts_rowid
+    FROM recall_best AS b JOIN notes AS n ON n.rowid = b.fts_rowid
+    WHERE b.arm = 1
 )

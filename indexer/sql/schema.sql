@@ -80,3 +80,6 @@ CREATE TABLE IF NOT EXISTS index_folders (
     folder TEXT PRIMARY KEY,
     walk TEXT
 );
+
+-- a briefing's pinned rows, read from this index alone (not from the wide rows, bodies and all)
+CREATE INDEX IF NOT EXISTS memories_pinned_briefing ON memories (project, pinned, kind, updated, id, name, description, status, stage_status, stage_gate, valid_from, invalid_at) WHERE pinned = 1;

@@ -73,7 +73,7 @@ class Plan:
     full: bool
     stale: list[StoreFile]  # to read, in this order
     deleted: list[str]
-    losers: set[str]  # paths that lost a duplicate contest: read again whatever their hash
+    losers: set[str]  # paths that lost a duplicate contest: read again, whatever their hash, if anything changed
     digests: dict[str, str]  # content hashes the index holds for stale paths
     settings_changed: bool
 
@@ -108,8 +108,9 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
                 db.execute(f"delete from {table}")
         for path in deleted:
             writer.forget(path)
-        jobs = [(sf, None if sf.path in plan.losers else plan.digests.get(sf.path)) for sf in plan.stale]
-        for sf, digest in _progress(jobs, progress):
+
+        def read(sf: StoreFile, digest: str | None) -> None:
+            nonlocal vanished
             prepared = prepare(root, sf, digest, max_bytes)
             if prepared is None:  # vanished between the walk and the read
                 vanished = True
@@ -120,6 +121,14 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
                 touched.append(sf)
             else:
                 writer.add(prepared)
+
+        for sf in _progress([sf for sf in plan.stale if sf.path not in plan.losers], progress):
+            read(sf, plan.digests.get(sf.path))
+        # a file that lost a duplicate contest may win it now: read again whatever its hash if anything changed
+        again, stale_paths = writer.changed or deleted, {sf.path for sf in plan.stale}
+        for path in sorted(plan.losers):
+            if path in files and (again or path in stale_paths):
+                read(files[path], None if again else plan.digests.get(path))
         if plan.full:
             mode = "full"
         else:
@@ -154,11 +163,7 @@ def _plan(db: database.IndexConnection, files: dict[str, StoreFile], folders: di
     known = changes.known_files(db, changed)
     deleted = sorted({k[0] for k in known} - files.keys())
     stale = [files[k[0]] for k in sorted({f[:4] for f in files.values() if f.folder in changed} - known)]
-    losers = set()
-    if stale or deleted:  # a file that lost a duplicate contest is read again whenever anything changed
-        losers = _conflict_losers(db)
-        stale_paths = {f.path for f in stale}
-        stale += [files[p] for p in sorted(losers) if p in files and p not in stale_paths]
+    losers = _conflict_losers(db) if stale or deleted else set()
     return Plan(False, stale, deleted, losers, _digests(db, [f.path for f in stale]), settings_changed)
 
 

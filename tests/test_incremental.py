@@ -100,6 +100,14 @@ def test_deleting_the_winner_of_a_duplicate_indexes_the_other(store, tmp_path):
     assert dump(store.db_path) == full_dump(store, tmp_path)
 
 
+def test_the_loser_of_a_duplicate_is_not_read_again_when_nothing_changed(store):
+    store.memory("first", id="01K00000000000000000000D0P", created="2026-07-01T00:00:00Z")
+    store.memory("second", id="01K00000000000000000000D0P", created="2026-07-02T00:00:00Z")
+    store.index()  # both files are too recent to trust: the next run reads them and finds the same hashes
+    summary = store.index()
+    assert (summary.mode, summary.files_changed) == ("no-op", 0)
+
+
 def test_a_new_earlier_file_takes_the_id_from_an_indexed_one(store, tmp_path):
     store.memory("later", id="01K00000000000000000000D0P", created="2026-07-02T00:00:00Z")
     store.index()

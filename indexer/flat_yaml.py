@@ -6,7 +6,9 @@ mapping of plain or simply quoted scalars and flow lists of plain scalars, which
 this module reads with a few regular expressions and YAML's own implicit
 resolvers, giving exactly what `yaml_loader.StoreLoader` gives. Anything else
 (block scalars, nesting, anchors, escapes, comments, blank lines) returns
-`NOT_FLAT` and goes to libyaml.
+`NOT_FLAT` and goes to libyaml. Plain scalars are remembered (most values recur
+across a store), and one holding a character no resolver matches (the `T` of a
+timestamp, the letters of a ULID) is text without running the resolvers.
 """
 
 import re
@@ -14,23 +16,40 @@ import re
 import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import ScalarNode
+from yaml.resolver import Resolver
 
 NOT_FLAT = object()
 
-LINE = re.compile(r"^([A-Za-z_][\w-]*):(?:[ \t]+(.*))?$", re.MULTILINE)
-DOUBLE_QUOTED = re.compile(r'"([^"\\]*)"\Z')
+LINE = re.compile(r"^([A-Za-z_][\w-]*):(?:[ \t]+(.*))?$", re.MULTILINE)  # every line of flat frontmatter
+KEY = re.compile(r"[A-Za-z_][\w-]*\Z")
 SINGLE_QUOTED = re.compile(r"'((?:[^']|'')*)'\Z")
 FLOW_LIST = re.compile(r"\[([^\[\]{}'\"#]*)\]\Z")
 # a plain scalar starting with one of these, or holding a comment or a `: `, needs YAML's full rules
 INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 # characters YAML does not allow in a document (it would raise; libyaml reports them)
 NOT_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+ASCII_PRINTABLE = b"\t\n\r" + bytes(range(0x20, 0x7F))  # the ASCII part of what NOT_PRINTABLE allows
 
 STR = "tag:yaml.org,2002:str"
 NULL = "tag:yaml.org,2002:null"
+# every character PyYAML's own YAML 1.1 resolver for a tag can match (tests/test_flat_yaml.py checks
+# this against the regexes): a scalar holding any other character is text without running them
+ALPHABETS = {
+    "tag:yaml.org,2002:bool": "yesYESnoNOtrueTRUEfalseFALSEonON",
+    "tag:yaml.org,2002:null": "~nulNUL",
+    "tag:yaml.org,2002:int": "0123456789_:+-bxabcdefABCDEF",
+    "tag:yaml.org,2002:float": "0123456789_:+-.eEinfINFaA",
+    "tag:yaml.org,2002:merge": "<",
+    "tag:yaml.org,2002:value": "=",
+    "tag:yaml.org,2002:yaml": "!&*",
+}
+_PYYAML = {tag: regexp for resolvers in Resolver.yaml_implicit_resolvers.values() for tag, regexp in resolvers}
+# most cached scalars are seen once (ids, names, times): a small cache stays in the CPU's cache
+# (lookups in one of 100,000 entries measured 5-10% slower), and the values that recur come back at once
+MAX_CACHED = 5_000
 _constructor = SafeConstructor()
-_scalars: dict[str, object] = {}  # plain scalars YAML might resolve (null, bools, numbers) -> value
 _keys: set[str] = set()  # keys already known to be plain strings
+_readers: dict[tuple, tuple[dict, dict]] = {}  # (loader, trap) -> (see _reader, plain scalar -> value)
 
 
 def load_flat(text: str, loader: type[yaml.SafeLoader], trap: type[str]) -> object:
@@ -40,65 +59,109 @@ def load_flat(text: str, loader: type[yaml.SafeLoader], trap: type[str]) -> obje
     numbers); a bool or number is returned as `trap(text)` with `read_as` set.
     """
     text = text.strip("\n")
-    lines = LINE.findall(text)
-    if len(lines) != text.count("\n") + 1 or NOT_PRINTABLE.search(text):
+    if not _printable(text):
         return NOT_FLAT
-    if len(_scalars) > 100_000:
-        _scalars.clear()
-    mapping: dict = {}
-    for key, raw in lines:
-        if key not in _keys:
-            if _plain(key, loader, trap) != key:
-                return NOT_FLAT
-            _keys.add(key)
-        raw = raw.rstrip(" \t")
-        if not raw:
-            value = None
-        elif raw[0] == '"':
-            m = DOUBLE_QUOTED.match(raw)
-            value = m.group(1) if m else NOT_FLAT
-        elif raw[0] == "'":
-            m = SINGLE_QUOTED.match(raw)
-            value = m.group(1).replace("''", "'") if m else NOT_FLAT
-        elif raw[0] == "[":
-            value = _flow_list(raw, loader, trap)
-        else:
-            value = _plain(raw, loader, trap)
-        if value is NOT_FLAT:
+    reader = _readers.get((loader, trap)) or _reader(loader, trap)
+    if len(reader[1]) > MAX_CACHED:
+        reader[1].clear()
+    try:
+        return _mapping(text, reader, trap)
+    except Exception:  # a value YAML cannot construct: its error only if every line is flat (it reads them all first)
+        if len(LINE.findall(text)) != text.count("\n") + 1:
             return NOT_FLAT
+        raise
+
+
+def _mapping(text: str, reader, trap) -> object:
+    """The mapping of `text`'s lines, read as LINE reads them, or NOT_FLAT at the first that is not flat."""
+    scalars = reader[1]
+    mapping: dict = {}
+    for line in text.split("\n"):
+        key, colon, raw = line.partition(": ")
+        if not colon or key not in _keys:  # not the usual `known-key: value`: read it as LINE does
+            key, colon, raw = line.partition(":")
+            if not colon or raw[:1] not in ("", " ", "\t"):
+                return NOT_FLAT
+            if key not in _keys:
+                if not KEY.match(key) or _plain(key, reader, trap) != key:
+                    return NOT_FLAT
+                _keys.add(key)
+        # the usual case: a plain scalar read before (the cache holds neither blanks around one nor a "")
+        value = scalars.get(raw, scalars)
+        if value is scalars:
+            raw = raw.strip(" \t")
+            first = raw[:1]
+            if not first:
+                value = None
+            elif first == '"':  # "([^"\\]*)"
+                value = raw[1:-1] if raw[-1] == '"' and raw.count('"') == 2 and "\\" not in raw else NOT_FLAT
+            elif first == "'":
+                m = SINGLE_QUOTED.match(raw)
+                value = m.group(1).replace("''", "'") if m else NOT_FLAT
+            elif first == "[":
+                value = _flow_list(raw, reader, trap)
+            else:
+                value = _plain(raw, reader, trap)
+            if value is NOT_FLAT:
+                return NOT_FLAT
         mapping[key] = value
     return mapping or None
 
 
-def _flow_list(raw: str, loader, trap) -> object:
+def _printable(text: str) -> bool:
+    """Whether YAML allows every character of `text` (see NOT_PRINTABLE)."""
+    if text.isascii():
+        return not text.encode().translate(None, ASCII_PRINTABLE)
+    return not NOT_PRINTABLE.search(text)
+
+
+def _reader(loader, trap) -> tuple[dict, dict]:
+    """By first character NOT_FLAT (an indicator) or (alphabet or None, resolvers); and an empty cache."""
+    firsts = dict.fromkeys(INDICATORS | {""}, NOT_FLAT)
+    for first, resolvers in loader.yaml_implicit_resolvers.items():
+        if resolvers and first not in firsts:
+            known = all(tag in ALPHABETS and regexp == _PYYAML.get(tag) for tag, regexp in resolvers)
+            firsts[first] = ("".join(ALPHABETS[tag] for tag, _ in resolvers) if known else None, resolvers)
+    reader = _readers[loader, trap] = (firsts, {})
+    return reader
+
+
+def _flow_list(raw: str, reader, trap) -> object:
     m = FLOW_LIST.match(raw)
     if not m:
         return NOT_FLAT
     inner = m.group(1).strip()
     if not inner:
         return []
-    items = [_plain(item.strip(), loader, trap) for item in inner.split(",")]
-    return NOT_FLAT if any(item is NOT_FLAT for item in items) else items
+    scalars = reader[1]
+    texts = [item.strip() for item in inner.split(",")]
+    items = [scalars.get(text, scalars) for text in texts]
+    if scalars in items:  # resolve the ones not read before, in order (one may raise, as in YAML)
+        items = [_plain(text, reader, trap) if item is scalars else item for text, item in zip(texts, items)]
+    return NOT_FLAT if NOT_FLAT in items else items
 
 
-def _plain(text: str, loader, trap) -> object:
-    """The value of a plain scalar, as YAML resolves it."""
-    if (not text or text[0] in INDICATORS or text[-1] == ":"
-            or " #" in text or "\t#" in text or ": " in text or ":\t" in text):
+def _plain(text: str, reader, trap) -> object:
+    """The value of a plain scalar as YAML resolves it, or NOT_FLAT (a value is remembered in the cache)."""
+    firsts, scalars = reader
+    entry = firsts.get(text[:1])  # NOT_FLAT for an indicator or no text; None if no resolver reads it
+    if entry is NOT_FLAT or (":" in text or "#" in text) and (
+            text[-1] == ":" or " #" in text or "\t#" in text or ": " in text or ":\t" in text):
         return NOT_FLAT
-    resolvers = loader.yaml_implicit_resolvers.get(text[0])
-    if not resolvers:
-        return text
-    value = _scalars.get(text, _scalars)
-    if value is not _scalars:
-        return value
-    tag = next((tag for tag, regexp in resolvers if regexp.match(text)), STR)
-    if tag == STR:
-        value = text
-    elif tag == NULL:
-        value = None
+    if entry is None:
+        value = text  # no resolver for its first character
     else:
-        value = trap(text)
-        value.read_as = _constructor.yaml_constructors[tag](_constructor, ScalarNode(tag, text))
-    _scalars[text] = value
+        alphabet, resolvers = entry
+        if alphabet is not None and text.rstrip(alphabet):
+            value = text  # a character none of the resolvers matches
+        else:
+            tag = next((tag for tag, regexp in resolvers if regexp.match(text)), STR)
+            if tag == STR:
+                value = text
+            elif tag == NULL:
+                value = None
+            else:
+                value = trap(text)
+                value.read_as = _constructor.yaml_constructors[tag](_constructor, ScalarNode(tag, text))
+    scalars[text] = value
     return value

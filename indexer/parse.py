@@ -19,9 +19,11 @@ from .problems import Problem, error
 from .walk import read_regular_file
 
 HANDLER = YAMLHandler()
+BOUNDARY = HANDLER.FM_BOUNDARY  # a line of 3 or more dashes: python-frontmatter's own split
 # frontmatter is a few fields; megabytes of YAML nodes take minutes to load and hold up every run
 MAX_FRONTMATTER_BYTES = 65536
 TOP_LEVEL_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.MULTILINE)
+_BLAKE2B = hashlib.blake2b(digest_size=16)
 
 
 @dataclass
@@ -54,7 +56,9 @@ class ParsedFile:
 
 def digest(data: bytes) -> str:
     """The content hash used to tell a touched file from an edited one."""
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    hasher = _BLAKE2B.copy()  # cheaper than setting up a new one
+    hasher.update(data)
+    return hasher.hexdigest()
 
 
 def read_store_file(root: Path | str, path: str, max_bytes: int) -> ParsedFile:
@@ -79,7 +83,7 @@ def parse_bytes(path: str, data: bytes, max_bytes: int) -> ParsedFile:
             error(path, 1, "too-large", f"file is larger than index.max_file_bytes ({max_bytes} bytes)")
         )
         return parsed
-    if not data.strip():
+    if not data or data.isspace():
         parsed.problems.append(error(path, 1, "empty-file", "file is empty"))
         return parsed
     try:
@@ -94,26 +98,31 @@ def parse_bytes(path: str, data: bytes, max_bytes: int) -> ParsedFile:
         line = text.count("\n", 0, text.index("\x00")) + 1
         parsed.problems.append(error(path, line, "binary-file", "contains NUL bytes: not a text file"))
         return parsed
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
+    text = text.removeprefix("\ufeff")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
     split_frontmatter(parsed, text)
     return parsed
 
 
 def split_frontmatter(parsed: ParsedFile, text: str) -> None:
     """Fill `parsed` with the frontmatter mapping and body of `text`."""
-    if not HANDLER.detect(text):
+    opening = BOUNDARY.match(text)
+    if not opening:
         parsed.body = text
         return
-    try:
-        fm, body = HANDLER.split(text)
-    except ValueError:
+    closing = _closing_boundary(text, opening.end())
+    if not closing:
         parsed.problems.append(
             error(parsed.path, 1, "unclosed-frontmatter", "frontmatter opened with --- is never closed by a --- line")
         )
         return
-    fm_offset = text.find(fm, 3) if fm else 4
+    fm = text[opening.end():closing.start()]
+    # where the frontmatter's text is first found (usually right after the opening `---`)
+    fm_offset = 4 if not fm else 3 if opening.end() == 3 else text.find(fm, 3)
     parsed.fm_line = text.count("\n", 0, fm_offset) + 1
-    parsed.body = body.lstrip("\n")
+    # the closing line's `\s*$` took every blank line but the last one's newline: the body starts after it
+    parsed.body = text[closing.end() + 1:]
     parsed.body_line = text.count("\n", 0, len(text) - len(parsed.body)) + 1
     parsed.fm_text = fm
     if len(fm) > MAX_FRONTMATTER_BYTES:
@@ -148,4 +157,15 @@ def split_frontmatter(parsed: ParsedFile, text: str) -> None:
                   f"frontmatter must be a mapping of keys to values, not a {type(meta).__name__}")
         )
         return
-    parsed.meta = {str(k): v for k, v in meta.items()}
+    parsed.meta = meta
+
+
+def _closing_boundary(text: str, start: int) -> re.Match | None:
+    """The first BOUNDARY line at or after `start`, as `HANDLER.split` finds it, trying only lines that start `---`."""
+    at = text.find("\n---", start - 1)
+    while at >= 0:
+        m = BOUNDARY.match(text, at + 1)
+        if m:
+            return m
+        at = text.find("\n---", at + 1)
+    return None

@@ -67,4 +67,7 @@ def pinned(kind: str, stage_status: str | None) -> bool:
 
 def fold_description(description: str) -> str:
     """A description on several lines, folded onto one."""
+    # printable text has no whitespace but the space: single spaces inside are already folded
+    if description.isprintable() and "  " not in description and description.strip(" ") == description:
+        return description
     return " ".join(description.split())

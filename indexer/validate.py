@@ -3,8 +3,8 @@
 Cross-file rules (duplicate ids and names, dangling links, cycles) live in crossfile.py.
 """
 
-import json
 import re
+from json.encoder import encode_basestring
 from pathlib import PurePosixPath
 
 from . import rules, timestamps
@@ -33,11 +33,13 @@ class FieldReader:
 
     @property
     def failed(self) -> bool:
-        return any(p.severity == "error" for p in self.problems)
+        return bool(self.problems) and any(p.severity == "error" for p in self.problems)
 
     def text(self, key: str) -> str | None:
         """A text field; a YAML trap is kept as written with a warning; None if absent."""
         value = self.meta.get(key)
+        if type(value) is str:  # the usual case first
+            return value
         if value is None:
             return None
         if isinstance(value, Trap):
@@ -51,7 +53,11 @@ class FieldReader:
 
     def timestamp(self, key: str) -> str | None:
         value = self.meta.get(key)
-        if value is None or value == "":
+        if value is None:
+            return None
+        if type(value) is str and timestamps.CANONICAL.match(value):  # the usual case: already canonical
+            return value
+        if value == "":
             return None
         if not isinstance(value, str):
             self.error(key, "bad-timestamp", f"{key} must be an ISO 8601 timestamp, not a {type(value).__name__}")
@@ -63,7 +69,11 @@ class FieldReader:
             return None
 
     def ulid(self, key: str, required: bool) -> str | None:
-        value = self.text(key) if key in self.meta else None
+        value = self.meta.get(key)
+        if type(value) is str and ULID_TEXT.match(value):  # the usual case: a ULID as it is stored
+            return value
+        if value is not None:
+            value = self.text(key)
         if value is None or not value.strip():
             if required:
                 self.error(key, "missing-id", f"{key} is required (a ULID)")
@@ -87,6 +97,9 @@ class FieldReader:
             return "[]"
         tags = []
         for item in value:
+            if type(item) is str and item.strip():  # the usual case first
+                tags.append(item.strip())
+                continue
             if isinstance(item, Trap):
                 self.warning("tags", "yaml-trap", f"tag {item} is read by YAML as {item.read_as!r}; kept as written")
             if isinstance(item, str) and item.strip():
@@ -95,7 +108,16 @@ class FieldReader:
                 self.warning("tags", "bad-tags", "an empty tag; ignored")
             elif item is not None:
                 self.warning("tags", "bad-tags", f"a tag must be text, not a {type(item).__name__}; ignored")
-        return json.dumps(tags, ensure_ascii=False)
+        return _json_list(tags)
+
+
+def _json_list(texts: list[str]) -> str:
+    """What json.dumps(texts, ensure_ascii=False) gives, without its per-call set-up."""
+    joined = '", "'.join(texts)
+    # nothing to escape: no quote (but the separators'), backslash or control character
+    if joined.isprintable() and "\\" not in joined and joined.count('"') == 2 * len(texts) - 2:
+        return f'["{joined}"]'
+    return f"[{', '.join(map(encode_basestring, texts))}]"
 
 
 def memory_record(parsed: ParsedFile) -> tuple[dict | None, list[Problem]]:

@@ -81,14 +81,16 @@ def read_regular_file(name: str, limit: int) -> bytes:
         # ask for the size we know, plus one to see growth: a read sized by the limit alone
         # would allocate megabytes for every small file
         want, got, chunks = min(info.st_size + 1, limit), 0, []
-        while got < want:
+        while True:
             chunk = os.read(fd, want - got)
-            if not chunk:
-                break
             chunks.append(chunk)
             got += len(chunk)
-            if got == want > info.st_size:  # it grew since fstat: read on, up to the limit
+            if got < want:  # a short read of a regular file is its end: no second read to see it
+                break
+            if got > info.st_size and want < limit:  # it grew since fstat: read on, up to the limit
                 want = limit
+            else:
+                break
         return b"".join(chunks)
     finally:
         os.close(fd)

@@ -34,7 +34,7 @@ def _keep_as_written(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Trap:
     trap = Trap(node.value)
     try:
         trap.read_as = yaml.SafeLoader.yaml_constructors[node.tag](loader, node)
-    except (ValueError, KeyError) as e:  # PyYAML's own errors for `!!int abc` or `!!bool maybe`
+    except (ValueError, KeyError, IndexError) as e:  # PyYAML's own errors for `!!int abc`, `!!bool maybe`, `!!int`
         raise yaml.constructor.ConstructorError(
             None, None, f"{node.value[:40]!r} is not a valid {node.tag.rsplit(':', 1)[-1]}", node.start_mark
         ) from e
@@ -64,12 +64,13 @@ class TooDeep(Exception):
 
 
 def load(text: str) -> object:
-    """Parse one YAML document as `StoreLoader` does (flat frontmatter takes a fast path)."""
+    """Parse one YAML document as `StoreLoader` does, a mapping's keys as text (flat frontmatter takes a fast path)."""
     value = load_flat(text, StoreLoader, Trap)
     if value is not NOT_FLAT:
-        return value
+        return value  # its keys are text already
     check_depth(text)
-    return yaml.load(text, Loader=StoreLoader)
+    value = yaml.load(text, Loader=StoreLoader)
+    return {str(k): v for k, v in value.items()} if isinstance(value, dict) else value
 
 
 def check_depth(text: str) -> None:

@@ -1,0 +1,86 @@
+"""The per-file shortcuts give exactly what the plain definitions they stand in for give."""
+
+import json
+
+from frontmatter.default_handlers import YAMLHandler
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexer import rules, timestamps
+from indexer.parse import ParsedFile, parse_bytes
+from indexer.validate import FieldReader, _json_list
+from indexer.walk import read_regular_file
+
+BOUNDARIES = ["---", "----", "--- ", "---\t", "---  \t", "---\x0c", "---\x85", "---\u2028", "---\x1c", "-- -", "---x"]
+GAPS = ["", "\n", "\n\n", "\n \n", "\n\t\n\n", "\n\r", "\n\x0b\n", "\n \x0c", "\n\u3000\n", " "]
+PIECES = ["id: 1", "kind: stage", "a", " b", "\tc", "Status: open", "# T", "---", "\n", ""]
+
+
+def split_as_python_frontmatter(text: str):
+    """(frontmatter, body, frontmatter line, body line) as the indexer first worked them out; None if unclosed."""
+    handler = YAMLHandler()
+    if not handler.detect(text):
+        return "", text, 1, 1
+    try:
+        fm, body = handler.split(text)
+    except ValueError:
+        return None
+    fm_offset = text.find(fm, 3) if fm else 4
+    body = body.lstrip("\n")
+    return fm, body, text.count("\n", 0, fm_offset) + 1, text.count("\n", 0, len(text) - len(body)) + 1
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(BOUNDARIES + GAPS + PIECES), min_size=1, max_size=10))
+def test_the_frontmatter_is_split_as_python_frontmatter_splits_it(pieces):
+    text = "".join(pieces)
+    if not text.strip():
+        return
+    parsed = parse_bytes("m.md", text.encode(), 1 << 20)
+    expected = split_as_python_frontmatter(text.replace("\r\n", "\n"))
+    if expected is None:
+        assert [p.code for p in parsed.problems] == ["unclosed-frontmatter"]
+    else:
+        assert (parsed.fm_text, parsed.body, parsed.fm_line, parsed.body_line) == expected
+
+
+TEXT = st.text(alphabet=st.sampled_from('ab "\\\x00\x1f\x7f\x85\xa0é\u2028\ud800,\n\t'), max_size=6)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(TEXT, max_size=5))
+def test_tags_are_encoded_as_json_dumps_encodes_them(tags):
+    assert _json_list(tags) == json.dumps(tags, ensure_ascii=False)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab .\n\t\r\x0b\x1c\x85\xa0\u2028\u3000\x00"), min_size=1, max_size=12))
+def test_a_description_is_folded_as_split_and_join_fold_it(description):
+    assert rules.fold_description(description) == " ".join(description.split())
+
+
+TIMES = st.one_of(
+    st.builds("".join, st.lists(st.sampled_from("0123456789\u0661-T:Z "), min_size=18, max_size=22)),
+    st.sampled_from(["2026-07-10T18:00:00Z", "2026-07-10", " 2026-07-10T18:00:00Z", "2026-07-10T18:00:00+02:00"]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(TIMES)
+def test_a_timestamp_is_read_as_normalize_reads_it(value):
+    reader = FieldReader(ParsedFile("m.md", "", meta={"created": value}))
+    try:
+        expected = timestamps.normalize(value)
+    except ValueError:
+        expected = None
+    assert reader.timestamp("created") == expected
+    assert len(reader.problems) == (expected is None)
+
+
+@settings(max_examples=60, deadline=None)
+@given(size=st.integers(0, 300), limit=st.integers(1, 400))
+def test_a_file_is_read_whole_up_to_the_limit_with_sized_reads(tmp_path_factory, size, limit):
+    path = tmp_path_factory.mktemp("read") / "f.md"
+    data = bytes(i % 251 for i in range(size))
+    path.write_bytes(data)
+    assert read_regular_file(str(path), limit) == data[:limit]

@@ -155,7 +155,7 @@ def _plan(db: database.IndexConnection, files: dict[str, StoreFile], folders: di
     settings_changed = (dict(db.execute("select key, value from settings").fetchall()) != settings
                         or _problems_of(db, SETTINGS_FILE) != settings_problems)
     if full:
-        return Plan(True, list(files.values()), [], set(), {}, settings_changed)
+        return Plan(True, [files[path] for path in sorted(files)], [], set(), {}, settings_changed)
     changed = changes.changed_folders(db, folders)
     if not changed:
         return Plan(False, [], [], set(), {}, settings_changed)

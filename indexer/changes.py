@@ -1,6 +1,6 @@
 """What changed since the last run, without loading every file's bookkeeping.
 
-Each folder's files (path, type, size, mtime) are hashed into one fingerprint, kept in
+Each folder's files (path, size, mtime) are hashed into one fingerprint, kept in
 `index_folders` by the run that saw them. A later run compares fingerprints and loads the
 `index_files` rows of changed folders only: one edit in a store of 100,000 files reads the
 rows of one folder. A folder holding a file too recent to trust (build.RACY_NS) is stored
@@ -9,6 +9,7 @@ without a fingerprint, so the next run looks at it again.
 
 import hashlib
 import sqlite3
+from array import array
 
 from .walk import StoreFile
 
@@ -16,17 +17,24 @@ LOAD_ALL_OVER = 100  # changed folders beyond which one scan of index_files beat
 
 
 def fingerprints(files: dict[str, StoreFile]) -> dict[str, str]:
-    """Each folder's fingerprint: a hash of its files' paths, types, sizes and mtimes."""
-    lines: dict[str, list[str]] = {}
+    """Each folder's fingerprint: a hash of its files' paths, sizes and mtimes, in the order the walk found them.
+
+    A folder that lists the same files in another order only gets looked into again.
+    """
+    groups: dict[str, list[StoreFile]] = {}
     for f in files.values():
-        line = f"{f.path}\t{f.type}\t{f.size}\t{f.mtime_ns}"
-        group = lines.get(f.folder)
+        group = groups.get(f.folder)
         if group is None:
-            lines[f.folder] = [line]
+            groups[f.folder] = [f]
         else:
-            group.append(line)
-    return {folder: hashlib.blake2b("\n".join(group).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-            for folder, group in lines.items()}
+            group.append(f)
+    found = {}
+    for folder, group in groups.items():
+        digest = hashlib.blake2b(digest_size=16)
+        digest.update("\n".join([f.path for f in group]).encode("utf-8", "surrogatepass"))
+        digest.update(array("q", [n for f in group for n in (f.size, f.mtime_ns)]).tobytes())
+        found[folder] = digest.hexdigest()
+    return found
 
 
 def changed_folders(conn: sqlite3.Connection, current: dict[str, str]) -> set[str]:

@@ -24,7 +24,9 @@ MEMORY_COLUMNS = ("id", "kind", "name", "description", "project", "status", "sta
 NOTE_COLUMNS = ("path", "id", "title", "project", "created", "updated", "tags", "body")
 PROBLEM_COLUMNS = ("path", "line", "severity", "code", "message")
 FILE_COLUMNS = ("path", "type", "size", "mtime_ns", "digest")
-BATCH = 2000
+# files per batch; each batch's FTS rows are one statement, and so one FTS5 segment to merge at the end:
+# 8,000 rather than 2,000 took about 0.2 s off a 100,000-memory rebuild for 10 MB more memory
+BATCH = 8000
 memory_row = operator.itemgetter(*MEMORY_COLUMNS)  # a record's values in column order
 note_row = operator.itemgetter(*NOTE_COLUMNS)
 

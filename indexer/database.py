@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import fts
 
-SCHEMA_VERSION = 5  # bump when schema.sql or fts.py changes; older databases get the new parts on open
+SCHEMA_VERSION = 6  # bump when schema.sql or fts.py changes; older databases get the new parts on open
 _savepoints = itertools.count()
 
 

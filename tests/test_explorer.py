@@ -6,6 +6,7 @@ import sqlite3
 import urllib.parse
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from conftest import started_explorer
@@ -121,6 +122,21 @@ async def test_memories_open_newest_first_with_facets(ds):
         assert facet in facets, facet
     assert facets["tags"]["type"] == "array"
     assert {r["value"] for r in facets["status"]["results"]} == {"active", "superseded", "archived"}
+
+
+def test_the_tables_default_order_and_column_facets_read_an_index_not_every_row(example_db):
+    """At 100,000 memories a scan of the table took 0.1 s per facet; an index makes each a few ms."""
+    metadata = yaml.safe_load((ROOT / "metadata.yml").read_text())["databases"]["seamless"]["tables"]
+    with sqlite3.connect(example_db) as conn:
+        for table in ("memories", "notes"):
+            config = metadata[table]
+            order = conn.execute(f"explain query plan select * from {table} "
+                                 f"order by {config['sort_desc']} desc limit 101").fetchall()
+            assert "USING INDEX" in order[-1][3], (table, order)
+            for column in (f for f in config["facets"] if isinstance(f, str)):
+                plan = conn.execute(f"explain query plan select {column}, count(*) from {table} "
+                                    f"group by {column}").fetchall()
+                assert "COVERING INDEX" in plan[0][3], (table, column, plan)
 
 
 async def test_memories_page(ds):

@@ -18,7 +18,7 @@ from . import changes, crossfile, database, fts, timestamps
 from .problems import Problem
 from .settings import FILE as SETTINGS_FILE
 from .settings import load_settings
-from .walk import StoreFile, walk_store
+from .walk import Folder, StoreFile, store_files, walk_folders
 
 PROGRESS_THRESHOLD = 2000  # files to read before a progress bar is worth showing
 # A file written this close to the walk may be rewritten at the same size within the same mtime
@@ -76,6 +76,7 @@ class Plan:
     losers: set[str]  # paths that lost a duplicate contest: read again, whatever their hash, if anything changed
     digests: dict[str, str]  # content hashes the index holds for stale paths
     settings_changed: bool
+    files: dict[str, StoreFile]  # the walk's records of the files looked into (and of the losers)
 
     @property
     def nothing(self) -> bool:
@@ -87,19 +88,21 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
     settings, settings_problems = load_settings(Path(root))
     max_bytes = settings["index.max_file_bytes"]
     racy_after = time.time_ns() - RACY_NS
-    files = walk_store(Path(root))
-    folders = changes.fingerprints(files)
-    plan = _plan(db, files, folders, full, settings, settings_problems)
+    walked = walk_folders(Path(root))
+    folders = changes.fingerprints(walked)
+    seen = sum(len(folder.paths) for folder in walked.values())
+    plan = _plan(db, walked, folders, full, settings, settings_problems)
     if plan.nothing:
         with db.atomic():
             changes.remember(db, folders, set())
-            return _record(db, "no-op", started, started_at, len(files), 0, 0)
+            return _record(db, "no-op", started, started_at, seen, 0, 0)
     # imported here: a run with nothing to read (the usual `make index`) never loads YAML or the writer
     from .prepare import prepare
     from .write import IndexWriter
 
+    files = plan.files
     touched: list[StoreFile] = []
-    deleted, vanished = plan.deleted, False
+    deleted, vanished = plan.deleted, []
     # the writer's thread is stopped before the transaction commits or rolls back
     with db.atomic(), IndexWriter(db, root, max_bytes, racy_after, empty=plan.full) as writer:
         if plan.full:
@@ -110,10 +113,9 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
             writer.forget(path)
 
         def read(sf: StoreFile, digest: str | None) -> None:
-            nonlocal vanished
             prepared = prepare(root, sf, digest, max_bytes)
             if prepared is None:  # vanished between the walk and the read
-                vanished = True
+                vanished.append(sf)
                 deleted.append(sf.path)
                 writer.forget(sf.path)
                 del files[sf.path]
@@ -143,28 +145,31 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
             _write_settings(db, settings, settings_problems)
         db.executemany("update index_files set size = ?, mtime_ns = ? where path = ?",
                        ((f.size, writer.mtime(f), f.path) for f in touched))
-        # a file vanished during the run changes its folder; one too recent to trust leaves it unsettled
-        changes.remember(db, changes.fingerprints(files) if vanished else folders, {f.folder for f in writer.racy})
-        return _record(db, mode, started, started_at, len(files), writer.changed, len(deleted))
+        # a folder holding a file too recent to trust, or one that vanished during the run, is looked into again
+        changes.remember(db, folders, {f.folder for f in writer.racy + vanished})
+        return _record(db, mode, started, started_at, seen - len(vanished), writer.changed, len(deleted))
 
 
-def _plan(db: database.IndexConnection, files: dict[str, StoreFile], folders: dict[str, str], full: bool,
+def _plan(db: database.IndexConnection, walked: dict[str, Folder], folders: dict[str, str], full: bool,
           settings: dict, settings_problems: list[Problem]) -> Plan:
     """Compare the walk with the index: only folders whose fingerprint changed are looked into."""
     full = full or not db.execute("select 1 from index_files limit 1").fetchone()
     settings_changed = (dict(db.execute("select key, value from settings").fetchall()) != settings
                         or _problems_of(db, SETTINGS_FILE) != settings_problems)
     if full:
-        return Plan(True, [files[path] for path in sorted(files)], [], set(), {}, settings_changed)
+        files = store_files(walked)
+        return Plan(True, [files[path] for path in sorted(files)], [], set(), {}, settings_changed, files)
     changed = changes.changed_folders(db, folders)
     if not changed:
-        return Plan(False, [], [], set(), {}, settings_changed)
+        return Plan(False, [], [], set(), {}, settings_changed, {})
     # in changed folders, compare (path, type, size, mtime_ns) with what the index holds
     known = changes.known_files(db, changed)
+    files = store_files(walked, changes.covered(changed, walked))
     deleted = sorted({k[0] for k in known} - files.keys())
     stale = [files[k[0]] for k in sorted({f[:4] for f in files.values() if f.folder in changed} - known)]
     losers = _conflict_losers(db) if stale or deleted else set()
-    return Plan(False, stale, deleted, losers, _digests(db, [f.path for f in stale]), settings_changed)
+    files.update(store_files(walked, {path.rpartition("/")[0] for path in losers}))  # to read them again
+    return Plan(False, stale, deleted, losers, _digests(db, [f.path for f in stale]), settings_changed, files)
 
 
 def _record(db: database.IndexConnection, mode: str, started: float, started_at: str,

@@ -11,29 +11,22 @@ import hashlib
 import sqlite3
 from array import array
 
-from .walk import StoreFile
+from .walk import Folder
 
 LOAD_ALL_OVER = 100  # changed folders beyond which one scan of index_files beats range queries
 
 
-def fingerprints(files: dict[str, StoreFile]) -> dict[str, str]:
+def fingerprints(walked: dict[str, Folder]) -> dict[str, str]:
     """Each folder's fingerprint: a hash of its files' paths, sizes and mtimes, in the order the walk found them.
 
     A folder that lists the same files in another order only gets looked into again.
     """
-    groups: dict[str, list[StoreFile]] = {}
-    for f in files.values():
-        group = groups.get(f.folder)
-        if group is None:
-            groups[f.folder] = [f]
-        else:
-            group.append(f)
     found = {}
-    for folder, group in groups.items():
+    for name, folder in walked.items():
         digest = hashlib.blake2b(digest_size=16)
-        digest.update("\n".join([f.path for f in group]).encode("utf-8", "surrogatepass"))
-        digest.update(array("q", [n for f in group for n in (f.size, f.mtime_ns)]).tobytes())
-        found[folder] = digest.hexdigest()
+        digest.update("\n".join(folder.paths).encode("utf-8", "surrogatepass"))
+        digest.update(array("q", folder.stats).tobytes())
+        found[name] = digest.hexdigest()
     return found
 
 
@@ -44,13 +37,21 @@ def changed_folders(conn: sqlite3.Connection, current: dict[str, str]) -> set[st
 
 
 def known_files(conn: sqlite3.Connection, folders: set[str]) -> set[tuple]:
-    """The (path, type, size, mtime_ns) rows of `index_files` in `folders` (subfolders' rows may come too)."""
+    """The (path, type, size, mtime_ns) rows of `index_files` in `folders` (subfolders' rows may come too:
+    compare them with the files of `covered(folders, ...)`)."""
     query = "select path, type, size, mtime_ns from index_files"
     if len(folders) > LOAD_ALL_OVER:
         return set(conn.execute(query))
     # 'folder/' <= path < 'folder0' ('0' follows '/'): the folder and its subfolders, by the primary key
     return {row for folder in folders
             for row in conn.execute(f"{query} where path >= ? and path < ?", (f"{folder}/", f"{folder}0"))}
+
+
+def covered(folders: set[str], walked) -> set[str]:
+    """The walked folders whose rows `known_files(conn, folders)` returns: `folders` and their subfolders."""
+    if len(folders) > LOAD_ALL_OVER:
+        return set(walked)
+    return {name for name in walked if name in folders or any(name.startswith(f"{f}/") for f in folders)}
 
 
 def remember(conn: sqlite3.Connection, current: dict[str, str], untrusted: set[str]) -> None:

@@ -10,7 +10,7 @@ FOLDERS = {"memories": "memory", "notes": "note"}
 
 
 class StoreFile(NamedTuple):
-    """A markdown file of the store as `stat` saw it (a tuple: 100,000 of them are made every run)."""
+    """A markdown file of the store as `stat` saw it (a tuple: a full run makes 100,000 of them)."""
 
     path: str  # relative to the store, forward slashes
     type: str  # memory or note
@@ -20,9 +20,22 @@ class StoreFile(NamedTuple):
     folder: str = ""  # the folder holding it, relative to the store (one string shared by its files)
 
 
-def walk_store(root: Path) -> dict[str, StoreFile]:
-    """Every memory and note file under `root`, keyed by relative path, in the order found (not sorted)."""
-    found: dict[str, StoreFile] = {}
+class Folder(NamedTuple):
+    """One folder's markdown files as the walk listed them: flat lists, not a record per file.
+
+    A run that finds nothing changed (the usual `make index`) compares folder fingerprints
+    made from these lists and never builds the 100,000 StoreFile records of a large store.
+    """
+
+    kind: str  # memory or note
+    paths: list[str]  # relative to the store, in the order the folder lists them
+    stats: list[int]  # each file's size and mtime_ns, in turn
+    not_utf8: list[str]  # the paths (as shown) whose names are not UTF-8
+
+
+def walk_folders(root: Path) -> dict[str, Folder]:
+    """Every folder under `root`/memories and `root`/notes holding markdown files, by relative path."""
+    found: dict[str, Folder] = {}
     for folder, kind in FOLDERS.items():
         top = root / folder
         if top.is_dir() and not top.is_symlink():
@@ -30,17 +43,37 @@ def walk_store(root: Path) -> dict[str, StoreFile]:
     return found
 
 
-def _scan(top: str, top_prefix: str, kind: str, found: dict[str, StoreFile]) -> None:
+def store_files(folders: dict[str, Folder], which=None) -> dict[str, StoreFile]:
+    """The StoreFile of each file in `folders` (or only in those named in `which`), keyed by path."""
+    files: dict[str, StoreFile] = {}
+    new = tuple.__new__  # StoreFile's own __new__ is a Python function: a call each for 100,000 files
+    for name in folders if which is None else which:
+        folder = folders.get(name)
+        if folder is None:
+            continue
+        kind, stats, not_utf8 = folder.kind, folder.stats, folder.not_utf8
+        for i, path in enumerate(folder.paths):
+            files[path] = new(StoreFile, (path, kind, stats[2 * i], stats[2 * i + 1], path in not_utf8, name))
+    return files
+
+
+def walk_store(root: Path) -> dict[str, StoreFile]:
+    """Every memory and note file under `root`, keyed by relative path (in no particular order)."""
+    return store_files(walk_folders(root))
+
+
+def _scan(top: str, top_prefix: str, kind: str, found: dict[str, Folder]) -> None:
     # a stack, not recursion: folders nested a thousand deep must not stop the run
     stack = [(top, f"{top_prefix}/")]
-    new = tuple.__new__  # StoreFile's own __new__ is a Python function: a call each for 100,000 files
     while stack:
         directory, prefix = stack.pop()
-        folder = prefix[:-1]
         try:
             entries = list(os.scandir(directory))
         except OSError:
             continue  # vanished or unreadable folder: its files are simply not there
+        paths: list[str] = []
+        stats: list[int] = []
+        not_utf8: list[str] = []
         for entry in entries:
             name = entry.name
             if name[0] == ".":
@@ -50,15 +83,25 @@ def _scan(top: str, top_prefix: str, kind: str, found: dict[str, StoreFile]) -> 
                 if name.endswith(".md") and entry.is_file(follow_symlinks=False):
                     st = entry.stat(follow_symlinks=False)
                     rel = prefix + name
-                    if rel.isascii() or _is_utf8(rel):
-                        found[rel] = new(StoreFile, (rel, kind, st.st_size, st.st_mtime_ns, False, folder))
-                    else:  # the index holds text: show the name's bytes, and say it cannot be read
-                        shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
-                        found[shown] = StoreFile(shown, kind, st.st_size, st.st_mtime_ns, True, folder)
+                    if not (rel.isascii() or _is_utf8(rel)):  # the index holds text: show the name's bytes
+                        rel = _shown(rel)
+                        not_utf8.append(rel)
+                    paths.append(rel)
+                    stats.append(st.st_size)
+                    stats.append(st.st_mtime_ns)
                 elif entry.is_dir(follow_symlinks=False):
                     stack.append((entry.path, f"{prefix}{name}/"))
             except OSError:
                 continue  # a file that vanished during the walk is not part of this run
+        if paths:
+            found[_shown(prefix[:-1])] = Folder(kind, paths, stats, not_utf8)
+
+
+def _shown(name: str) -> str:
+    """`name` as the index holds it: the bytes of a part that is not UTF-8 shown as \\xNN."""
+    if name.isascii() or _is_utf8(name):
+        return name
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
 def _is_utf8(name: str) -> bool:

@@ -43,14 +43,14 @@ def main(argv: list[str]) -> None:
     action, rel, *rest = argv[:split]
     args = argv[split + 1:]
     store = Path(args[1])
-    walk = indexer.build.walk_store
+    walk = indexer.build.walk_folders
 
     def walk_then_change(root):
         files = walk(root)
         change(store / rel, action, rest[0] if rest else None)
         return files
 
-    indexer.build.walk_store = walk_then_change
+    indexer.build.walk_folders = walk_then_change
     cli(args, prog_name="seamless")
 
 

@@ -343,6 +343,17 @@ def test_a_file_name_that_is_not_utf8_is_an_error(store):
     assert problems_of(store, "memories/caf\\xe9-latin-1.md") == [("error", "not-utf8")]
 
 
+def test_a_folder_name_that_is_not_utf8_is_an_error_for_its_files_run_after_run(store):
+    folder = store.root / "memories" / os.fsdecode(b"caf\xe9")  # a folder name whose bytes are not UTF-8
+    folder.mkdir()
+    (folder / "x.md").write_text(memory(1))
+    good_neighbour(store)
+    for _ in range(2):  # the second run compares the folder's fingerprint, stored as text
+        assert run_cli("index", store.root, "--db", store.db_path).exit_code == 0
+        assert problems_of(store, "memories/caf\\xe9/x.md") == [("error", "not-utf8")]
+        assert store.rows("select id from memories") == [(GOOD_ID,)]
+
+
 @pytest.mark.skipif(ROOT_USER, reason="root reads a chmod 000 file anyway, so there is nothing to test")
 def test_an_unreadable_file_is_an_error(store):
     path = store.write("memories/seamless/locked.md", memory(1))

@@ -24,7 +24,7 @@ def fingerprints(walked: dict[str, Folder]) -> dict[str, str]:
     found = {}
     for name, folder in walked.items():
         digest = hashlib.blake2b(digest_size=16)
-        digest.update("\n".join(folder.paths).encode("utf-8", "surrogatepass"))
+        digest.update("\n".join(folder.paths).encode())  # paths are text: the walk shows names that are not UTF-8
         digest.update(array("q", folder.stats).tobytes())
         found[name] = digest.hexdigest()
     return found

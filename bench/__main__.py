@@ -8,7 +8,7 @@ import json
 import os
 import platform
 import shlex
-import sqlite3
+from indexer.sqlite import sqlite3
 import sys
 import time
 from pathlib import Path

@@ -8,7 +8,7 @@ without a fingerprint, so the next run looks at it again.
 """
 
 import hashlib
-import sqlite3
+from .sqlite import sqlite3
 from array import array
 
 from .walk import Folder

@@ -30,7 +30,7 @@ def cli():
 @click.option("--strict", is_flag=True, help="Exit 1 if any file has an error problem.")
 def index(store, db_path, full, strict):
     """Build or update the index of STORE (a folder with memories/ and notes/)."""
-    import sqlite3
+    from .sqlite import sqlite3
 
     from .build import index_store
 
@@ -110,7 +110,7 @@ def _as_of(ctx, param, value):
 
 def _connect(db_path: str):
     """An open index, or a click error saying how to make one."""
-    import sqlite3
+    from .sqlite import sqlite3
 
     missing = click.ClickException(f"no index at {db_path}: run `seamless index STORE` first")
     if not Path(db_path).is_file():

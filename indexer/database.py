@@ -4,7 +4,7 @@ import contextlib
 import fcntl
 import itertools
 import os
-import sqlite3
+from .sqlite import sqlite3
 import sys
 from importlib import resources
 from pathlib import Path

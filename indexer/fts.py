@@ -7,7 +7,7 @@ with one INSERT ... SELECT. Whatever writes `memories` or `notes` calls `index_r
 inserting and `unindex_paths` before deleting.
 """
 
-import sqlite3
+from .sqlite import sqlite3
 
 COLUMNS = {
     "memories": ("name", "description", "tags", "body"),

@@ -6,7 +6,7 @@ fill that relation from named parameters, treating '' as "not given" the way Dat
 one; views and other callers can fill it differently (see `compose`). No Datasette imports here.
 """
 
-import sqlite3
+from .sqlite import sqlite3
 from itertools import repeat
 from pathlib import Path
 

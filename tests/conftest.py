@@ -1,6 +1,6 @@
 """Shared test helpers: build real stores on disk and real indexes from them."""
 
-import sqlite3
+from indexer.sqlite import sqlite3
 from pathlib import Path
 
 import pytest

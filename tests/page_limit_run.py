@@ -7,7 +7,7 @@ database's current size if lower), so any write that needs the database to grow 
 SQLITE_FULL, "database or disk is full", as it would on a full disk.
 """
 
-import sqlite3
+from indexer.sqlite import sqlite3
 import sys
 
 from indexer.cli import cli

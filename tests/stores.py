@@ -6,7 +6,7 @@ against the files on disk and the tables in SQLite, independently of the code un
 
 import os
 import random
-import sqlite3
+from indexer.sqlite import sqlite3
 import stat
 import subprocess
 import sys

@@ -4,7 +4,7 @@ Never a timing assertion: the figures are only checked to be there and sane.
 """
 
 import json
-import sqlite3
+from indexer.sqlite import sqlite3
 import subprocess
 import sys
 from pathlib import Path

@@ -226,7 +226,7 @@ def test_missing_parameters_as_datasette_sends_them(store):
 
 
 def test_every_bundled_project_has_a_briefing(example_db):
-    import sqlite3
+    from indexer.sqlite import sqlite3
 
     with sqlite3.connect(example_db) as conn:
         projects = [p for (p,) in conn.execute("select distinct project from memories where project is not null")]

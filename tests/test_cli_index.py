@@ -23,7 +23,7 @@ def test_example_store_indexes_without_errors(tmp_path):
 
 
 def test_example_store_covers_the_store_format(example_db):
-    import sqlite3
+    from indexer.sqlite import sqlite3
 
     conn = sqlite3.connect(example_db)
     kinds = {k for (k,) in conn.execute("select distinct kind from memories")}

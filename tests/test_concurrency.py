@@ -6,7 +6,7 @@ The writers are real `seamless index` processes; the reader is a plain read-only
 
 import os
 import shutil
-import sqlite3
+from indexer.sqlite import sqlite3
 import subprocess
 import threading
 import time

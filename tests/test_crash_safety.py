@@ -8,7 +8,7 @@ more points (the figures in the README come from it).
 import random
 import resource
 import signal
-import sqlite3
+from indexer.sqlite import sqlite3
 import subprocess
 import sys
 import time

@@ -2,7 +2,7 @@
 
 import json
 import shutil
-import sqlite3
+from indexer.sqlite import sqlite3
 import urllib.parse
 
 import pytest

@@ -7,7 +7,7 @@ the command-line tests run the installed `seamless` in a child process, so a cra
 
 import os
 import random
-import sqlite3
+from indexer.sqlite import sqlite3
 import subprocess
 import sys
 import threading

@@ -1,7 +1,7 @@
 """Incremental runs: unchanged files skipped, edits, deletes and renames applied, same tables as --full."""
 
 import os
-import sqlite3
+from indexer.sqlite import sqlite3
 import time
 from pathlib import Path
 

@@ -9,7 +9,7 @@ import json
 import os
 import shutil
 import socket
-import sqlite3
+from indexer.sqlite import sqlite3
 import subprocess
 import sys
 import time

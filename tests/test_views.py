@@ -1,7 +1,7 @@
 """The SQL views (indexer/views.py) against the CLI's and the canned queries' answers, same store, same time."""
 
 import json
-import sqlite3
+from indexer.sqlite import sqlite3
 import time
 from datetime import datetime, timedelta, timezone
 

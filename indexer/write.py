@@ -40,22 +40,41 @@ def insert_problems(conn, problems) -> None:
     conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), (astuple(p) for p in problems))
 
 
-def _write_batch(conn, forgotten: list[str], rows: dict[str, list]) -> dict[str, int]:
-    """Delete the rows of `forgotten` paths, then insert `rows`; return each FTS table's last rowid before.
+# Memories and notes are first inserted into a temporary table with no indexes (`temp.<table>_stage`),
+# and the writer thread moves each batch into its table with one INSERT ... SELECT before indexing it
+# for FTS5. Binding the values stays on the main thread; the B-tree work of the tables' unique keys and
+# indexes runs on the second core, while the next batch is parsed: at 100,000 memories the main thread
+# spent about 1.0 s on these inserts instead of 2.6 s. The moved rows keep the order, and so the rowids,
+# a direct insert gives them.
+STAGED = {"memories": MEMORY_COLUMNS, "notes": NOTE_COLUMNS}
 
-    The new rows still need `_index_batch` (kept apart so it can run on the writer thread).
+
+def create_stages(conn) -> None:
+    """Create this connection's staging tables: the columns (and so the affinities) of their tables."""
+    for table in STAGED:
+        conn.execute(f"create temp table if not exists {table}_stage as select * from main.{table} where 0")
+
+
+def _write_batch(conn, forgotten: list[str], rows: dict[str, list]) -> dict[str, int]:
+    """Delete the rows of `forgotten` paths, then stage or insert `rows`; return each FTS table's last rowid.
+
+    The staged rows still need `_move_batch` (kept apart so it can run on the writer thread).
     """
     _delete_paths(conn, forgotten)
     after = {table: fts.last_rowid(conn, table) for table in fts.COLUMNS}
-    conn.executemany(insert_sql("memories", MEMORY_COLUMNS), rows["memories"])
-    conn.executemany(insert_sql("notes", NOTE_COLUMNS), rows["notes"])
+    for table, columns in STAGED.items():
+        conn.executemany(insert_sql(f"temp.{table}_stage", columns), rows[table])
     conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), rows["problems"])
     conn.executemany(insert_sql("index_files", FILE_COLUMNS, "insert or replace"), rows["index_files"])
     return after
 
 
-def _index_batch(conn, after: dict[str, int]) -> None:
-    for table in fts.COLUMNS:
+def _move_batch(conn, after: dict[str, int]) -> None:
+    """Move the staged rows into their tables, then add them to the FTS indexes."""
+    for table, columns in STAGED.items():
+        names = ", ".join(columns)
+        conn.execute(f"insert into main.{table} ({names}) select {names} from temp.{table}_stage")
+        conn.execute(f"delete from temp.{table}_stage")
         fts.index_rows(conn, table, after[table])
 
 
@@ -80,6 +99,7 @@ class IndexWriter:
         self.rows: dict[str, list] = {"memories": [], "notes": [], "problems": [], "index_files": []}
         self.changed = 0
         self.racy: list[StoreFile] = []  # files too recent to trust their mtimes
+        create_stages(db)
         self.background = Background()
 
     def __enter__(self) -> "IndexWriter":
@@ -150,7 +170,7 @@ class IndexWriter:
         self.forgotten.clear()
         for rows in self.rows.values():
             rows.clear()
-        self.background.submit(lambda: _index_batch(self.db, after))
+        self.background.submit(lambda: _move_batch(self.db, after))
 
     def wait(self) -> None:
         """Return once every batch handed over is written."""
@@ -205,7 +225,7 @@ class IndexWriter:
         # a loser may be held back here, or a row of the index
         conn = self.db
         _delete_paths(conn, list(losers), ("memories", "notes"))
-        _index_batch(conn, _write_batch(conn, [], {
+        _move_batch(conn, _write_batch(conn, [], {
             "memories": [memory_row(r) for r in memories if r["path"] not in losers],
             "notes": [note_row(r) for r in notes if r["path"] not in losers],
             "problems": [], "index_files": []}))

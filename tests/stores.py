@@ -168,7 +168,7 @@ def dump(db_path) -> dict:
     conn = sqlite3.connect(db_path)
     try:
         for fts in ("memories_fts", "notes_fts"):
-            conn.execute(f"insert into {fts}({fts}) values ('integrity-check')")
+            conn.execute(f"insert into {fts}({fts}, rank) values ('integrity-check', 1)")  # rank 1: against the content too
         return {name: conn.execute(sql).fetchall() for name, sql in TABLES.items()}
     finally:
         conn.close()

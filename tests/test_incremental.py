@@ -5,7 +5,9 @@ from indexer.sqlite import sqlite3
 import time
 from pathlib import Path
 
+from indexer import write
 from indexer.build import index_store
+from stores import generate_store, mutate_store
 
 TABLES = {
     "memories": "select * from memories order by id",
@@ -21,7 +23,7 @@ TABLES = {
 def dump(db_path) -> dict:
     with sqlite3.connect(db_path) as conn:
         for fts in ("memories_fts", "notes_fts"):
-            conn.execute(f"insert into {fts}({fts}) values ('integrity-check')")
+            conn.execute(f"insert into {fts}({fts}, rank) values ('integrity-check', 1)")  # rank 1: against the content too
         return {name: conn.execute(sql).fetchall() for name, sql in TABLES.items()}
 
 
@@ -204,3 +206,25 @@ def test_the_first_run_builds_beside_the_index_and_renames_it_into_place(store, 
     with sqlite3.connect(store.db_path) as conn:
         assert conn.execute("pragma journal_mode").fetchone()[0] == "wal"
     assert dump(store.db_path) == full_dump(store, tmp_path)
+
+
+def rowid_order(db_path) -> dict:
+    """Which row got which rowid: FTS5 breaks ties between equal ranks by rowid."""
+    with sqlite3.connect(db_path) as conn:
+        return {table: conn.execute(f"select rowid, {key} from {table} order by rowid").fetchall()
+                for table, key in (("memories", "id"), ("notes", "path"))}
+
+
+def test_rows_written_in_many_small_batches_make_the_same_index_as_one_batch(tmp_path, monkeypatch):
+    # each batch is staged, then moved into its table and indexed on the writer thread
+    root = generate_store(tmp_path / "store", files=80, seed=5)
+    index_store(root, tmp_path / "one.db", full=True)
+    monkeypatch.setattr(write, "BATCH", 3)
+    index_store(root, tmp_path / "many.db", full=True)
+    assert dump(tmp_path / "many.db") == dump(tmp_path / "one.db")
+    assert rowid_order(tmp_path / "many.db") == rowid_order(tmp_path / "one.db")
+    # and an incremental run in small batches over edits, deletes and additions
+    mutate_store(root, changes=20, seed=6)
+    index_store(root, tmp_path / "many.db")
+    index_store(root, tmp_path / "fresh.db", full=True)
+    assert dump(tmp_path / "many.db") == dump(tmp_path / "fresh.db")

@@ -40,13 +40,17 @@ def insert_problems(conn, problems) -> None:
     conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), (astuple(p) for p in problems))
 
 
-# Memories and notes are first inserted into a temporary table with no indexes (`temp.<table>_stage`),
-# and the writer thread moves each batch into its table with one INSERT ... SELECT before indexing it
-# for FTS5. Binding the values stays on the main thread; the B-tree work of the tables' unique keys and
-# indexes runs on the second core, while the next batch is parsed: at 100,000 memories the main thread
-# spent about 1.0 s on these inserts instead of 2.6 s. The moved rows keep the order, and so the rowids,
-# a direct insert gives them.
-STAGED = {"memories": MEMORY_COLUMNS, "notes": NOTE_COLUMNS}
+# Memories, notes and the bookkeeping rows are first inserted into a temporary table with no indexes
+# (`temp.<table>_stage`), and the writer thread moves each batch into its table with one INSERT ... SELECT
+# (then indexes the new memories and notes for FTS5). Binding the values stays on the main thread; the
+# B-tree work of the tables' keys and indexes runs on the second core while the next batch is parsed: at
+# 100,000 memories the main thread spent about 1.0 s on these inserts instead of 2.6 s. The moved rows
+# keep the order, and so the rowids, a direct insert gives them. table: (columns, verb)
+STAGED = {
+    "memories": (MEMORY_COLUMNS, "insert"),
+    "notes": (NOTE_COLUMNS, "insert"),
+    "index_files": (FILE_COLUMNS, "insert or replace"),
+}
 
 
 def create_stages(conn) -> None:
@@ -62,20 +66,20 @@ def _write_batch(conn, forgotten: list[str], rows: dict[str, list]) -> dict[str,
     """
     _delete_paths(conn, forgotten)
     after = {table: fts.last_rowid(conn, table) for table in fts.COLUMNS}
-    for table, columns in STAGED.items():
+    for table, (columns, _) in STAGED.items():
         conn.executemany(insert_sql(f"temp.{table}_stage", columns), rows[table])
     conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), rows["problems"])
-    conn.executemany(insert_sql("index_files", FILE_COLUMNS, "insert or replace"), rows["index_files"])
     return after
 
 
 def _move_batch(conn, after: dict[str, int]) -> None:
-    """Move the staged rows into their tables, then add them to the FTS indexes."""
-    for table, columns in STAGED.items():
+    """Move the staged rows into their tables; add new memories and notes to the FTS indexes."""
+    for table, (columns, verb) in STAGED.items():
         names = ", ".join(columns)
-        conn.execute(f"insert into main.{table} ({names}) select {names} from temp.{table}_stage")
+        conn.execute(f"{verb} into main.{table} ({names}) select {names} from temp.{table}_stage")
         conn.execute(f"delete from temp.{table}_stage")
-        fts.index_rows(conn, table, after[table])
+        if table in after:
+            fts.index_rows(conn, table, after[table])
 
 
 def _delete_paths(conn, paths: list[str], tables=("memories", "notes", "problems", "index_files")) -> None:

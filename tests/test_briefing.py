@@ -236,3 +236,16 @@ def test_every_bundled_project_has_a_briefing(example_db):
             scope = conn.execute("select count(*) from memories where project = ? or project is null", (project,)).fetchone()[0]
             assert len(ledger_rows) == scope
             assert queries.run(conn, "briefing", project=project) == [r for r in ledger_rows if r["included"]]
+
+
+@pytest.mark.parametrize("query", ["briefing", "briefing_ledger"])
+def test_a_briefing_reads_only_the_memories_of_its_scopes(example_db, query):
+    # each scope's memories are an index search, never a scan of every memory in the store (SQLite 3.51
+    # chose a scan of all pinned rows until the join order was fixed: 1.8 ms instead of 0.1 at 100k)
+    from indexer.sqlite import sqlite3
+
+    with sqlite3.connect(example_db) as conn:
+        plan = [row[3] for row in conn.execute(
+            "explain query plan " + queries.QUERIES[query], {"project": "seamless", "as_of": "", "budget": ""})]
+    reads = [step for step in plan if step.startswith(("SCAN m", "SEARCH m", "SCAN memories", "SEARCH memories"))]
+    assert reads and all(step.startswith("SEARCH") for step in reads), plan

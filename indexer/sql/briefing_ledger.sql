@@ -55,7 +55,9 @@ briefing_memories AS NOT MATERIALIZED (
         CASE WHEN m.pinned AND m.kind = 'constraint' THEN 0 WHEN m.pinned THEN 1 ELSE 2 END AS rank_group
     FROM briefing_settings AS s
     JOIN briefing_scopes AS scope ON scope.briefing = s.briefing
-    JOIN memories AS m ON m.project IS scope.project
+    -- CROSS JOIN keeps the scopes outside: SQLite 3.51 otherwise scanned every pinned memory of the
+    -- store and matched each to a scope (the briefing at 100k: 1.8 ms instead of 0.1 for its pinned rows)
+    CROSS JOIN memories AS m ON m.project IS scope.project
 ),
 
 briefing_walk(briefing, briefing_project, budget, age_cutoff, id, updated, position, running_chars) AS (

@@ -46,7 +46,7 @@ def insert_problems(conn, problems) -> None:
 # (`temp.<table>_stage`), and the writer thread moves each batch into its table with one INSERT ... SELECT
 # (then indexes the new memories and notes for FTS5). Binding the values stays on the main thread; the
 # B-tree work of the tables' keys and indexes runs on the second core while the next batch is parsed: at
-# 100,000 memories the main thread spent about 1.0 s on these inserts instead of 2.6 s. The moved rows
+# 100,000 memories the main thread spent 1.2-1.4 s on these inserts instead of 3.2-3.3 s. The moved rows
 # keep the order, and so the rowids, a direct insert gives them. table: (columns, verb)
 STAGED = {
     "memories": (MEMORY_COLUMNS, "insert"),

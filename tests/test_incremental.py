@@ -7,24 +7,7 @@ from pathlib import Path
 
 from indexer import write
 from indexer.build import index_store
-from stores import generate_store, mutate_store
-
-TABLES = {
-    "memories": "select * from memories order by id",
-    "notes": "select * from notes order by path",
-    "problems": "select * from problems order by path, line, code, message",
-    "settings": "select * from settings order by key",
-    "memories_fts": "select m.id, f.name, f.description, f.tags, f.body from memories_fts f "
-                    "join memories m on m.rowid = f.rowid order by m.id",
-    "notes_fts": "select n.path, f.title, f.body from notes_fts f join notes n on n.rowid = f.rowid order by n.path",
-}
-
-
-def dump(db_path) -> dict:
-    with sqlite3.connect(db_path) as conn:
-        for fts in ("memories_fts", "notes_fts"):
-            conn.execute(f"insert into {fts}({fts}, rank) values ('integrity-check', 1)")  # rank 1: against the content too
-        return {name: conn.execute(sql).fetchall() for name, sql in TABLES.items()}
+from stores import dump, generate_store, mutate_store
 
 
 def full_dump(store, tmp_path) -> dict:

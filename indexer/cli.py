@@ -183,7 +183,7 @@ def briefing(project, as_of, budget, explain, as_json, db_path):
 @cli.command()
 @click.argument("query")
 @click.option("--project", help="Only this project plus global (`global`: global only).")
-@click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1), help="How many results.")
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1), help="How many results (at most 100).")
 @json_option
 @db_option
 def recall(query, project, limit, as_json, db_path):

@@ -43,14 +43,14 @@ if f"WINDOW briefing_order AS ({BRIEFING_WINDOW})" not in sql_source("briefing_l
     raise RuntimeError("briefing_ledger.sql numbers the briefing differently from queries.BRIEFING_WINDOW")
 
 RECALL_COLUMNS = "type, id, path, project, kind, name, description, title, snippet, rank, updated"
-RECALL_MAX = 100  # recall answers with the best matches; agents read the first few
-# project '': every project; otherwise that project plus the global scope. max_rows: how many results
-# recall.sql ranks and makes snippets for (the canned query answers with RECALL_MAX).
-RECALL_PARAMS = f"SELECT :q AS q, :project AS project, {RECALL_MAX} AS max_rows"
-# the best :limit (at most RECALL_MAX): a limit outside 0..RECALL_MAX still ranks RECALL_MAX rows, and
-# `LIMIT :limit` says the rest, as SQLite reads it
-RECALL_LIMITED_PARAMS = f"""SELECT :q AS q, :project AS project,
-    CASE WHEN :limit BETWEEN 0 AND {RECALL_MAX} THEN :limit ELSE {RECALL_MAX} END AS max_rows"""
+RECALL_DEFAULT = 20  # recall answers with the best matches; agents read the first few
+RECALL_MAX = 100
+# project '': every project; otherwise that project plus the global scope. limit: how many results
+# recall.sql ranks and makes snippets for: digits (an integer from the CLI or a string from Datasette)
+# give at most RECALL_MAX, anything else ('' for a missing parameter) RECALL_DEFAULT, like the CLI.
+RECALL_PARAMS = f"""SELECT :q AS q, :project AS project,
+    CASE WHEN trim(:limit) GLOB '[0-9]*' AND trim(:limit) NOT GLOB '*[^0-9]*'
+        THEN min(CAST(trim(:limit) AS INTEGER), {RECALL_MAX}) ELSE {RECALL_DEFAULT} END AS max_rows"""
 RECALL_ORDER = "rank, arm, fts_rowid"  # bm25, then a memory before a note, then FTS5's own order
 
 # :id is an id (any case), or else a name: then one start in each project that uses the name, its
@@ -100,18 +100,15 @@ QUERIES = {
 
 # Used by the CLI only, not canned queries: what replaced the superseded memories a recall matches.
 RECALL_SUPERSEDED = compose(
-    "recall_params", RECALL_PARAMS + ", :limit AS superseded_limit", ["recall_query", "recall_superseded"],
+    "recall_params", "SELECT :q AS q, :project AS project, :limit AS superseded_limit",
+    ["recall_query", "recall_superseded"],
     "SELECT id, kind, name, description, project, replaces, replaces_ids, rank\nFROM recall_superseded ORDER BY rank, id",
-)
-RECALL_LIMITED = compose(
-    "recall_params", RECALL_LIMITED_PARAMS, ["recall_query", "recall"],
-    f"SELECT {RECALL_COLUMNS}\nFROM recall ORDER BY {RECALL_ORDER} LIMIT :limit",
 )
 
 PARAMS = {
     "briefing": ("project", "as_of", "budget"),
     "briefing_ledger": ("project", "as_of", "budget"),
-    "recall": ("q", "project"),
+    "recall": ("q", "project", "limit"),
     "history": ("id",),
     "gardener": ("as_of",),
 }
@@ -153,9 +150,9 @@ def run(conn_or_db, name: str, **params) -> list[dict]:
     return execute(conn_or_db, QUERIES[name], {key: params.get(key) for key in PARAMS[name]})
 
 
-def recall(conn_or_db, q: str, project: str | None = None, limit: int = 20) -> list[dict]:
-    """The best `limit` recall results for `q`."""
-    return execute(conn_or_db, RECALL_LIMITED, {"q": q, "project": project, "limit": limit})
+def recall(conn_or_db, q: str, project: str | None = None, limit: int = RECALL_DEFAULT) -> list[dict]:
+    """The best `limit` (at most RECALL_MAX) recall results for `q`."""
+    return run(conn_or_db, "recall", q=q, project=project, limit=limit)
 
 
 def recall_superseded(conn_or_db, q: str, project: str | None = None, limit: int = 5) -> list[dict]:

@@ -22,7 +22,8 @@ DESCRIPTIONS = {
     "recall": (
         "Recall",
         "Full-text search over the memories valid now and the notes, best first (description weighted above "
-        "body). Optionally limited to one project plus global. Invalid memories never come back.",
+        "body). Optionally limited to one project plus global. Invalid memories never come back. The best 20 "
+        "unless limit says how many (at most 100), like `seamless recall`.",
     ),
     "history": (
         "History",

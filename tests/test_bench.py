@@ -57,3 +57,5 @@ def test_smoke_run_at_1k_prints_the_table(tmp_path):
     assert 1 < figures["rss"]["value"] < 4000
     assert 0 < figures["db"]["value"] < 1000
     assert {"in_place", "noop", "edit", "help", "briefing_sql", "recall_sql", "briefing_http", "recall_http"} <= set(figures)
+    for key in ("briefing_sql", "recall_sql", "briefing_http", "recall_http", "recall_http_100"):
+        assert 0 < figures[key]["floor"] and 0 < figures[key]["value"], figures[key]

@@ -322,6 +322,17 @@ async def test_briefing_answers_like_the_library(ds, example_db):
     assert [r["id"] for r in rows] == [r["id"] for r in expected]
 
 
+@pytest.mark.parametrize("limit, expected", [("", 20), ("3", 3), ("500", 54)])
+async def test_recall_answers_like_the_cli_20_unless_asked(ds, example_db, limit, expected):
+    # `the` matches 47 active memories (and 6 invalid ones) and 7 notes: more than 20, fewer than the cap of 100
+    from indexer import queries
+
+    rows = await get_json(ds, f"/seamless/recall.json?q=the&limit={limit}&_shape=array")
+    cli = queries.recall(example_db, "the", limit=int(limit or queries.RECALL_DEFAULT))
+    assert len(rows) == expected
+    assert [(r["type"], r["id"]) for r in rows] == [(r["type"], r["id"]) for r in cli]
+
+
 async def test_recall_links_memories_and_notes(ds):
     html = (await ds.client.get("/seamless/recall?q=supersession")).text
     assert 'href="/seamless/memories/' in html

@@ -120,9 +120,22 @@ def test_limit_keeps_the_best(store):
     assert best == recall(store, "chroma")[:2]
 
 
+@pytest.mark.parametrize("limit, max_rows", [
+    (None, 20), ("", 20), ("5", 5), (5, 5), (" 7 ", 7), ("0", 0), ("100", 100), ("500", 100), ("9" * 30, 100),
+    ("-3", 20), ("ten", 20), ("2.5", 20),
+])
+def test_limit_is_how_many_results_at_most_100_and_20_when_missing_or_unreadable(limit, max_rows):
+    # the CLI sends an integer; Datasette a string, '' when the form's field is empty
+    from indexer.sqlite import sqlite3
+
+    with sqlite3.connect(":memory:") as conn:
+        got, = conn.execute(f"WITH recall_params AS ({queries.RECALL_PARAMS}) SELECT max_rows FROM recall_params",
+                            {"q": "x", "project": "", "limit": limit}).fetchone()
+    assert got == max_rows
+
+
 @pytest.mark.parametrize("project", ["", "seamless"])
-@pytest.mark.parametrize("sql", [queries.QUERIES["recall"], queries.RECALL_LIMITED, queries.RECALL_SUPERSEDED],
-                         ids=["canned", "limited", "superseded"])
+@pytest.mark.parametrize("sql", [queries.QUERIES["recall"], queries.RECALL_SUPERSEDED], ids=["recall", "superseded"])
 def test_recall_reads_the_matches_once_and_joins_rows_to_them(example_db, sql, project):
     # The full-text index drives every join (a table looked up by project first, then matched row by row,
     # made recall with a project take 560 ms instead of 100 at 100k on SQLite 3.51), and each ranked arm

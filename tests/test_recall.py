@@ -88,6 +88,18 @@ def test_invalid_memories_never_come_back(store):
     assert recall(store, "8001") == []
 
 
+def test_valid_matches_ranked_below_many_invalid_ones_still_come_back(store):
+    # With no project, recall first ranks only the best few hundred matches; when too few of those are
+    # valid it ranks every valid match instead.
+    for i in range(210):
+        store.memory(f"old-chroma-{i}", description="Chroma chroma chroma", invalid_at="2026-07-01T00:00:00Z")
+    for i in range(3):
+        store.memory(f"current-{i}", description="Something else", body="A word on chroma. " + "Padding. " * i)
+    store.index()
+    assert names(recall(store, "chroma")) == ["current-0", "current-1", "current-2"]
+    assert names(queries.recall(store.db_path, "chroma", limit=2)) == ["current-0", "current-1"]
+
+
 def test_what_replaced_a_superseded_match(store):
     newest = store.memory("chroma-embedded", description="Chroma is embedded", created="2026-07-10T18:00:00Z")
     middle = store.memory("chroma-port-8765", description="Chroma on port 8765", invalid_at="2026-07-10T18:00:00Z",

@@ -104,6 +104,8 @@ def _mapping(text: str, reader, trap) -> object:
                 value = _plain(raw, reader, trap)
             if value is NOT_FLAT:
                 return NOT_FLAT
+        if key in mapping:  # a key given twice: libyaml's loader reports it
+            return NOT_FLAT
         mapping[key] = value
     return mapping or None
 

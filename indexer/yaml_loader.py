@@ -2,7 +2,8 @@
 
 Timestamps stay text (the indexer normalises them itself). A plain scalar that
 YAML 1.1 would turn into a bool or a number (`name: no`, an all-digit id) is kept
-as written, as a `Trap`, so validation can keep the text and warn about it.
+as written, as a `Trap`, so validation can keep the text and warn about it. A key
+given twice in one mapping is an error, as YAML says (PyYAML would keep the last).
 Collections nested more than MAX_DEPTH deep are refused (`TooDeep`) before libyaml builds them.
 """
 
@@ -11,6 +12,7 @@ import yaml
 from .flat_yaml import NOT_FLAT, load_flat
 
 TIMESTAMP = "tag:yaml.org,2002:timestamp"
+MERGE = "tag:yaml.org,2002:merge"
 TRAP_TAGS = ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
 
 
@@ -21,7 +23,20 @@ class Trap(str):
 
 
 class StoreLoader(yaml.CSafeLoader):
-    """CSafeLoader without timestamp conversion, returning `Trap` for bools and numbers."""
+    """CSafeLoader without timestamp conversion, returning `Trap` for bools and numbers, refusing duplicate keys."""
+
+    def construct_mapping(self, node, deep=False):
+        # YAML requires a mapping's keys to be unique; PyYAML keeps the last. Two `invalid_at:` lines would
+        # leave the lifecycle to whichever came last, so a key given twice is an error at its second line.
+        # Keys merged in with `<<` may be overridden: that is what merging is for.
+        seen = set()
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != MERGE:
+                if (key_node.tag, key_node.value) in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicate key {key_node.value!r}: a key may appear once", key_node.start_mark)
+                seen.add((key_node.tag, key_node.value))
+        return super().construct_mapping(node, deep)
 
 
 StoreLoader.yaml_implicit_resolvers = {

@@ -145,3 +145,18 @@ def test_a_number_tag_on_no_number_is_a_yaml_error(value):
     parsed = parse_bytes("m.md", f"---\nkind: gotcha\nid: {value}\n---\nBody\n".encode(), 1 << 20)
     assert [(p.code, p.line) for p in parsed.problems] == [("yaml-error", 3)]
     assert "is not a valid" in parsed.problems[0].message
+
+
+@pytest.mark.parametrize("text, line, key", [
+    ("kind: gotcha\nid: x\nkind: stage\n", 3, "kind"),  # flat: the fast path leaves it to libyaml
+    ("kind: gotcha  # a comment\nid: x\n'kind': stage\n", 3, "kind"),  # not flat, and the key quoted
+    ("kind: gotcha\nextra:\n  a: 1\n  a: 2\n", 4, "a"),  # in a nested mapping
+])
+def test_a_key_given_twice_is_a_yaml_error_at_its_second_line(text, line, key):
+    parsed = parse_bytes("m.md", f"---\n{text}---\nBody\n".encode(), 1 << 20)
+    assert [(p.code, p.line) for p in parsed.problems] == [("yaml-error", line + 1)]
+    assert f"duplicate key {key!r}" in parsed.problems[0].message
+
+
+def test_a_merged_key_may_be_overridden():
+    assert yaml.load("base: &b {kind: gotcha}\n<<: *b\nkind: stage\n", Loader=StoreLoader)["kind"] == "stage"

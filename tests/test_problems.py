@@ -22,6 +22,7 @@ CASES = {
     "no-frontmatter": ([("case.md", 1, "error", "no-frontmatter")], False),
     "unclosed-frontmatter": ([("case.md", 1, "error", "unclosed-frontmatter")], False),
     "yaml-error": ([("case.md", 15, "error", "yaml-error")], False),
+    "yaml-duplicate-key": ([("case.md", 15, "error", "yaml-error")], False),
     "not-a-mapping": ([("case.md", 1, "error", "not-a-mapping")], False),
     "missing-kind": ([("case.md", 1, "error", "missing-kind")], False),
     "unknown-kind": ([("case.md", 3, "error", "unknown-kind")], False),

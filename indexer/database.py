@@ -11,7 +11,9 @@ from pathlib import Path
 
 from . import fts
 
-SCHEMA_VERSION = 6  # bump when schema.sql or fts.py changes; older databases get the new parts on open
+# bump when schema.sql, fts.py or a rule changes: an older index gets the new parts on open, and its next
+# run reads every file (its rows and problems were made by older rules)
+SCHEMA_VERSION = 7
 _savepoints = itertools.count()
 
 
@@ -67,12 +69,15 @@ def open_db(path: str | Path, private: bool = False) -> IndexConnection:
     if not private:
         db.execute("PRAGMA synchronous=NORMAL")
     db.execute("PRAGMA cache_size = -65536")  # 64 MB: the indexes of 100,000 memories stay in memory
-    if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version < SCHEMA_VERSION:
         with db.atomic():
             for statement in statements(sql_source("schema")):  # every statement is IF NOT EXISTS
                 db.execute(statement)
             fts.drop_triggers(db)
             fts.create(db)
+            if version:  # made by an older indexer: with no files on record, the next run is a full one
+                db.execute("DELETE FROM index_files")
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     from . import views  # here, not at the top: views reads queries, which reads this module
 

@@ -85,7 +85,7 @@ class FieldReader:
         return None
 
     def tags(self) -> str:
-        """Tags as a JSON array of strings."""
+        """Tags as a JSON array of distinct strings, in their first order."""
         value = self.meta.get("tags")
         if value is None:
             return "[]"
@@ -108,7 +108,7 @@ class FieldReader:
                 self.warning("tags", "bad-tags", "an empty tag; ignored")
             elif item is not None:
                 self.warning("tags", "bad-tags", f"a tag must be text, not a {type(item).__name__}; ignored")
-        return _json_list(tags)
+        return _json_list(list(dict.fromkeys(tags)) if len(tags) > 1 else tags)
 
 
 def _json_list(texts: list[str]) -> str:

@@ -1,5 +1,7 @@
 """Shared test helpers: build real stores on disk and real indexes from them."""
 
+import importlib.util
+
 from indexer.sqlite import sqlite3
 from pathlib import Path
 
@@ -11,6 +13,14 @@ from indexer.build import index_store
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_STORE = ROOT / "examples" / "store"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def load_plugin(name: str):
+    """One of plugins/*.py as a module (Datasette loads them by path, not as a package)."""
+    spec = importlib.util.spec_from_file_location(f"seamless_plugin_{name}", ROOT / "plugins" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 class Store:

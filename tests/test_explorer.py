@@ -9,7 +9,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from conftest import started_explorer
+from conftest import load_plugin, started_explorer
 
 from indexer.cli import cli
 from indexer.queries import QUERIES
@@ -136,12 +136,13 @@ async def test_the_tags_facet_counts_a_memory_once_per_tag(store):
     store.memory("twice", tags=["chroma", "chroma", "boot"])
     store.memory("once", tags=["chroma"])
     store.index()
+    assert store.rows("select tags from memories where name = 'twice'") == [('["chroma", "boot"]',)]  # stored distinct
     data = await get_json(await started(store.db_path), "/seamless/memories.json?_size=0")
     assert {r["value"]: r["count"] for r in data["facet_results"]["tags"]["results"]} == {"chroma": 2, "boot": 1}
 
 
 def test_the_tables_default_order_and_column_facets_read_an_index_not_every_row(example_db):
-    """At 100,000 memories a scan of the table took 0.1 s per facet; an index makes each a few ms."""
+    """At 100,000 memories a scan of the table took 0.1 s per facet; an index makes each a few ms (tags: 0.12 s, not 0.3)."""
     metadata = yaml.safe_load((ROOT / "metadata.yml").read_text())["databases"]["seamless"]["tables"]
     with sqlite3.connect(example_db) as conn:
         for table in ("memories", "notes"):
@@ -153,6 +154,9 @@ def test_the_tables_default_order_and_column_facets_read_an_index_not_every_row(
                 plan = conn.execute(f"explain query plan select {column}, count(*) from {table} "
                                     f"group by {column}").fetchall()
                 assert "COVERING INDEX" in plan[0][3], (table, column, plan)
+        tags_facet = load_plugin("array_facet").FACET_SQL.format(col="tags", sql="select * from memories", limit=31)
+        plan = conn.execute("explain query plan " + tags_facet).fetchall()
+        assert "COVERING INDEX memories_tags" in plan[0][3], plan
 
 
 async def test_memories_page(ds):

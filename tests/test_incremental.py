@@ -130,11 +130,26 @@ def test_an_index_from_before_schema_3_loses_its_fts_triggers_and_stays_in_step(
                      "new.tags, new.body); end")
         conn.execute("pragma user_version = 2")
     store.memory("brand-new", description="Celery: set acks_late for idempotent tasks only")
-    assert store.index().mode == "incremental"
+    assert store.index().mode == "full"  # an older indexer's index is read again in full, in place
     with sqlite3.connect(store.db_path) as conn:
         assert conn.execute("select name from sqlite_master where type = 'trigger'").fetchall() == []
         assert conn.execute("pragma user_version").fetchone()[0] >= 3
     assert dump(store.db_path) == full_dump(store, tmp_path)  # a trigger left behind would index twice
+
+
+def test_an_index_made_by_an_older_indexer_is_read_again_in_full(store, tmp_path):
+    """Its rows and problems followed older rules: unchanged files must not keep them."""
+    from indexer.database import SCHEMA_VERSION
+
+    populate(store)
+    store.index()
+    with sqlite3.connect(store.db_path) as conn:  # as an indexer that kept repeated tags would have left it
+        conn.execute("""update memories set tags = '["chroma", "chroma"]'""")
+        conn.execute(f"pragma user_version = {SCHEMA_VERSION - 1}")
+    assert store.index().mode == "full"
+    assert store.rows("""select count(*) from memories where tags = '["chroma", "chroma"]'""") == [(0,)]
+    assert dump(store.db_path) == full_dump(store, tmp_path)
+    assert store.index().mode == "no-op"
 
 
 def age(store, hours: int = 1) -> None:

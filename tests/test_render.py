@@ -1,11 +1,11 @@
 """Memory bodies render as markdown with every hostile payload removed, and the JSON API keeps the raw text."""
 
-import importlib.util
 import re
 from html.parser import HTMLParser
 
 import pytest
 
+from conftest import load_plugin
 from indexer.serve import ROOT, build_datasette
 
 # Hostile bodies an agent (or a poisoned web page it read) could write into a memory.
@@ -111,13 +111,6 @@ def assert_clean(html: str) -> None:
     for fragment in ("<script", "<iframe", "<svg", "<style", "<object", "<embed", "<form", "<math", "<meta", "<base",
                      "<button", "<input", "<noscript"):
         assert fragment not in lowered, f"{fragment} survived in {html!r}"
-
-
-def load_plugin(name: str):
-    spec = importlib.util.spec_from_file_location(f"seamless_plugin_{name}", ROOT / "plugins" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 render_markdown = load_plugin("markdown_bodies").render_markdown

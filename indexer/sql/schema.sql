@@ -29,6 +29,8 @@ CREATE INDEX IF NOT EXISTS memories_name ON memories (name);
 -- and the memories page took 1.2 s with facets timing out
 CREATE INDEX IF NOT EXISTS memories_updated ON memories (updated);
 CREATE INDEX IF NOT EXISTS memories_facets ON memories (kind, status, stage_status, model);
+-- the tags facet reads only this (plugins/array_facet.py): 0.3 s at 100,000 memories over the table, 0.12 s here
+CREATE INDEX IF NOT EXISTS memories_tags ON memories (tags);
 
 CREATE TABLE IF NOT EXISTS notes (
     path TEXT PRIMARY KEY,        -- relative to the store, forward slashes

@@ -62,10 +62,16 @@ ORDER BY briefing_project IS NOT NULL, briefing_project, {queries.LEDGER_ORDER}"
 
 SUPERSESSION_HISTORY = compose(
     "history_params",
-    # Every memory with a successor: each chain of two or more has one (its first), and a memory never
-    # superseded that replaces nothing has no history (walking the many of those would cost more than
-    # every chain together).
-    "SELECT id FROM memories WHERE superseded_by IS NOT NULL",
+    # Walks start where a chain is told from: a memory with a successor and no predecessor (a chain's
+    # first), and every member of a supersession cycle, which may have no first (the indexer's
+    # `supersession-cycle` warnings name them). A memory never superseded that replaces nothing has no
+    # history. Walking from every superseded memory took 1.1 s at 100,000 memories, over the explorer's
+    # time limit; from these, 0.57 s (0.38 s with the explorer's memory map).
+    """SELECT m.id FROM memories AS m
+WHERE m.superseded_by IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM memories AS predecessor WHERE predecessor.superseded_by = m.id)
+UNION
+SELECT m.id FROM problems AS p JOIN memories AS m ON m.path = p.path WHERE p.code = 'supersession-cycle'""",
     ["history"],
     # A walk from any member tells the whole chain: keep each chain once, as told from its first memory
     # (the start that comes out at position 1). In a supersession cycle with no way in, every member is

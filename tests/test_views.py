@@ -190,6 +190,20 @@ def test_supersession_history_is_each_chain_once_as_history_tells_it(db):
         assert chain == told, chain_id
 
 
+def test_a_chain_leading_into_a_cycle_is_told_once_from_its_first(store):
+    # the view walks only from firsts (no predecessor) and cycle members: here `way-in` is the only first
+    a_id, b_id = "01K9CYC0000000000000000A01", "01K9CYC0000000000000000B01"
+    store.memory("way-in", project=None, invalid_at=ago(9), superseded_by=a_id)
+    store.memory("loop-a", id=a_id, project=None, invalid_at=ago(7), superseded_by=b_id)
+    store.memory("loop-b", id=b_id, project=None, invalid_at=ago(7), superseded_by=a_id)
+    store.index()
+    rows = view(store.db_path, "select * from supersession_history")
+    told = cli_json("history", "way-in", "--db", str(store.db_path))
+    assert [(r["chain_id"], r["name"], r["link"]) for r in rows] == [
+        (told[0]["id"], "way-in", None), (told[0]["id"], "loop-a", "cycle"), (told[0]["id"], "loop-b", "cycle")]
+    assert [r["name"] for r in told] == ["way-in", "loop-a", "loop-b"]
+
+
 def test_an_old_id_joins_to_its_current_truth(db):
     for old in view(db, "select id from memories where superseded_by is not null"):
         told = cli_json("history", old["id"], "--db", str(db))

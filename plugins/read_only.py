@@ -1,4 +1,4 @@
-"""Read-only to the core: every connection to the index refuses writes (and reads through a memory map), and no page takes a POST.
+"""Read-only to the core: every connection to the index refuses writes, and no page takes a POST.
 
 Datasette already reads the index with mode=ro; query_only also closes the write connection that a
 writable canned query or another plugin would use. Not immutable, so a re-index is seen without a

@@ -45,12 +45,17 @@ recall_memory_best AS MATERIALIZED (
     CROSS JOIN memories AS m ON m.rowid = b.fts_rowid
 ),
 
+recall_best_decides AS (
+    -- with no project, the best matches decide when max_rows of them are valid, or when they were every match
+    SELECT project = '' AND (
+        (SELECT count(*) FROM recall_memory_best) < candidates
+        OR (SELECT count(*) FROM recall_memory_best WHERE valid) >= max_rows) AS decided
+    FROM recall_scope
+),
+
 recall_memory_ranked AS MATERIALIZED (
-    -- the best matches decide when max_rows of them are valid, or when they were every match
     SELECT fts_rowid, fts_rank, id, path, project, kind, name, description, updated FROM recall_memory_best
-    WHERE valid AND (SELECT project = '' FROM recall_scope) AND (
-        (SELECT count(*) FROM recall_memory_best) < (SELECT candidates FROM recall_scope)
-        OR (SELECT count(*) FROM recall_memory_best WHERE valid) >= (SELECT max_rows FROM recall_scope))
+    WHERE valid AND (SELECT decided FROM recall_best_decides)
     UNION ALL
     -- otherwise every match in scope and valid now is ranked (LIMIT 0 when the best matches decided)
     SELECT * FROM (
@@ -66,11 +71,7 @@ recall_memory_ranked AS MATERIALIZED (
                 OR m.project = (SELECT project FROM recall_scope)
             )
         ORDER BY fts_rank, fts_rowid
-        LIMIT (
-            SELECT CASE WHEN project = '' AND (
-                (SELECT count(*) FROM recall_memory_best) < candidates
-                OR (SELECT count(*) FROM recall_memory_best WHERE valid) >= max_rows) THEN 0 ELSE max_rows END
-            FROM recall_scope)
+        LIMIT (SELECT CASE WHEN (SELECT decided FROM recall_best_decides) THEN 0 ELSE max_rows END FROM recall_scope)
     )
 ),
 

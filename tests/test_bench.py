@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from bench.generate import generate
+from bench.measure import paired_latency_ms
 from indexer.build import index_store
 from indexer.rules import KINDS
 
@@ -59,3 +60,12 @@ def test_smoke_run_at_1k_prints_the_table(tmp_path):
     assert {"in_place", "noop", "edit", "help", "briefing_sql", "recall_sql", "briefing_http", "recall_http"} <= set(figures)
     for key in ("briefing_sql", "recall_sql", "briefing_http", "recall_http", "recall_http_100"):
         assert 0 < figures[key]["floor"] and 0 < figures[key]["value"], figures[key]
+
+
+def test_a_query_and_its_floor_are_called_in_turn():
+    calls = []
+    value, floor = paired_latency_ms(lambda: calls.append("query"), lambda: calls.append("floor"), 5, 5)
+    # a warm-up call each, then five pairs: both see the machine in the same state
+    assert calls == ["query", "floor"] * 6
+    assert value > 0 and floor > 0
+    assert paired_latency_ms(lambda: None, None, 3, 3)[1] is None

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from .measure import REPO, measure
+from .measure import REFERENCE_STRAIGHTFORWARD, REPO, measure
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -80,7 +80,20 @@ def table(run: dict) -> str:
         ]
         lines.append("| " + " | ".join(cells) + " |")
     lines += [""] + [f"[{i}] {n}" for i, n in enumerate(notes, 1)]
+    comparison = against_reference(run)
+    if comparison:
+        lines += ["", comparison]
     return "\n".join(lines) + "\n"
+
+
+def against_reference(run: dict) -> str:
+    """How this machine compares with issue 5's, by the straightforward rebuild of the same size ('' if unknown)."""
+    reference = REFERENCE_STRAIGHTFORWARD.get(run["memories"])
+    here = next((f["straightforward"] for f in run["figures"] if f["key"] == "full"), None)
+    if not reference or not here:
+        return ""
+    return (f"This machine against issue 5's: the straightforward rebuild took {number(here)} s here and "
+            f"{number(reference)} s there ({ratio(here, reference)} as long). The targets are that machine's.")
 
 
 def ratio(value: float | None, reference: float | None) -> str:

@@ -69,3 +69,11 @@ def test_a_query_and_its_floor_are_called_in_turn():
     assert calls == ["query", "floor"] * 6
     assert value > 0 and floor > 0
     assert paired_latency_ms(lambda: None, None, 3, 3)[1] is None
+
+
+def test_the_table_says_how_this_machine_compares_with_the_issues():
+    from bench.__main__ import against_reference
+
+    run = {"memories": 100_000, "figures": [{"key": "full", "straightforward": 39.0}]}
+    assert "took 39.0 s here and 26.0 s there (1.50× as long)" in against_reference(run)
+    assert against_reference({**run, "memories": 1000}) == ""  # the issue gives no reference at 1k

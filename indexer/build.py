@@ -17,7 +17,7 @@ import click
 from . import changes, crossfile, database, fts, timestamps
 from .problems import Problem
 from .settings import FILE as SETTINGS_FILE
-from .settings import load_settings
+from .settings import FILE_SETTINGS, load_settings
 from .walk import Folder, StoreFile, store_files, walk_folders
 
 PROGRESS_THRESHOLD = 2000  # files to read before a progress bar is worth showing
@@ -154,8 +154,10 @@ def _plan(db: database.IndexConnection, walked: dict[str, Folder], folders: dict
           settings: dict, settings_problems: list[Problem]) -> Plan:
     """Compare the walk with the index: only folders whose fingerprint changed are looked into."""
     full = full or not db.execute("select 1 from index_files limit 1").fetchone()
-    settings_changed = (dict(db.execute("select key, value from settings").fetchall()) != settings
-                        or _problems_of(db, SETTINGS_FILE) != settings_problems)
+    stored = dict(db.execute("select key, value from settings").fetchall())
+    settings_changed = stored != settings or _problems_of(db, SETTINGS_FILE) != settings_problems
+    # a new size limit changes the verdict on files that did not change: read them all again
+    full = full or any(stored.get(key) != settings[key] for key in FILE_SETTINGS)
     if full:
         files = store_files(walked)
         return Plan(True, [files[path] for path in sorted(files)], [], set(), {}, settings_changed, files)

@@ -16,6 +16,8 @@ DEFAULTS = {
     "gardener.stale_days": 365,
     "index.max_file_bytes": 4194304,
 }
+# the settings a file's verdict depends on: when one changes, the next run judges every file again
+FILE_SETTINGS = ("index.max_file_bytes",)
 LARGEST = 2**53  # past this a number is no sensible setting, and too large for read() and SQLite
 MAX_SETTINGS_BYTES = 1_000_000
 

@@ -226,3 +226,17 @@ def test_rows_written_in_many_small_batches_make_the_same_index_as_one_batch(tmp
     index_store(root, tmp_path / "many.db")
     index_store(root, tmp_path / "fresh.db", full=True)
     assert dump(tmp_path / "many.db") == dump(tmp_path / "fresh.db")
+
+
+def test_a_new_size_limit_judges_every_file_again(store):
+    store.memory("chroma-boot-race", body="Wait for the heartbeat. " * 20)  # about 700 bytes
+    store.index()
+    store.write("seamless.toml", "[index]\nmax_file_bytes = 300\n")
+    summary = store.index()
+    assert summary.mode == "full"
+    assert store.rows("select count(*) from memories") == [(0,)]
+    assert store.rows("select path, code from problems") == [("memories/seamless/chroma-boot-race.md", "too-large")]
+    os.remove(store.root / "seamless.toml")  # back to the default limit: the same file is indexed again
+    store.index()
+    assert store.rows("select name from memories") == [("chroma-boot-race",)]
+    assert store.rows("select count(*) from problems") == [(0,)]

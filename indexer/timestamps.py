@@ -3,8 +3,9 @@
 import datetime as dt
 import re
 
-CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z")
-FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+# Canonical text that is surely a real time: days 29-31 are left to the calendar (normalize's slow path),
+# so `2026-02-30T00:00:00Z` or `25:00:00` are never taken as written
+CANONICAL = re.compile(r"(?!0000)\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\dZ\Z")
 
 
 def normalize(text: str) -> str:
@@ -22,9 +23,14 @@ def normalize(text: str) -> str:
         raise ValueError(f"{text!r} is not an ISO 8601 date or time") from None
     if value.tzinfo is not None:
         value = value.astimezone(dt.timezone.utc)
-    return value.strftime(FORMAT)
+    return canonical(value)
+
+
+def canonical(value: dt.datetime) -> str:
+    """`value` (UTC or naive) as canonical text; the year always four digits (strftime gives `24` for 0024)."""
+    return value.replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
 
 
 def now() -> str:
     """The current time as canonical UTC text."""
-    return dt.datetime.now(dt.timezone.utc).strftime(FORMAT)
+    return canonical(dt.datetime.now(dt.timezone.utc))

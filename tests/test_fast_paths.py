@@ -1,5 +1,6 @@
 """The per-file shortcuts give exactly what the plain definitions they stand in for give."""
 
+import datetime as dt
 import json
 
 from frontmatter.default_handlers import YAMLHandler
@@ -75,6 +76,30 @@ def test_a_timestamp_is_read_as_normalize_reads_it(value):
         expected = None
     assert reader.timestamp("created") == expected
     assert len(reader.problems) == (expected is None)
+
+
+def canonical_by_the_calendar(text: str) -> str | None:
+    """Canonical UTC text as datetime reads it (the plain definition), or None if it is no real time."""
+    try:
+        v = dt.datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return f"{v.year:04d}-{v.month:02d}-{v.day:02d}T{v.hour:02d}:{v.minute:02d}:{v.second:02d}Z"
+
+
+DIGIT_PAIRS = st.sampled_from(["00", "01", "09", "12", "13", "23", "24", "28", "29", "30", "31", "59", "60", "99"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.builds("{}{}-{}-{}T{}:{}:{}Z".format, st.sampled_from(["19", "20", "00"]), st.sampled_from(["00", "24", "26"]),
+                 DIGIT_PAIRS, DIGIT_PAIRS, DIGIT_PAIRS, DIGIT_PAIRS, DIGIT_PAIRS))
+def test_text_shaped_like_a_canonical_timestamp_is_taken_only_if_it_is_a_real_time(value):
+    # `2026-02-30T00:00:00Z` or `...T25:00:00Z` were once stored as written and compared as text
+    try:
+        normalized = timestamps.normalize(value)
+    except ValueError:
+        normalized = None
+    assert normalized == canonical_by_the_calendar(value)
 
 
 @settings(max_examples=60, deadline=None)

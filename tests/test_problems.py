@@ -31,6 +31,7 @@ CASES = {
     "missing-name": ([("case.md", 1, "error", "missing-name")], False),
     "missing-description": ([("case.md", 1, "error", "missing-description")], False),
     "bad-timestamp": ([("case.md", 8, "error", "bad-timestamp")], False),
+    "bad-timestamp-impossible": ([("case.md", 8, "error", "bad-timestamp")], False),  # 30 February
     "hand-stamped": ([("case.md", 11, "error", "hand-stamped")], False),
     "duplicate-id": ([("second.md", 2, "error", "duplicate-id")], False),
     "duplicate-name": ([("second.md", 4, "error", "duplicate-name")], False),

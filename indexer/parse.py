@@ -133,8 +133,7 @@ def split_frontmatter(parsed: ParsedFile, text: str) -> None:
     try:
         meta = yaml_loader.load(fm)
     except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
-        line = parsed.fm_line + (mark.line if mark else 0)
+        line = parsed.fm_line + _fault_line(e)
         if isinstance(e, yaml.reader.ReaderError):  # a bad character: libyaml gives its byte offset
             line = parsed.fm_line + fm.encode("utf-8").count(b"\n", 0, e.position)
         reason = getattr(e, "problem", None) or str(e).splitlines()[0]
@@ -169,3 +168,17 @@ def _closing_boundary(text: str, start: int) -> re.Match | None:
             return m
         at = text.find("\n---", at + 1)
     return None
+
+
+# An unclosed quote or bracket, or a key with no colon, is only noticed lines later (at the next key or the
+# end of the frontmatter): libyaml's context mark says where it starts, which is where the fault is. For
+# anything else its problem mark is the place (the context of a bad block is where the mapping began).
+OPENED = ("quoted scalar", "flow sequence", "flow mapping", "simple key")
+
+
+def _fault_line(e: yaml.YAMLError) -> int:
+    """The line of the frontmatter (from 0) where the YAML fault `e` is."""
+    context, context_mark = getattr(e, "context", None) or "", getattr(e, "context_mark", None)
+    mark = context_mark if context_mark and context.endswith(OPENED) else None
+    mark = mark or getattr(e, "problem_mark", None) or context_mark
+    return mark.line if mark else 0

@@ -160,3 +160,17 @@ def test_a_key_given_twice_is_a_yaml_error_at_its_second_line(text, line, key):
 
 def test_a_merged_key_may_be_overridden():
     assert yaml.load("base: &b {kind: gotcha}\n<<: *b\nkind: stage\n", Loader=StoreLoader)["kind"] == "stage"
+
+
+@pytest.mark.parametrize("text, line", [
+    ('kind: gotcha\ndescription: "unclosed\nid: x\n', 2),  # found at the end of the frontmatter
+    ("kind: gotcha\ntags: [a, b\nid: x\n", 2),  # found on the next key's line
+    ("kind: gotcha\nid: {x: 1\n", 2),
+    ("kind: gotcha\nno colon here\nid: x\n", 2),
+    ("kind: gotcha\nid: x\n- a list item\n", 3),  # the block mapping's start is not the fault
+    ("kind: gotcha\n\tid: x\n", 2),
+    ("kind: gotcha\ndescription: a: b\n", 2),
+])
+def test_a_yaml_error_is_reported_on_the_line_of_the_fault(text, line):
+    parsed = parse_bytes("m.md", f"---\n{text}---\nBody\n".encode(), 1 << 20)
+    assert [(p.code, p.line) for p in parsed.problems] == [("yaml-error", line + 1)]

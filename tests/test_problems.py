@@ -21,7 +21,7 @@ CASES = {
     "binary-file": ([("case.md", 16, "error", "binary-file")], False),
     "no-frontmatter": ([("case.md", 1, "error", "no-frontmatter")], False),
     "unclosed-frontmatter": ([("case.md", 1, "error", "unclosed-frontmatter")], False),
-    "yaml-error": ([("case.md", 15, "error", "yaml-error")], False),
+    "yaml-error": ([("case.md", 14, "error", "yaml-error")], False),  # the unclosed list
     "yaml-duplicate-key": ([("case.md", 15, "error", "yaml-error")], False),
     "not-a-mapping": ([("case.md", 1, "error", "not-a-mapping")], False),
     "missing-kind": ([("case.md", 1, "error", "missing-kind")], False),

@@ -98,14 +98,14 @@ def as_of_option(function):
 
 
 def _as_of(ctx, param, value):
-    from .timestamps import normalize
+    from .timestamps import as_of
 
     if value is None:
         return None
     try:
-        return normalize(value)
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not an ISO 8601 date or time (like 2026-07-10 or 2026-07-10T18:00:00Z)")
+        return as_of(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
 
 
 def _connect(db_path: str):

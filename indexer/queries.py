@@ -13,9 +13,14 @@ from pathlib import Path
 from .database import sql_source
 
 # '' means "not given" (that is how Datasette sends a missing parameter): as_of '' is now. A date or a
-# time with an offset becomes canonical UTC text; an unreadable one becomes NULL and the query is empty.
+# time with an offset becomes canonical UTC text; anything else becomes NULL and the query is empty. The CLI
+# and the explorer's pages refuse a bad as_of before it gets here (timestamps.as_of); this keeps other callers
+# (MCP, ad hoc SQL) from a wrong answer where strftime would read on: `2026` as a Julian day, `2026-11-31`
+# as 1 December.
 AS_OF = """CASE WHEN coalesce(:as_of, '') = '' THEN strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
-    ELSE strftime('%Y-%m-%dT%H:%M:%SZ', :as_of) END"""
+    WHEN trim(:as_of) GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*'
+        AND date(substr(trim(:as_of), 1, 10)) IS substr(trim(:as_of), 1, 10)
+    THEN strftime('%Y-%m-%dT%H:%M:%SZ', trim(:as_of)) END"""
 
 # project '' or `global`: the global scope only; budget '': the store's briefing.budget_chars
 BRIEFING_PARAMS = f"""SELECT

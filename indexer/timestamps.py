@@ -26,6 +26,17 @@ def normalize(text: str) -> str:
     return canonical(value)
 
 
+def as_of(text: str) -> str:
+    """A time asked for (`--as-of`, the canned queries' `as_of`) as canonical UTC text.
+
+    Raises ValueError with the message to show: the CLI and the explorer refuse the same inputs.
+    """
+    try:
+        return normalize(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not an ISO 8601 date or time (like 2026-07-10 or 2026-07-10T18:00:00Z)") from None
+
+
 def canonical(value: dt.datetime) -> str:
     """`value` (UTC or naive) as canonical text; the year always four digits (strftime gives `24` for 0024)."""
     return value.replace(tzinfo=None).isoformat(timespec="seconds") + "Z"

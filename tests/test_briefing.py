@@ -249,3 +249,16 @@ def test_a_briefing_reads_only_the_memories_of_its_scopes(example_db, query):
             "explain query plan " + queries.QUERIES[query], {"project": "seamless", "as_of": "", "budget": ""})]
     reads = [step for step in plan if step.startswith(("SCAN m", "SEARCH m", "SCAN memories", "SEARCH memories"))]
     assert reads and all(step.startswith("SEARCH") for step in reads), plan
+
+
+@pytest.mark.parametrize("as_of", ["2026", "2026-11-31", "2026-07-20T25:00:00Z", "last tuesday"])
+def test_an_as_of_that_is_no_time_gives_no_briefing_rather_than_another_times(store, as_of):
+    # the CLI and the explorer's pages refuse these with a message; callers of the SQL itself (MCP, ad hoc)
+    # get nothing, where strftime would have read `2026` as a Julian day and `2026-11-31` as 1 December
+    store.memory("recent", kind="constraint", updated="2026-07-19T00:00:00Z")
+    store.memory("untouched", created="2024-01-01T00:00:00Z", updated="2024-01-01T00:00:00Z")
+    store.index()
+    assert briefing(store) == ["recent"]
+    assert [r["name"] for r in queries.run(store.db_path, "gardener", as_of=T)] == ["untouched"]
+    assert briefing(store, as_of=as_of) == [] and ledger(store, as_of=as_of) == {}
+    assert queries.run(store.db_path, "gardener", as_of=as_of) == []

@@ -326,6 +326,32 @@ async def test_briefing_answers_like_the_library(ds, example_db):
     assert [r["id"] for r in rows] == [r["id"] for r in expected]
 
 
+@pytest.mark.parametrize("path, refused", [
+    ("/seamless/briefing.json?project=seamless&as_of=2026", "as_of: '2026' is not an ISO 8601 date"),  # a Julian day to strftime
+    ("/seamless/briefing_ledger.json?project=seamless&as_of=2026-11-31", "as_of: '2026-11-31'"),  # 1 December to strftime
+    ("/seamless/gardener.json?as_of=yesterday", "as_of: 'yesterday'"),
+    ("/seamless/briefing.json?project=seamless&budget=abc", "budget: 'abc' is not a whole number"),  # 0 to CAST
+    ("/seamless/briefing.json?project=seamless&budget=-5", "budget: '-5'"),
+    ("/seamless/briefing.md?project=seamless&as_of=2026", "as_of: '2026'"),
+    ("/seamless/briefing?project=seamless&as_of=2026", "as_of: &#39;2026&#39;"),  # the error page, escaped
+])
+async def test_a_parameter_the_cli_refuses_is_a_400_that_says_why(ds, path, refused):
+    response = await ds.client.get(path)
+    assert response.status_code == 400
+    assert refused in response.text
+
+
+async def test_as_of_is_read_as_the_cli_reads_it(ds, example_db):
+    from indexer import queries
+
+    # an offset, read as UTC: the SQL gets the same canonical text as `seamless briefing --as-of`
+    path = "/seamless/briefing_ledger.json?project=seamless&as_of=2026-12-02T01:00:00%2B02:00&budget=&_shape=array"
+    rows = await get_json(ds, path)
+    assert {r["as_of"] for r in rows} == {"2026-12-01T23:00:00Z"}
+    expected = queries.run(example_db, "briefing_ledger", project="seamless", as_of="2026-12-01T23:00:00Z")
+    assert [(r["id"], r["reason"]) for r in rows] == [(r["id"], r["reason"]) for r in expected]
+
+
 @pytest.mark.parametrize("limit, expected", [("", 20), ("3", 3), ("500", 54)])
 async def test_recall_answers_like_the_cli_20_unless_asked(ds, example_db, limit, expected):
     # `the` matches 47 active memories (and 6 invalid ones) and 7 notes: more than 20, fewer than the cap of 100

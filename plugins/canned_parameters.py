@@ -1,0 +1,72 @@
+"""The canned queries' parameters, read as the CLI reads them: a bad one is a 400 that says why.
+
+SQL cannot refuse a value, so without this the explorer answered wrongly and silently: strftime read
+`as_of=2026` as a Julian day and `2026-11-31` as 1 December, and CAST read `budget=abc` as 0. Here
+`as_of` goes through indexer.timestamps.as_of (the CLI's --as-of) and reaches the SQL as canonical UTC
+text; `budget` must be a whole number from 0 (the CLI's --budget). Empty means "not given", as before.
+"""
+
+import re
+from urllib.parse import parse_qsl, urlencode
+
+from datasette import hookimpl
+from datasette.utils.asgi import Response
+
+from indexer.queries import PARAMS
+from indexer.timestamps import as_of
+
+# /seamless/<query>, with any output extension (.json, .md, .csv)
+CANNED_PATH = re.compile(r"/seamless/(?P<query>[a-z_]+)(?:\.\w+)?")
+WHOLE_NUMBER = re.compile(r"[0-9]+")
+
+
+def checked_parameters(query: str, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """`pairs` (a query string's) with as_of made canonical; ValueError naming the first bad parameter."""
+    names = PARAMS.get(query, ())
+    checked = []
+    for key, value in pairs:
+        if key == "as_of" and "as_of" in names and value.strip():
+            try:
+                value = as_of(value)
+            except ValueError as e:
+                raise ValueError(f"as_of: {e}") from None
+        elif key == "budget" and "budget" in names and value.strip() and not WHOLE_NUMBER.fullmatch(value.strip()):
+            raise ValueError(f"budget: {value!r} is not a whole number of characters (0 or more)")
+        checked.append((key, value))
+    return checked
+
+
+async def refuse(datasette, scope, send, message: str) -> None:
+    """Answer 400 with `message`: Datasette's JSON error for .json, its error page otherwise."""
+    path = scope["path"]
+    if path.endswith(".json"):
+        response = Response.json({"ok": False, "error": message, "status": 400, "title": "Bad parameter"}, status=400)
+    elif path.endswith(".md"):
+        response = Response.text(message + "\n", status=400)
+    else:
+        html = await datasette.render_template("error.html", {
+            "ok": False, "error": message, "status": 400, "title": "Bad parameter", "urls": datasette.urls,
+            "app_css_hash": datasette.app_css_hash(), "menu_links": lambda: []})
+        response = Response.html(html, status=400)
+    await response.asgi_send(send)
+
+
+@hookimpl
+def asgi_wrapper(datasette):
+    def wrap(app):
+        async def check_parameters(scope, receive, send):
+            match = CANNED_PATH.fullmatch(scope.get("path", "")) if scope["type"] == "http" else None
+            if match and match["query"] in PARAMS:
+                pairs = parse_qsl(scope.get("query_string", b"").decode("utf-8", "replace"), keep_blank_values=True)
+                try:
+                    checked = checked_parameters(match["query"], pairs)
+                except ValueError as e:
+                    await refuse(datasette, scope, send, str(e))
+                    return
+                if checked != pairs:
+                    scope = dict(scope, query_string=urlencode(checked).encode())
+            await app(scope, receive, send)
+
+        return check_parameters
+
+    return wrap

@@ -13,6 +13,7 @@ from .problems import Problem, error, warning
 from .yaml_loader import Trap
 
 HEADING = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")  # a fenced code block opens or closes: a `#` line in it is code
 # a ULID as text: 26 characters of Crockford base32, the first at most 7 so it fits 128 bits
 ULID_TEXT = re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}\Z")
 
@@ -203,8 +204,25 @@ def note_title(meta_title: str | None, body: str, path: str) -> str:
     """A note's title: its frontmatter title, else its first `# heading`, else its file name."""
     if meta_title and meta_title.strip():
         return meta_title.strip()
-    heading = HEADING.search(body)
-    return heading.group(1).strip() if heading else PurePosixPath(path).stem
+    return first_heading(body) or PurePosixPath(path).stem
+
+
+def first_heading(body: str) -> str | None:
+    """The text of the body's first `# heading` outside fenced code blocks (a shell comment is no title)."""
+    if "```" not in body and "~~~" not in body:  # the usual case: no code block to skip
+        heading = HEADING.search(body)
+        return heading.group(1).strip() if heading else None
+    fence = ""
+    for line in body.splitlines():
+        mark = FENCE.match(line)
+        if fence:  # inside a block: only a bare fence of the same kind, at least as long, closes it
+            if mark and mark[1][0] == fence[0] and len(mark[1]) >= len(fence) and not line[mark.end():].strip():
+                fence = ""
+        elif mark:
+            fence = mark[1]
+        elif heading := HEADING.match(line):
+            return heading.group(1).strip()
+    return None
 
 
 def note_record(parsed: ParsedFile) -> tuple[dict | None, list[Problem]]:

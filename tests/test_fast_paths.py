@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from indexer import rules, timestamps
 from indexer.parse import ParsedFile, parse_bytes
-from indexer.validate import FieldReader, _json_list
+from indexer.validate import FieldReader, _json_list, first_heading
 from indexer.walk import read_regular_file
 
 BOUNDARIES = ["---", "----", "--- ", "---\t", "---  \t", "---\x0c", "---\x85", "---\u2028", "---\x1c", "-- -", "---x"]
@@ -109,3 +109,11 @@ def test_a_file_is_read_whole_up_to_the_limit_with_sized_reads(tmp_path_factory,
     data = bytes(i % 251 for i in range(size))
     path.write_bytes(data)
     assert read_regular_file(str(path), limit) == data[:limit]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["# Title", "#  Spaced #", "## Sub", "text", "", " # indented", "#nospace", "\t"]),
+                max_size=6).map("\n".join))
+def test_a_heading_is_found_with_or_without_code_blocks_to_skip(body):
+    # a body with no fence takes the one-regex path; with a code block after it, the line-by-line one
+    assert first_heading(body + "\n```sh\n# a comment\n```\n") == first_heading(body)

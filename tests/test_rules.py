@@ -83,3 +83,15 @@ def test_the_id_check_agrees_with_python_ulid(text):
 
 def test_fresh_ulids_are_accepted():
     assert all(ULID_TEXT.match(str(ULID())) for _ in range(100))
+
+
+@pytest.mark.parametrize("text, title", [
+    ("---\ntitle: Deploy checklist\n---\n# Heading\n", "Deploy checklist"),  # the frontmatter's title first
+    ("Intro.\n\n# Deploy checklist\n", "Deploy checklist"),  # else the first `# heading`
+    ("```bash\n# install deps\npip install .\n```\n\n# Deploy checklist\n", "Deploy checklist"),  # not a comment in code
+    ("~~~\n# a comment\n~~~\n## Only a subheading\n", "deploy"),  # else the file name
+])
+def test_a_notes_title_is_its_frontmatter_title_then_its_first_heading_then_its_name(store, text, title):
+    store.note("seamless/deploy.md", text)
+    store.index()
+    assert store.rows("select title from notes") == [(title,)]

@@ -13,7 +13,7 @@ from . import fts
 
 # bump when schema.sql, fts.py or a rule changes: an older index gets the new parts on open, and its next
 # run reads every file (its rows and problems were made by older rules)
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8  # 8: real-time timestamps, note titles outside code, YAML error lines
 _savepoints = itertools.count()
 
 

@@ -75,6 +75,17 @@ def test_age_filter_uses_briefing_max_age_days(store):
     assert rows["eleven-days"]["reason"] == "dropped: age"
 
 
+def test_a_maximum_age_past_the_calendar_drops_nothing_dated(store):
+    # 100 million days reach back before year 0, where SQLite's strftime gives NULL: the cutoff had been
+    # NULL, the walk found nothing newer than it, and every memory was dropped for budget
+    store.write("seamless.toml", "[briefing]\nmax_age_days = 100000000\nstage_unknown_max_age_days = 100000000\n")
+    store.memory("last-week", updated="2026-07-13T00:00:00Z")
+    store.memory("ancient-gotcha", updated=LONG_AGO)
+    store.memory("headless", kind="stage", body="No header.", updated="2025-06-01T00:00:00Z")
+    store.index()
+    assert briefing(store) == ["last-week", "headless", "ancient-gotcha"]
+
+
 def test_invalid_memories_leave_the_briefing(store):
     new = store.memory("new-truth", created="2026-07-01T00:00:00Z")
     store.memory("old-truth", invalid_at="2026-07-01T00:00:00Z", superseded_by=new["id"])

@@ -21,10 +21,13 @@ briefing_settings AS (
         p.project AS briefing_project,
         p.as_of,
         p.budget,
-        strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, printf('-%d days', coalesce(
-            (SELECT value FROM settings WHERE key = 'briefing.max_age_days'), 180))) AS age_cutoff,
-        strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, printf('-%d days', coalesce(
-            (SELECT value FROM settings WHERE key = 'briefing.stage_unknown_max_age_days'), 7))) AS unknown_cutoff
+        -- a maximum age reaching back past year 0 (SQLite's calendar; strftime gives NULL there) drops nothing
+        -- dated: the cutoff is the calendar's first day
+        coalesce(strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, printf('-%d days', coalesce(
+            (SELECT value FROM settings WHERE key = 'briefing.max_age_days'), 180))), '0000-01-01T00:00:00Z') AS age_cutoff,
+        coalesce(strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, printf('-%d days', coalesce(
+            (SELECT value FROM settings WHERE key = 'briefing.stage_unknown_max_age_days'), 7))),
+            '0000-01-01T00:00:00Z') AS unknown_cutoff
     FROM briefing_params AS p
     WHERE p.as_of IS NOT NULL
 ),

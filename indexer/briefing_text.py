@@ -1,6 +1,11 @@
 """A briefing as plain markdown, to paste into a prompt: one line per memory, only what an index may show."""
 
 
+def one_line(text) -> str:
+    """`text` with every run of whitespace, line breaks included, as one space: a field cannot add a line."""
+    return " ".join(str(text).split())
+
+
 def briefing_line(row) -> str:
     """`- [kind] name: description`; a stage adds its status and gate (`status unknown` when unparseable)."""
     label = row["kind"]
@@ -9,12 +14,14 @@ def briefing_line(row) -> str:
         label += ": status unknown" if status == "unknown" else f": {status}"
         if row["stage_gate"]:
             label += f", gate {row['stage_gate']}"
-    return f"- [{label}] {row['name']}: {row['description']}"
+    # a name or description with a line break (indexed with a warning) must not start a line of its own,
+    # which would read as another memory
+    return f"- [{label}] {one_line(row['name'])}: {one_line(row['description'])}"
 
 
 def briefing_markdown(rows, project: str | None, as_of: str | None) -> str:
     """The whole briefing: a heading, a line saying when and how much, then one line per memory."""
-    scope = project if project and project != "global" else "global memories only"
+    scope = one_line(project) if project and project != "global" else "global memories only"
     lines = [f"# Briefing: {scope}", ""]
     if rows:
         chars = sum(len(r["description"]) for r in rows)

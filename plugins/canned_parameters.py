@@ -1,9 +1,10 @@
 """The canned queries' parameters, read as the CLI reads them: a bad one is a 400 that says why.
 
 SQL cannot refuse a value, so without this the explorer answered wrongly and silently: strftime read
-`as_of=2026` as a Julian day and `2026-11-31` as 1 December, and CAST read `budget=abc` as 0. Here
-`as_of` goes through indexer.timestamps.as_of (the CLI's --as-of) and reaches the SQL as canonical UTC
-text; `budget` must be a whole number from 0 (the CLI's --budget). Empty means "not given", as before.
+`as_of=2026` as a Julian day and `2026-11-31` as 1 December, CAST read `budget=abc` as 0, and recall gave
+20 results for `limit=abc` and none for `limit=0`. Here `as_of` goes through indexer.timestamps.as_of (the
+CLI's --as-of) and reaches the SQL as canonical UTC text; `budget` and `limit` must be whole numbers, from
+0 and from 1 (the CLI's --budget and --limit). Empty means "not given", as before.
 """
 
 import re
@@ -12,12 +13,17 @@ from urllib.parse import parse_qsl, urlencode
 from datasette import hookimpl
 from datasette.utils.asgi import Response
 
-from indexer.queries import PARAMS
+from indexer.queries import PARAMS, RECALL_MAX
 from indexer.timestamps import as_of
 
 # /seamless/<query>, with any output extension (.json, .md, .csv)
 CANNED_PATH = re.compile(r"/seamless/(?P<query>[a-z_]+)(?:\.\w+)?")
 WHOLE_NUMBER = re.compile(r"[0-9]+")
+# parameter: (least value, what it must be), as the CLI's --budget and --limit
+WHOLE_NUMBERS = {
+    "budget": (0, "a whole number of characters (0 or more)"),
+    "limit": (1, f"a whole number of results (1 or more; at most {RECALL_MAX} are given)"),
+}
 
 
 def checked_parameters(query: str, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -30,8 +36,10 @@ def checked_parameters(query: str, pairs: list[tuple[str, str]]) -> list[tuple[s
                 value = as_of(value)
             except ValueError as e:
                 raise ValueError(f"as_of: {e}") from None
-        elif key == "budget" and "budget" in names and value.strip() and not WHOLE_NUMBER.fullmatch(value.strip()):
-            raise ValueError(f"budget: {value!r} is not a whole number of characters (0 or more)")
+        elif key in WHOLE_NUMBERS and key in names and value.strip():
+            least, what = WHOLE_NUMBERS[key]
+            if not WHOLE_NUMBER.fullmatch(value.strip()) or int(value) < least:
+                raise ValueError(f"{key}: {value!r} is not {what}")
         checked.append((key, value))
     return checked
 

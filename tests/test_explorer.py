@@ -332,6 +332,8 @@ async def test_briefing_answers_like_the_library(ds, example_db):
     ("/seamless/gardener.json?as_of=yesterday", "as_of: 'yesterday'"),
     ("/seamless/briefing.json?project=seamless&budget=abc", "budget: 'abc' is not a whole number"),  # 0 to CAST
     ("/seamless/briefing.json?project=seamless&budget=-5", "budget: '-5'"),
+    ("/seamless/recall.json?q=chroma&limit=0", "limit: '0' is not a whole number of results"),  # no rows to SQL
+    ("/seamless/recall.json?q=chroma&limit=3.5", "limit: '3.5'"),  # 20 rows to SQL
     ("/seamless/briefing.md?project=seamless&as_of=2026", "as_of: '2026'"),
     ("/seamless/briefing?project=seamless&as_of=2026", "as_of: &#39;2026&#39;"),  # the error page, escaped
 ])

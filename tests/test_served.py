@@ -47,6 +47,11 @@ def write_hostile_memories(store: Path) -> None:
         text = "---\n" + yaml.safe_dump(meta, sort_keys=False) + f"---\n# {name}\n\n{payload}\n\nThe end.\n"
         (store / "memories" / "hostile").mkdir(parents=True, exist_ok=True)
         (store / "memories" / "hostile" / f"{name}.md").write_text(text, "utf-8")
+    # one more, not tagged `hostile`: a description and a body line far wider than any screen
+    meta = {"id": "01K0000000000000000000WXYZ", "kind": "gotcha", "name": "long-lines", "description": "d" * 3000,
+            "project": "hostile", "created": "2025-01-01T00:00:00Z", "updated": "2025-01-01T00:00:00Z"}
+    text = "---\n" + yaml.safe_dump(meta, sort_keys=False, width=10_000) + "---\n" + "b" * 20_000 + "\n"
+    (store / "memories" / "hostile" / "long-lines.md").write_text(text, "utf-8")
 
 
 class Server:
@@ -198,6 +203,15 @@ def test_hostile_bodies_run_nothing(served, page):
     page.wait_for_timeout(300)
     assert dialogs == []
     assert foreign == []
+
+
+@pytest.mark.browser
+def test_a_memory_page_wraps_lines_wider_than_the_screen(served, page):
+    """A 3,000-character description and a 20,000-character body line wrap: the page never scrolls sideways."""
+    page.goto(f"{served.url}/seamless/memories/01K0000000000000000000WXYZ")
+    assert page.locator(".memory-body").inner_text().startswith("bbbb")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], width
 
 
 # --- MCP (datasette-mcp, the optional `mcp` extra) ---

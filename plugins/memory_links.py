@@ -1,5 +1,8 @@
 """Ids become links: `superseded_by` to the successor's page, and in query results a memory's `id`
-(and history's `current_id`, `chain_end_id`) or a note's `path` to its row."""
+(and history's `current_id`, `chain_end_id`) or a note's `path` to its row.
+
+A successor id may name no memory (a dangling link, which the indexer warns about): it is shown as text
+saying so, not linked to a page that would answer 404."""
 
 from datasette import hookimpl
 from datasette.utils import tilde_encode
@@ -22,7 +25,17 @@ def render_cell(row, value, column, table, database, datasette):
     if target is None:
         return None
     url = datasette.urls.row("seamless", target, tilde_encode(value))
-    return Markup(f'<a href="{escape(url)}">{escape(value)}</a>')
+    link = Markup(f'<a href="{escape(url)}">{escape(value)}</a>')
+    if column not in MEMORY_ID_COLUMNS:  # the row's own id or path: it is in the index
+        return link
+
+    async def link_if_indexed():
+        db = datasette.get_database("seamless")
+        if (await db.execute("select 1 from memories where id = ?", [value])).first():
+            return link
+        return Markup(f'{escape(value)} <em class="dangling">(not in the index)</em>')
+
+    return link_if_indexed
 
 
 def _row_type(row) -> str | None:

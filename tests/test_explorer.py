@@ -260,6 +260,15 @@ async def test_dangling_successor_is_named_not_linked(lifecycle):
     response = await lifecycle.client.get("/seamless/memories/01K0000000000000000000DANG")
     assert response.status_code == 200
     assert "Replaced by <code>01K0000000000000000000GHST</code>, which is not in the index." in response.text
+    # nor does its Fields table, the memories table or its history link the id to a page that would be a 404
+    for path in ("/seamless/memories/01K0000000000000000000DANG", "/seamless/memories?name=dangling",
+                 "/seamless/history?id=01K0000000000000000000DANG"):
+        html = (await lifecycle.client.get(path)).text
+        assert 'href="/seamless/memories/01K0000000000000000000GHST"' not in html, path
+        assert "01K0000000000000000000GHST <em" in html, path
+    assert (await lifecycle.client.get("/seamless/memories/01K0000000000000000000GHST")).status_code == 404
+    html = (await lifecycle.client.get("/seamless/memories?name=old-truth")).text
+    assert '<a href="/seamless/memories/01K00000000000000000000NEW">01K00000000000000000000NEW</a>' in html
 
 
 async def test_successor_page_has_no_banner_and_renders_body(lifecycle):

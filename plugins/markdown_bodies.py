@@ -1,4 +1,5 @@
 """Render memory and note bodies as sanitised markdown: in table cells and as a `markdown` template filter.
+Recall's snippets are shown as the escaped text they are, the matched words highlighted.
 
 markdown-it-py turns the body into HTML (raw HTML allowed through, so nh3 decides), then nh3
 keeps only harmless tags: no script, style, iframe, svg or form, no event handlers, no
@@ -6,14 +7,16 @@ javascript:/data: URLs, and every link gets rel="nofollow noopener noreferrer". 
 untouched: it returns the raw body text.
 """
 
+import re
 from functools import lru_cache
 
 import nh3
 from datasette import hookimpl
 from markdown_it import MarkdownIt
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
-BODY_COLUMNS = {("memories", "body"), ("notes", "body")}
+BODY_COLUMNS = {("memories", "body"), ("notes", "body"), ("active_memories", "body")}
+HIGHLIGHT = re.compile(r"\*\*(.+?)\*\*")  # the markers recall.sql's snippet() puts around each match
 URL_SCHEMES = {"http", "https", "mailto"}
 _md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
 
@@ -25,10 +28,20 @@ def render_markdown(text: str | None) -> Markup:
     return Markup(nh3.clean(html, url_schemes=URL_SCHEMES, link_rel="nofollow noopener noreferrer"))
 
 
+def highlighted(snippet: str) -> Markup:
+    """A recall snippet (a slice of markdown source) as escaped text, each match in <mark>."""
+    return Markup(HIGHLIGHT.sub(r"<mark>\1</mark>", str(escape(snippet))))
+
+
 @hookimpl
 def render_cell(value, column, table, database):
-    if database == "seamless" and (table, column) in BODY_COLUMNS and isinstance(value, str):
+    if database != "seamless" or not isinstance(value, str):
+        return None
+    if (table, column) in BODY_COLUMNS:
         return Markup('<div class="md-body">') + render_markdown(value) + Markup("</div>")
+    if table is None and column == "snippet":
+        return highlighted(value)
+    return None
 
 
 @hookimpl

@@ -1,5 +1,5 @@
-"""Ids become links: `superseded_by` to the successor's page, and in query results a memory's `id`
-(and history's `current_id`, `chain_end_id`) or a note's `path` to its row.
+"""Ids become links: `superseded_by` to the successor's page, and in query results and the SQL views a
+memory's `id` (and history's `current_id`, `chain_end_id`, `chain_id`) or a note's `path` to its row.
 
 A successor id may name no memory (a dangling link, which the indexer warns about): it is shown as text
 saying so, not linked to a page that would answer 404."""
@@ -8,7 +8,10 @@ from datasette import hookimpl
 from datasette.utils import tilde_encode
 from markupsafe import Markup, escape
 
-MEMORY_ID_COLUMNS = {"superseded_by", "current_id", "chain_end_id"}
+from indexer.views import VIEWS
+
+MEMORY_ID_COLUMNS = {"superseded_by", "current_id", "chain_end_id", "chain_id"}
+RESULTS = {None, *VIEWS}  # canned query results (no table) and the SQL views: rows that say what they describe
 
 
 @hookimpl
@@ -16,11 +19,11 @@ def render_cell(row, value, column, table, database, datasette):
     if database != "seamless" or not isinstance(value, str) or not value:
         return None
     target = None
-    if column == "superseded_by" and table in (None, "memories"):
+    if column == "superseded_by" and table == "memories":
         target = "memories"
-    elif table is None and _row_type(row) == "memory" and (column == "id" or column in MEMORY_ID_COLUMNS):
+    elif table in RESULTS and _row_type(row) == "memory" and (column == "id" or column in MEMORY_ID_COLUMNS):
         target = "memories"
-    elif table is None and _row_type(row) == "note" and column == "path":
+    elif table in RESULTS and _row_type(row) == "note" and column == "path":
         target = "notes"
     if target is None:
         return None

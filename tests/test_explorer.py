@@ -380,6 +380,33 @@ async def test_recall_links_memories_and_notes(ds):
     assert 'href="/seamless/notes/notes' in html
 
 
+async def test_recall_snippets_are_escaped_text_with_the_matches_highlighted(ds):
+    html = (await ds.client.get("/seamless/recall?q=supersession")).text
+    cells = html.split('<td class="col-snippet')[1:]
+    cells = [cell.split("</td>")[0] for cell in cells]
+    # a snippet is of the body: a match only in the name or description leaves it unmarked
+    assert any("<mark>supersession</mark>" in cell.lower() for cell in cells)
+    assert not any("**" in cell for cell in cells)
+    rows = await get_json(ds, "/seamless/recall.json?q=supersession&_shape=array")
+    assert any("**" in row["snippet"] for row in rows)  # the API keeps the markers for agents
+
+
+@pytest.mark.parametrize("view, linked", [
+    ("active_memories", ["id"]), ("briefings", ["id"]), ("supersession_history", ["chain_id", "id", "current_id"]),
+    ("gardener_proposals", ["id"]),
+])
+async def test_the_sql_views_link_each_memory_to_its_page(ds, view, linked):
+    html = (await ds.client.get(f"/seamless/{view}?_size=5")).text
+    for column in linked:
+        cells = [c.split("</td>")[0] for c in html.split(f'class="col-{column} ')[1:]]
+        assert cells and all('<a href="/seamless/memories/' in c for c in cells), (view, column)
+
+
+async def test_the_active_memories_view_renders_bodies(ds):
+    html = (await ds.client.get("/seamless/active_memories?_size=3")).text
+    assert html.count('<div class="md-body">') == 3
+
+
 @pytest.mark.parametrize("path", ["/seamless/briefing", "/seamless/memories", "/seamless"])
 async def test_nothing_can_be_posted(ds, path):
     response = await ds.client.post(path, data={"project": "seamless", "sql": "delete from memories"})

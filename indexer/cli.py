@@ -207,7 +207,8 @@ def recall(query, project, limit, as_json, db_path):
         if row["snippet"] and (row["type"] == "note" or "**" in row["snippet"]):
             click.echo("   " + " ".join(row["snippet"].split()))
     # only old truths that would have ranked among the results shown deserve a line
-    worst = rows[-1]["rank"] if len(rows) == limit else float("inf")
+    # (fewer rows than asked for, at most RECALL_MAX, means every match was shown: any old truth ranked among them)
+    worst = rows[-1]["rank"] if len(rows) == min(limit, queries.RECALL_MAX) else float("inf")
     for successor in queries.recall_superseded(conn, query, project=project):
         if successor["rank"] <= worst:
             click.echo(f"superseded: {successor['replaces']} -> replaced by {successor['id']} {successor['name']}")

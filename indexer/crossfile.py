@@ -38,7 +38,9 @@ def _losers(groups: dict, code: str, what: Callable[[Entry], str], key: str, lin
         for e in others:
             losers[e.path] = error(
                 e.path, line_of(e.path, key), code,
-                f"{what(e)} is also used by {winner.path} (created {winner.created}); the earliest created is indexed",
+                f"{what(e)} is also used by {winner.path} " + (
+                    f"(created {winner.created}); the earliest created is indexed" if winner.created
+                    else "and neither has a created date: the first path is indexed"),
             )
     return losers
 

@@ -145,3 +145,12 @@ def test_unknown_stage_header_is_status_unknown(store):
     load_case(store, "stage-header")
     store.index()
     assert store.rows("select stage_status, pinned from memories where kind = 'stage'") == [("unknown", 0)]
+
+
+def test_a_duplicate_without_created_dates_says_why_the_other_won(store):
+    store.note("seamless/a.md", "---\nid: 01K9ZZ00000000000000000N01\n---\n# A\n")
+    store.note("seamless/b.md", "---\nid: 01K9ZZ00000000000000000N01\n---\n# B\n")
+    store.index()
+    [(path, message)] = store.rows("select path, message from problems where code = 'duplicate-id'")
+    assert path == "notes/seamless/b.md"
+    assert message.endswith("also used by notes/seamless/a.md and neither has a created date: the first path is indexed")

@@ -91,6 +91,21 @@ def test_recall_prints_results_and_what_replaced_old_matches(seamless):
     assert f"superseded: chroma-port-8001 -> replaced by {new_id} chroma-embedded" in out
 
 
+def test_an_old_truth_ranked_below_the_results_shown_gets_no_line_even_past_the_cap(store):
+    # 101 current memories name the widget in their description, the old truth only deep in a long body:
+    # --limit 500 shows the best 100 (the cap), so the old truth did not rank among them
+    for n in range(101):
+        store.memory(f"widget-{n:03d}", description=f"Widget fact {n}")
+    new = store.memory("widget-now", description="Widget fact, current")
+    store.memory("widget-then", description="Something old", body="Text. " * 300 + "widget",
+                 invalid_at="2026-07-01T00:00:00Z", superseded_by=new["id"])
+    store.index()
+    out = run(store, "recall", "widget", "--limit", "500").output
+    assert len([line for line in out.splitlines() if line[:1].isdigit()]) == 100
+    assert "superseded:" not in out
+    assert "superseded: widget-then" in run(store, "recall", "something old").output
+
+
 def test_recall_json_and_limit(seamless):
     rows = json.loads(run(seamless, "recall", "chroma", "--json", "--limit", "1").output)
     assert len(rows) == 1 and rows[0]["type"] == "memory" and rows[0]["description"]

@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from . import changes, crossfile, database, fts, timestamps
-from .problems import Problem
+from .problems import Problem, error
 from .settings import FILE as SETTINGS_FILE
 from .settings import FILE_SETTINGS, load_settings
 from .walk import Folder, StoreFile, store_files, walk_folders
@@ -98,7 +98,7 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
             return _record(db, "no-op", started, started_at, seen, 0, 0)
     # imported here: a run with nothing to read (the usual `make index`) never loads YAML or the writer
     from .prepare import prepare
-    from .write import IndexWriter
+    from .write import IndexWriter, insert_problems
 
     files = plan.files
     touched: list[StoreFile] = []
@@ -131,10 +131,12 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
         for path in sorted(plan.losers):
             if path in files and (again or path in stale_paths):
                 read(files[path], None if again else plan.digests.get(path))
+        folder_problems = _folder_problems(walked)
         if plan.full:
             mode = "full"
         else:
-            mode = "incremental" if writer.changed or deleted or plan.settings_changed else "no-op"
+            folders_changed = folder_problems != _problems_of(db, code="unreadable-folder")
+            mode = "incremental" if writer.changed or deleted or plan.settings_changed or folders_changed else "no-op"
         if mode == "no-op":
             writer.flush()
             writer.wait()
@@ -143,6 +145,8 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
             if plan.full:
                 fts.end_rebuild(db)
             _write_settings(db, settings, settings_problems)
+        db.execute("delete from problems where code = 'unreadable-folder'")
+        insert_problems(db, folder_problems)
         db.executemany("update index_files set size = ?, mtime_ns = ? where path = ?",
                        ((f.size, writer.mtime(f), f.path) for f in touched))
         # a folder holding a file too recent to trust, or one that vanished during the run, is looked into again
@@ -207,9 +211,11 @@ def _conflict_losers(db: database.IndexConnection) -> set[str]:
         f"select distinct path from problems where code in ({','.join('?' * len(codes))})", codes)}
 
 
-def _problems_of(db: database.IndexConnection, path: str) -> list[Problem]:
+def _problems_of(db: database.IndexConnection, path: str | None = None, code: str | None = None) -> list[Problem]:
+    """The problems the index holds for `path`, or of `code`, in order."""
+    column, value = ("path", path) if code is None else ("code", code)
     return [Problem(*row) for row in db.execute(
-        "select path, line, severity, code, message from problems where path = ? order by line", (path,))]
+        f"select path, line, severity, code, message from problems where {column} = ? order by path, line", (value,))]
 
 
 def _write_settings(db: database.IndexConnection, settings: dict, problems: list[Problem]) -> None:
@@ -219,6 +225,12 @@ def _write_settings(db: database.IndexConnection, settings: dict, problems: list
     db.executemany("insert into settings (key, value) values (?, ?)", settings.items())
     db.execute("delete from problems where path = ?", (SETTINGS_FILE,))
     insert_problems(db, problems)
+
+
+def _folder_problems(walked: dict[str, Folder]) -> list[Problem]:
+    """An `unreadable-folder` error for each folder the walk could not list (its files are not indexed)."""
+    return sorted(error(name, 1, "unreadable-folder", f"{folder.error}: the files in it are not indexed")
+                  for name, folder in walked.items() if folder.error)
 
 
 def _summary(db: database.IndexConnection, mode: str, seen: int, changed: int, deleted: int) -> RunSummary:

@@ -26,6 +26,7 @@ def fingerprints(walked: dict[str, Folder]) -> dict[str, str]:
         digest = hashlib.blake2b(digest_size=16)
         digest.update("\n".join(folder.paths).encode())  # paths are text: the walk shows names that are not UTF-8
         digest.update(array("q", folder.stats).tobytes())
+        digest.update(folder.error.encode())  # a folder that becomes listable again, or stops being, has changed
         found[name] = digest.hexdigest()
     return found
 

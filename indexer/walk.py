@@ -31,6 +31,7 @@ class Folder(NamedTuple):
     paths: list[str]  # relative to the store, in the order the folder lists them
     stats: list[int]  # each file's size and mtime_ns, in turn
     not_utf8: list[str]  # the paths (as shown) whose names are not UTF-8
+    error: str = ""  # why the folder could not be listed (its files are then unknown, and not indexed)
 
 
 def walk_folders(root: Path) -> dict[str, Folder]:
@@ -69,8 +70,11 @@ def _scan(top: str, top_prefix: str, kind: str, found: dict[str, Folder]) -> Non
         directory, prefix = stack.pop()
         try:
             entries = list(os.scandir(directory))
-        except OSError:
-            continue  # vanished or unreadable folder: its files are simply not there
+        except FileNotFoundError:
+            continue  # vanished during the walk: its files are simply not there
+        except OSError as e:  # there, but its files cannot be listed: a problem, not a silent loss
+            found[_shown(prefix[:-1])] = Folder(kind, [], [], [], f"cannot list this folder ({e.strerror or e})")
+            continue
         paths: list[str] = []
         stats: list[int] = []
         not_utf8: list[str] = []

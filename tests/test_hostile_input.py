@@ -365,6 +365,51 @@ def test_an_unreadable_file_is_an_error(store):
         path.chmod(0o644)
 
 
+def check_folder_refused(store, run) -> None:
+    """Index, make memories/locked unlistable with `run`'s first step, index again, then undo it."""
+    store.memory("behind-the-lock", path="memories/locked/kept.md")
+    good_neighbour(store)
+    store.index()
+    lock, unlock = run
+    lock()
+    try:
+        summary = store.index()
+        # the folder's files are unknown: they leave the index, and the folder says why (never silently)
+        assert summary.mode == "incremental" and summary.errors == 1
+        assert problems_of(store, "memories/locked") == [("error", "unreadable-folder")]
+        assert store.rows("select id from memories") == [(GOOD_ID,)]
+        assert run_cli("check", store.root).exit_code == 1
+        assert store.index().mode == "no-op"  # still refused, nothing new: the problem stays
+        assert problems_of(store, "memories/locked") == [("error", "unreadable-folder")]
+    finally:
+        unlock()
+    store.index()
+    assert store.rows("select count(*) from problems") == [(0,)]
+    assert store.rows("select name from memories order by name") == [("behind-the-lock",), ("good-neighbour",)]
+
+
+@pytest.mark.skipif(ROOT_USER, reason="root lists a chmod 000 folder anyway: see the test after this one")
+def test_a_folder_that_cannot_be_listed_is_an_error_not_a_silent_loss(store):
+    folder = store.root / "memories" / "locked"
+    check_folder_refused(store, (lambda: folder.chmod(0), lambda: folder.chmod(0o755)))
+
+
+def test_a_folder_the_system_refuses_to_list_is_an_error_not_a_silent_loss(store, monkeypatch):
+    # as root nothing can be made unlistable, so the refusal is the operating system's answer, injected
+    import indexer.walk
+
+    refused, real_scandir = set(), os.scandir
+
+    def scandir(path):
+        if path in refused:
+            raise PermissionError(13, "Permission denied", path)
+        return real_scandir(path)
+
+    monkeypatch.setattr(indexer.walk.os, "scandir", scandir)
+    folder = str(store.root / "memories" / "locked")
+    check_folder_refused(store, (lambda: refused.add(folder), refused.clear))
+
+
 # Files that change between the walk and the reads. race_run.py applies the change at exactly that moment.
 
 RACES = {

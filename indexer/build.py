@@ -1,6 +1,6 @@
 """Building the index: store files -> parsed records + problems -> seamless.db, in one transaction.
 
-Incremental by default: a file whose size and mtime are unchanged is not read; one
+Incremental by default: a file whose size, mtime and ctime are unchanged is not read; one
 whose content hash is unchanged is not parsed again. Every write happens inside
 one SQLite transaction on the database in place, so a reader sees the old index
 or the new one, never a mix.
@@ -147,8 +147,8 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
             _write_settings(db, settings, settings_problems)
         db.execute("delete from problems where code = 'unreadable-folder'")
         insert_problems(db, folder_problems)
-        db.executemany("update index_files set size = ?, mtime_ns = ? where path = ?",
-                       ((f.size, writer.mtime(f), f.path) for f in touched))
+        db.executemany("update index_files set size = ?, mtime_ns = ?, ctime_ns = ? where path = ?",
+                       ((f.size, writer.mtime(f), f.ctime_ns, f.path) for f in touched))
         # a folder holding a file too recent to trust, or one that vanished during the run, is looked into again
         changes.remember(db, folders, {f.folder for f in writer.racy + vanished})
         return _record(db, mode, started, started_at, seen - len(vanished), writer.changed, len(deleted))
@@ -168,11 +168,11 @@ def _plan(db: database.IndexConnection, walked: dict[str, Folder], folders: dict
     changed = changes.changed_folders(db, folders)
     if not changed:
         return Plan(False, [], [], set(), {}, settings_changed, {})
-    # in changed folders, compare (path, type, size, mtime_ns) with what the index holds
+    # in changed folders, compare (path, type, size, mtime_ns, ctime_ns) with what the index holds
     known = changes.known_files(db, changed)
     files = store_files(walked, changes.covered(changed, walked))
     deleted = sorted({k[0] for k in known} - files.keys())
-    stale = [files[k[0]] for k in sorted({f[:4] for f in files.values() if f.folder in changed} - known)]
+    stale = [files[k[0]] for k in sorted({f[:5] for f in files.values() if f.folder in changed} - known)]
     losers = _conflict_losers(db) if stale or deleted else set()
     files.update(store_files(walked, {path.rpartition("/")[0] for path in losers}))  # to read them again
     return Plan(False, stale, deleted, losers, _digests(db, [f.path for f in stale]), settings_changed, files)

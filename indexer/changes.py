@@ -1,6 +1,6 @@
 """What changed since the last run, without loading every file's bookkeeping.
 
-Each folder's files (path, size, mtime) are hashed into one fingerprint, kept in
+Each folder's files (path, size, mtime, ctime) are hashed into one fingerprint, kept in
 `index_folders` by the run that saw them. A later run compares fingerprints and loads the
 `index_files` rows of changed folders only: one edit in a store of 100,000 files reads the
 rows of one folder. A folder holding a file too recent to trust (build.RACY_NS) is stored
@@ -17,7 +17,9 @@ LOAD_ALL_OVER = 100  # changed folders beyond which one scan of index_files beat
 
 
 def fingerprints(walked: dict[str, Folder]) -> dict[str, str]:
-    """Each folder's fingerprint: a hash of its files' paths, sizes and mtimes, in the order the walk found them.
+    """Each folder's fingerprint: a hash of its files' paths, sizes, mtimes and ctimes, in the order the walk found them.
+
+    ctime too: a chmod, or two files swapped by renames (same sizes and mtimes), changes only that.
 
     A folder that lists the same files in another order only gets looked into again.
     """
@@ -38,9 +40,9 @@ def changed_folders(conn: sqlite3.Connection, current: dict[str, str]) -> set[st
 
 
 def known_files(conn: sqlite3.Connection, folders: set[str]) -> set[tuple]:
-    """The (path, type, size, mtime_ns) rows of `index_files` in `folders` (subfolders' rows may come too:
-    compare them with the files of `covered(folders, ...)`)."""
-    query = "select path, type, size, mtime_ns from index_files"
+    """The (path, type, size, mtime_ns, ctime_ns) rows of `index_files` in `folders` (subfolders' rows may come
+    too: compare them with the files of `covered(folders, ...)`)."""
+    query = "select path, type, size, mtime_ns, ctime_ns from index_files"
     if len(folders) > LOAD_ALL_OVER:
         return set(conn.execute(query))
     # 'folder/' <= path < 'folder0' ('0' follows '/'): the folder and its subfolders, by the primary key

@@ -13,7 +13,7 @@ from . import fts
 
 # bump when schema.sql, fts.py or a rule changes: an older index gets the new parts on open, and its next
 # run reads every file (its rows and problems were made by older rules)
-SCHEMA_VERSION = 8  # 8: real-time timestamps, note titles outside code, YAML error lines
+SCHEMA_VERSION = 9  # 8: real-time timestamps, note titles outside code, YAML error lines; 9: ctime_ns
 _savepoints = itertools.count()
 
 
@@ -72,12 +72,12 @@ def open_db(path: str | Path, private: bool = False) -> IndexConnection:
     version = db.execute("PRAGMA user_version").fetchone()[0]
     if version < SCHEMA_VERSION:
         with db.atomic():
+            if version:  # made by an older indexer: with no files on record (in the table as it is now), the
+                db.execute("DROP TABLE IF EXISTS index_files")  # next run is a full one
             for statement in statements(sql_source("schema")):  # every statement is IF NOT EXISTS
                 db.execute(statement)
             fts.drop_triggers(db)
             fts.create(db)
-            if version:  # made by an older indexer: with no files on record, the next run is a full one
-                db.execute("DELETE FROM index_files")
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     from . import views  # here, not at the top: views reads queries, which reads this module
 

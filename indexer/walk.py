@@ -16,6 +16,7 @@ class StoreFile(NamedTuple):
     type: str  # memory or note
     size: int
     mtime_ns: int
+    ctime_ns: int  # changes with the content too, and also on chmod and rename, which leave mtime alone
     name_not_utf8: bool = False  # then `path` shows the name's bytes as \xNN and cannot open the file
     folder: str = ""  # the folder holding it, relative to the store (one string shared by its files)
 
@@ -29,7 +30,7 @@ class Folder(NamedTuple):
 
     kind: str  # memory or note
     paths: list[str]  # relative to the store, in the order the folder lists them
-    stats: list[int]  # each file's size and mtime_ns, in turn
+    stats: list[int]  # each file's size, mtime_ns and ctime_ns, in turn
     not_utf8: list[str]  # the paths (as shown) whose names are not UTF-8
     error: str = ""  # why the folder could not be listed (its files are then unknown, and not indexed)
 
@@ -54,7 +55,8 @@ def store_files(folders: dict[str, Folder], which=None) -> dict[str, StoreFile]:
             continue
         kind, stats, not_utf8 = folder.kind, folder.stats, folder.not_utf8
         for i, path in enumerate(folder.paths):
-            files[path] = new(StoreFile, (path, kind, stats[2 * i], stats[2 * i + 1], path in not_utf8, name))
+            j = 3 * i
+            files[path] = new(StoreFile, (path, kind, stats[j], stats[j + 1], stats[j + 2], path in not_utf8, name))
     return files
 
 
@@ -93,6 +95,7 @@ def _scan(top: str, top_prefix: str, kind: str, found: dict[str, Folder]) -> Non
                     paths.append(rel)
                     stats.append(st.st_size)
                     stats.append(st.st_mtime_ns)
+                    stats.append(st.st_ctime_ns)
                 elif entry.is_dir(follow_symlinks=False):
                     stack.append((entry.path, f"{prefix}{name}/"))
             except OSError:

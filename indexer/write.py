@@ -23,7 +23,7 @@ MEMORY_COLUMNS = ("id", "kind", "name", "description", "project", "status", "sta
                   "source_session", "model", "tags", "body", "path")
 NOTE_COLUMNS = ("path", "id", "title", "project", "created", "updated", "tags", "body")
 PROBLEM_COLUMNS = ("path", "line", "severity", "code", "message")
-FILE_COLUMNS = ("path", "type", "size", "mtime_ns", "digest")
+FILE_COLUMNS = ("path", "type", "size", "mtime_ns", "ctime_ns", "digest")
 # files per batch; each batch's FTS rows are one statement, and so one FTS5 segment to merge at the end.
 # The last batch is moved and indexed while nothing else runs: with staged rows, 2,000 rather than 8,000
 # rebuilt 10,000 memories in 1.08-1.20 s instead of 1.21-1.41 s (8 alternating runs each), and 100,000
@@ -125,7 +125,7 @@ class IndexWriter:
         if not self.empty:
             self.forget(sf.path)
         self.rows["problems"].extend(astuple(p) for p in prepared.problems)
-        self.rows["index_files"].append((sf.path, sf.type, sf.size, self.mtime(sf), prepared.digest))
+        self.rows["index_files"].append((sf.path, sf.type, sf.size, self.mtime(sf), sf.ctime_ns, prepared.digest))
         if record is not None:
             if sf.type == "memory":
                 key = (record["project"], record["name"]) if record["status"] == "active" else None

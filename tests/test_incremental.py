@@ -5,6 +5,8 @@ from indexer.sqlite import sqlite3
 import time
 from pathlib import Path
 
+import pytest
+
 from indexer import write
 from indexer.build import index_store
 from stores import dump, generate_store, mutate_store
@@ -240,3 +242,36 @@ def test_a_new_size_limit_judges_every_file_again(store):
     store.index()
     assert store.rows("select name from memories") == [("chroma-boot-race",)]
     assert store.rows("select count(*) from problems") == [(0,)]
+
+
+def test_two_files_swapped_by_renames_are_seen_though_sizes_and_mtimes_match(store, tmp_path):
+    # `mv` keeps mtimes, and files from tar, rsync or `cp -p` often share one: only ctime tells
+    store.memory("alpha", path="memories/seamless/a.md", id="01K000000000000000000000A1")
+    store.memory("bravo", path="memories/seamless/b.md", id="01K000000000000000000000B2")
+    age(store)
+    store.index()
+    folder = store.root / "memories/seamless"
+    os.rename(folder / "a.md", folder / "t.md")
+    os.rename(folder / "b.md", folder / "a.md")
+    os.rename(folder / "t.md", folder / "b.md")
+    assert store.index().mode == "incremental"
+    assert store.rows("select name, path from memories order by name") == [
+        ("alpha", "memories/seamless/b.md"), ("bravo", "memories/seamless/a.md")]
+    assert dump(store.db_path) == full_dump(store, tmp_path)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a chmod 000 file anyway, so there is nothing to test")
+def test_a_file_made_readable_again_is_indexed_by_the_next_run(store, tmp_path):
+    # chmod leaves size and mtime alone: the old verdict (unreadable) must not be kept
+    store.memory("locked", path="memories/seamless/locked.md")
+    age(store)
+    path = store.root / "memories/seamless/locked.md"
+    path.chmod(0)
+    try:
+        store.index()
+        assert store.rows("select code from problems") == [("unreadable",)]
+    finally:
+        path.chmod(0o644)
+    store.index()
+    assert store.rows("select name from memories") == [("locked",)]
+    assert dump(store.db_path) == full_dump(store, tmp_path)

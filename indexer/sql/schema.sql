@@ -65,7 +65,8 @@ CREATE TABLE IF NOT EXISTS index_files (
     path TEXT PRIMARY KEY,
     type TEXT NOT NULL,           -- memory or note
     size INTEGER NOT NULL,
-    mtime_ns INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,    -- -1 for a file too recent to trust (read again next run)
+    ctime_ns INTEGER NOT NULL,    -- changes on chmod and rename too, which leave size and mtime alone
     digest TEXT NOT NULL
 );
 
@@ -83,7 +84,7 @@ CREATE TABLE IF NOT EXISTS index_runs (
     seconds REAL NOT NULL
 );
 
--- What the last run saw of each folder: a hash of its files' paths, types, sizes and mtimes
+-- What the last run saw of each folder: a hash of its files' paths, sizes, mtimes and ctimes
 -- (indexer/changes.py); NULL when a file there was too recent to trust (see build.RACY_NS).
 CREATE TABLE IF NOT EXISTS index_folders (
     folder TEXT PRIMARY KEY,

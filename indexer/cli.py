@@ -98,12 +98,12 @@ def as_of_option(function):
 
 
 def _as_of(ctx, param, value):
-    from .timestamps import as_of
+    from .timestamps import normalize
 
     if value is None:
         return None
     try:
-        return as_of(value)
+        return normalize(value)
     except ValueError as e:
         raise click.BadParameter(str(e)) from None
 

@@ -178,7 +178,8 @@ OPENED = ("quoted scalar", "flow sequence", "flow mapping", "simple key")
 
 def _fault_line(e: yaml.YAMLError) -> int:
     """The line of the frontmatter (from 0) where the YAML fault `e` is."""
-    context, context_mark = getattr(e, "context", None) or "", getattr(e, "context_mark", None)
-    mark = context_mark if context_mark and context.endswith(OPENED) else None
-    mark = mark or getattr(e, "problem_mark", None) or context_mark
+    context_mark = getattr(e, "context_mark", None)
+    if context_mark and (getattr(e, "context", None) or "").endswith(OPENED):
+        return context_mark.line
+    mark = getattr(e, "problem_mark", None) or context_mark
     return mark.line if mark else 0

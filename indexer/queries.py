@@ -14,7 +14,7 @@ from .database import sql_source
 
 # '' means "not given" (that is how Datasette sends a missing parameter): as_of '' is now. A date or a
 # time with an offset becomes canonical UTC text; anything else becomes NULL and the query is empty. The CLI
-# and the explorer's pages refuse a bad as_of before it gets here (timestamps.as_of); this keeps other callers
+# and the explorer's pages refuse a bad as_of before it gets here (timestamps.normalize); this keeps other callers
 # (MCP, ad hoc SQL) from a wrong answer where strftime would read on: `2026` as a Julian day, `2026-11-31`
 # as 1 December.
 AS_OF = """CASE WHEN coalesce(:as_of, '') = '' THEN strftime('%Y-%m-%dT%H:%M:%SZ', 'now')

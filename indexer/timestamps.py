@@ -20,21 +20,10 @@ def normalize(text: str) -> str:
     try:
         value = dt.datetime.fromisoformat(text)
     except ValueError:
-        raise ValueError(f"{text!r} is not an ISO 8601 date or time") from None
+        raise ValueError(f"{text!r} is not an ISO 8601 date or time (like 2026-07-10 or 2026-07-10T18:00:00Z)") from None
     if value.tzinfo is not None:
         value = value.astimezone(dt.timezone.utc)
     return canonical(value)
-
-
-def as_of(text: str) -> str:
-    """A time asked for (`--as-of`, the canned queries' `as_of`) as canonical UTC text.
-
-    Raises ValueError with the message to show: the CLI and the explorer refuse the same inputs.
-    """
-    try:
-        return normalize(text)
-    except ValueError:
-        raise ValueError(f"{text!r} is not an ISO 8601 date or time (like 2026-07-10 or 2026-07-10T18:00:00Z)") from None
 
 
 def canonical(value: dt.datetime) -> str:

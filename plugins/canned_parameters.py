@@ -2,9 +2,9 @@
 
 SQL cannot refuse a value, so without this the explorer answered wrongly and silently: strftime read
 `as_of=2026` as a Julian day and `2026-11-31` as 1 December, CAST read `budget=abc` as 0, and recall gave
-20 results for `limit=abc` and none for `limit=0`. Here `as_of` goes through indexer.timestamps.as_of (the
-CLI's --as-of) and reaches the SQL as canonical UTC text; `budget` and `limit` must be whole numbers, from
-0 and from 1 (the CLI's --budget and --limit). Empty means "not given", as before.
+20 results for `limit=abc` and none for `limit=0`. Here `as_of` goes through indexer.timestamps.normalize
+(as the CLI's --as-of does) and reaches the SQL as canonical UTC text; `budget` and `limit` must be whole
+numbers, from 0 and from 1 (the CLI's --budget and --limit). Empty means "not given", as before.
 """
 
 import re
@@ -14,7 +14,7 @@ from datasette import hookimpl
 from datasette.utils.asgi import Response
 
 from indexer.queries import PARAMS, RECALL_MAX
-from indexer.timestamps import as_of
+from indexer.timestamps import normalize
 
 # /seamless/<query>, with any output extension (.json, .md, .csv)
 CANNED_PATH = re.compile(r"/seamless/(?P<query>[a-z_]+)(?:\.\w+)?")
@@ -33,7 +33,7 @@ def checked_parameters(query: str, pairs: list[tuple[str, str]]) -> list[tuple[s
     for key, value in pairs:
         if key == "as_of" and "as_of" in names and value.strip():
             try:
-                value = as_of(value)
+                value = normalize(value)
             except ValueError as e:
                 raise ValueError(f"as_of: {e}") from None
         elif key in WHOLE_NUMBERS and key in names and value.strip():

@@ -29,7 +29,7 @@ def render_cell(row, value, column, table, database, datasette):
         return None
     url = datasette.urls.row("seamless", target, tilde_encode(value))
     link = Markup(f'<a href="{escape(url)}">{escape(value)}</a>')
-    if column not in MEMORY_ID_COLUMNS:  # the row's own id or path: it is in the index
+    if column != "superseded_by":  # the row's own id or path, or a chain member history found: in the index
         return link
 
     async def link_if_indexed():

@@ -7,7 +7,7 @@ DB ?= seamless.db
 PORT ?= 8001
 STAMP := $(VENV)/.installed
 
-.PHONY: install index check serve test browser bench clean
+.PHONY: install index check serve test lint browser bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +30,11 @@ browser:  ## Debian's chromium for the browser tests (installed when missing and
 	@command -v chromium >/dev/null || [ "$$(id -u)" != 0 ] || \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 
-test: $(STAMP) browser  ## the whole test suite
+lint: $(STAMP)  ## ruff: lint, import order and format
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: $(STAMP) browser lint  ## the whole test suite, after the lint
 	$(BIN)/pytest -q
 
 bench: $(STAMP)  ## performance figures (SIZES="1000 10000 100000")

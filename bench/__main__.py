@@ -1,6 +1,6 @@
 """`python -m bench`: generate stores, measure them, print the tables and write them to --out.
 
-    python -m bench [--sizes "1000 10000 100000"] [--out DIR] [--repeat N] [--seed S]
+python -m bench [--sizes "1000 10000 100000"] [--out DIR] [--repeat N] [--seed S]
 """
 
 import argparse
@@ -8,10 +8,11 @@ import json
 import os
 import platform
 import shlex
-from indexer.sqlite import sqlite3
 import sys
 import time
 from pathlib import Path
+
+from indexer.sqlite import sqlite3
 
 from .measure import REFERENCE_STRAIGHTFORWARD, REPO, measure
 
@@ -50,8 +51,10 @@ def machine() -> dict:
 
 def markdown(report: dict) -> str:
     m = report["machine"]
-    head = (f"`{report['command']}` on {m['date']}: {m['cpus']} CPUs, {m['platform']}, "
-            f"Python {m['python']}, SQLite {m['sqlite']}\n")
+    head = (
+        f"`{report['command']}` on {m['date']}: {m['cpus']} CPUs, {m['platform']}, "
+        f"Python {m['python']}, SQLite {m['sqlite']}\n"
+    )
     return head + "".join("\n" + table(run) for run in report["runs"])
 
 
@@ -66,16 +69,20 @@ def table(run: dict) -> str:
     ]
     notes = []
     for f in run["figures"]:
-        show = lambda v: "—" if v is None else f"{number(v)} {f['unit']}"  # noqa: E731
+        show = lambda v, unit=f["unit"]: "—" if v is None else f"{number(v)} {unit}"  # noqa: E731
         label = f["label"]
         if f["note"]:
             if f["note"] not in notes:
                 notes.append(f["note"])
             label += f" [{notes.index(f['note']) + 1}]"
         cells = [
-            label, show(f["value"]), show(f["floor"]), show(f["straightforward"]),
+            label,
+            show(f["value"]),
+            show(f["floor"]),
+            show(f["straightforward"]),
             f"{ratio(f['value'], f['floor'])} / {ratio(f['value'], f['straightforward'])}",
-            "" if f["target"] is None else f"≤ {show(f['target'])}", f["verdict"],
+            "" if f["target"] is None else f"≤ {show(f['target'])}",
+            f["verdict"],
             "" if f["cpu"] is None else f"{number(f['cpu'])} s",
         ]
         lines.append("| " + " | ".join(cells) + " |")
@@ -92,8 +99,10 @@ def against_reference(run: dict) -> str:
     here = next((f["straightforward"] for f in run["figures"] if f["key"] == "full"), None)
     if not reference or not here:
         return ""
-    return (f"This machine against issue 5's: the straightforward rebuild took {number(here)} s here and "
-            f"{number(reference)} s there ({ratio(here, reference)} as long). The targets are that machine's.")
+    return (
+        f"This machine against issue 5's: the straightforward rebuild took {number(here)} s here and "
+        f"{number(reference)} s there ({ratio(here, reference)} as long). The targets are that machine's."
+    )
 
 
 def ratio(value: float | None, reference: float | None) -> str:

@@ -1,6 +1,6 @@
 """The floor: walk a store and read every file's bytes, nothing else. No indexer can do less.
 
-    python -m bench.floor STORE    # prints {"seconds": ..., "files": ..., "bytes": ...}
+python -m bench.floor STORE    # prints {"seconds": ..., "files": ..., "bytes": ...}
 """
 
 import json

@@ -24,52 +24,230 @@ DAY = 86400
 COMMON_WORD = "server"  # in about half of the bodies (one sentence template has it): a common word for recall
 TO_CROCKFORD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", "0123456789ABCDEFGHJKMNPQRSTVWXYZ")
 
-PROJECTS = (
-    "seamless tidepool atlas harbor lumen quarry relay orchard beacon cinder "
-    "drift ember fathom garnet hollow juniper kestrel marble nimbus pylon"
-).split()
+PROJECTS = [
+    "seamless",
+    "tidepool",
+    "atlas",
+    "harbor",
+    "lumen",
+    "quarry",
+    "relay",
+    "orchard",
+    "beacon",
+    "cinder",
+    "drift",
+    "ember",
+    "fathom",
+    "garnet",
+    "hollow",
+    "juniper",
+    "kestrel",
+    "marble",
+    "nimbus",
+    "pylon",
+]
 GLOBAL_SHARE = 0.08
 KINDS = {  # kind -> weight, project memories / global memories
-    "constraint": (2, 0.5), "runbook": (12, 14), "protocol": (8, 6), "gotcha": (24, 30),
-    "decision": (16, 8), "refuted": (8, 8), "reference": (16, 30), "stage": (14, 3),
+    "constraint": (2, 0.5),
+    "runbook": (12, 14),
+    "protocol": (8, 6),
+    "gotcha": (24, 30),
+    "decision": (16, 8),
+    "refuted": (8, 8),
+    "reference": (16, 30),
+    "stage": (14, 3),
 }
 MODELS = ["claude-fable-5"] * 5 + ["claude-sonnet-4-5"] * 3 + ["gpt-5.1", "gemini-3-pro"]
 
-COMPONENTS = (
-    "chroma postgres redis celery stripe datasette sqlite fts5 uvicorn nginx docker kubernetes "
-    "terraform pgbouncer webhooks billing dashboard frontend auth oauth gardener console mcp "
-    "recall briefing indexer scheduler queue cache cdn dns tls ci release migrations backups "
-    "logging metrics tracing alerts search embeddings vectors ingest export import sessions"
-).split()
-THINGS = (
-    "connection pool, health check, retry loop, worker, cron job, config file, build step, "
-    "test fixture, api key, rate limit, timeout, lock file, index, migration, deploy script, "
-    "feature flag, schema, cursor, transaction, socket, port, volume, secret, token, cookie, "
-    "payload, batch job, snapshot, replica, shard, partition, bucket, release branch"
-).split(", ")
-SYMPTOMS = (
-    "fails with ConnectError, hangs for 30 s, returns stale rows, drops the last event, "
-    "double-counts retries, leaks file descriptors, times out under load, logs nothing, "
-    "exits 0 on failure, reorders events, loses the session, runs twice, "
-    "reports success too early, corrupts the cache, blocks the event loop"
-).split(", ")
-FIXES = (
-    "poll the health endpoint first, pin the version, set an explicit timeout, wrap it in one transaction, "
-    "make the handler idempotent, use the read replica, restart the service after the change, "
-    "raise the limit to 64, turn the flag off before deploying, quote the value, "
-    "run it under flock, batch the writes, close the cursor explicitly, check the exit code"
-).split(", ")
-REASONS = (
-    "it halves the p95 latency, nobody can debug the alternative at 3 am, it needs no extra daemon, "
-    "the vendor deprecated the old path, it survives a restart, the tests run in seconds, "
-    "it keeps the files as the source of truth, it is what the team already knows"
-).split(", ")
-VERBS = "check restart rebuild restore rotate deploy replay migrate verify drain reindex rollback".split()
-WORDS = (
-    "the a this that our every each new old first last same other main local remote slow fast "
-    "config state request response error warning value field row column table query job task "
-    "step run user agent team deploy build test branch commit release version service client"
-).split()
+COMPONENTS = [
+    "chroma",
+    "postgres",
+    "redis",
+    "celery",
+    "stripe",
+    "datasette",
+    "sqlite",
+    "fts5",
+    "uvicorn",
+    "nginx",
+    "docker",
+    "kubernetes",
+    "terraform",
+    "pgbouncer",
+    "webhooks",
+    "billing",
+    "dashboard",
+    "frontend",
+    "auth",
+    "oauth",
+    "gardener",
+    "console",
+    "mcp",
+    "recall",
+    "briefing",
+    "indexer",
+    "scheduler",
+    "queue",
+    "cache",
+    "cdn",
+    "dns",
+    "tls",
+    "ci",
+    "release",
+    "migrations",
+    "backups",
+    "logging",
+    "metrics",
+    "tracing",
+    "alerts",
+    "search",
+    "embeddings",
+    "vectors",
+    "ingest",
+    "export",
+    "import",
+    "sessions",
+]
+THINGS = [
+    "connection pool",
+    "health check",
+    "retry loop",
+    "worker",
+    "cron job",
+    "config file",
+    "build step",
+    "test fixture",
+    "api key",
+    "rate limit",
+    "timeout",
+    "lock file",
+    "index",
+    "migration",
+    "deploy script",
+    "feature flag",
+    "schema",
+    "cursor",
+    "transaction",
+    "socket",
+    "port",
+    "volume",
+    "secret",
+    "token",
+    "cookie",
+    "payload",
+    "batch job",
+    "snapshot",
+    "replica",
+    "shard",
+    "partition",
+    "bucket",
+    "release branch",
+]
+SYMPTOMS = [
+    "fails with ConnectError",
+    "hangs for 30 s",
+    "returns stale rows",
+    "drops the last event",
+    "double-counts retries",
+    "leaks file descriptors",
+    "times out under load",
+    "logs nothing",
+    "exits 0 on failure",
+    "reorders events",
+    "loses the session",
+    "runs twice",
+    "reports success too early",
+    "corrupts the cache",
+    "blocks the event loop",
+]
+FIXES = [
+    "poll the health endpoint first",
+    "pin the version",
+    "set an explicit timeout",
+    "wrap it in one transaction",
+    "make the handler idempotent",
+    "use the read replica",
+    "restart the service after the change",
+    "raise the limit to 64",
+    "turn the flag off before deploying",
+    "quote the value",
+    "run it under flock",
+    "batch the writes",
+    "close the cursor explicitly",
+    "check the exit code",
+]
+REASONS = [
+    "it halves the p95 latency",
+    "nobody can debug the alternative at 3 am",
+    "it needs no extra daemon",
+    "the vendor deprecated the old path",
+    "it survives a restart",
+    "the tests run in seconds",
+    "it keeps the files as the source of truth",
+    "it is what the team already knows",
+]
+VERBS = [
+    "check",
+    "restart",
+    "rebuild",
+    "restore",
+    "rotate",
+    "deploy",
+    "replay",
+    "migrate",
+    "verify",
+    "drain",
+    "reindex",
+    "rollback",
+]
+WORDS = [
+    "the",
+    "a",
+    "this",
+    "that",
+    "our",
+    "every",
+    "each",
+    "new",
+    "old",
+    "first",
+    "last",
+    "same",
+    "other",
+    "main",
+    "local",
+    "remote",
+    "slow",
+    "fast",
+    "config",
+    "state",
+    "request",
+    "response",
+    "error",
+    "warning",
+    "value",
+    "field",
+    "row",
+    "column",
+    "table",
+    "query",
+    "job",
+    "task",
+    "step",
+    "run",
+    "user",
+    "agent",
+    "team",
+    "deploy",
+    "build",
+    "test",
+    "branch",
+    "commit",
+    "release",
+    "version",
+    "service",
+    "client",
+]
 SECTIONS = {
     "constraint": ["Rule", "Why", "How to comply"],
     "runbook": ["When", "Steps", "Check", "Rollback"],
@@ -98,36 +276,53 @@ SENTENCES = [
     "Keep the {c} and {c2} versions in step: a mismatch {s}.",
 ]
 BULLETS = [
-    "`{c}` {t}: {f}", "{V} the {c} {t}, then {v2} the {c2} service", "{S} when the {t} is full",
-    "owner: the {c} team; escalate after {n} minutes", "see commit {h} for the original change",
+    "`{c}` {t}: {f}",
+    "{V} the {c} {t}, then {v2} the {c2} service",
+    "{S} when the {t} is full",
+    "owner: the {c} team; escalate after {n} minutes",
+    "see commit {h} for the original change",
 ]
 CODE = [
     "```sh\nmake {v} SERVICE={c}\n{c}ctl {v2} --{t1} {n}\n```",
-    "```python\nclient = {C}Client(timeout={n})\nclient.{v}(\"{t1}\")\n```",
+    '```python\nclient = {C}Client(timeout={n})\nclient.{v}("{t1}")\n```',
     "```sql\nselect count(*) from {c}_{t1} where updated < now() - interval '{n} days';\n```",
     "```yaml\n{c}:\n  {t1}: {n}\n  retries: 3\n```",
     "```\n{S} ({c} {t}, attempt {n})\n```",
 ]
 DESCRIPTIONS = {
-    "constraint": ["{C}: never {v} the {t} from a laptop; go through the {c2} pipeline",
-                   "Every {c} change needs two reviewers and a green {c2} run before merge"],
-    "runbook": ["How to {v} the {c} {t}: {f}, then {v2} the {c2} service",
-                "Restoring {c} from backup: {n} steps, about {n2} minutes, {f} at the end"],
-    "protocol": ["{C} changes are announced in the {c2} channel a day ahead; {r}",
-                 "We {v} the {c} {t} on Mondays only, so that {r}"],
-    "gotcha": ["{C}: the {t} {s} when {c2} restarts; {f}",
-               "{C} {t} {s} under load; {f}"],
-    "decision": ["{C}: chose the {t} over a {t2} because {r}",
-                 "Use {c} for the {t}, not {c2}: {r}"],
-    "refuted": ["Refuted: the {c} {t} is not why the {c2} {s}; measured it, {f}",
-                "Refuted: another {v} of the {c} {t} does not help; the {c2} {t2} was the cause"],
-    "reference": ["{C} docs on the {t}: https://docs.example.org/{c}/{t1}",
-                  "Runbook index for {c} at https://wiki.example.org/{c}/{t1}, with the {c2} pages"],
-    "stage": ["{C} {t} migration: {n} of {n2} services moved to {c2}; {f} next",
-              "{C} rollout: {t} behind a flag, waiting on the {c2} team"],
+    "constraint": [
+        "{C}: never {v} the {t} from a laptop; go through the {c2} pipeline",
+        "Every {c} change needs two reviewers and a green {c2} run before merge",
+    ],
+    "runbook": [
+        "How to {v} the {c} {t}: {f}, then {v2} the {c2} service",
+        "Restoring {c} from backup: {n} steps, about {n2} minutes, {f} at the end",
+    ],
+    "protocol": [
+        "{C} changes are announced in the {c2} channel a day ahead; {r}",
+        "We {v} the {c} {t} on Mondays only, so that {r}",
+    ],
+    "gotcha": ["{C}: the {t} {s} when {c2} restarts; {f}", "{C} {t} {s} under load; {f}"],
+    "decision": ["{C}: chose the {t} over a {t2} because {r}", "Use {c} for the {t}, not {c2}: {r}"],
+    "refuted": [
+        "Refuted: the {c} {t} is not why the {c2} {s}; measured it, {f}",
+        "Refuted: another {v} of the {c} {t} does not help; the {c2} {t2} was the cause",
+    ],
+    "reference": [
+        "{C} docs on the {t}: https://docs.example.org/{c}/{t1}",
+        "Runbook index for {c} at https://wiki.example.org/{c}/{t1}, with the {c2} pages",
+    ],
+    "stage": [
+        "{C} {t} migration: {n} of {n2} services moved to {c2}; {f} next",
+        "{C} rollout: {t} behind a flag, waiting on the {c2} team",
+    ],
 }
-NOTE_TITLES = ["Research: {c} {t} compared with {c2}", "Meeting {d}: {c} {t} review",
-               "Incident {d}: {c} {s}", "Design: the {c} {t}"]
+NOTE_TITLES = [
+    "Research: {c} {t} compared with {c2}",
+    "Meeting {d}: {c} {t} review",
+    "Incident {d}: {c} {s}",
+    "Design: the {c} {t}",
+]
 NOTE_FOLDERS = ["research", "meetings", "incidents", "design"]
 
 
@@ -153,7 +348,7 @@ def generate(root: Path, memories: int, seed: int) -> None:
     """Write `memories` memory files and `memories // 10` notes under `root`."""
     rng = random.Random(seed)
     text = Text(rng)
-    projects = PROJECTS[:max(3, min(len(PROJECTS), round(memories / 5000)))]
+    projects = PROJECTS[: max(3, min(len(PROJECTS), round(memories / 5000)))]
     weights = [1 / (i + 1) ** 0.5 for i in range(len(projects))]  # the first projects are the big ones
     scopes = [None, *projects]
     weights = [GLOBAL_SHARE / (1 - GLOBAL_SHARE) * sum(weights), *weights]
@@ -211,14 +406,11 @@ class Memory:
     path: str = ""
 
     def render(self, rng: random.Random) -> bytes:
-        if self.scope:
-            project = self.scope
-        else:
-            project = rng.choice(["", "", "null", "global"])
+        project = self.scope or rng.choice(["", "", "null", "global"])
         tags = f"[{', '.join(self.tags)}]" if rng.random() > 0.005 else self.tags[0]  # a bare string: warning
         return (
             f"---\nid: {self.id}\nkind: {self.kind}\nname: {self.name}\n"
-            f"description: \"{self.description}\"\nproject: {project}\n"
+            f'description: "{self.description}"\nproject: {project}\n'
             f"created: {stamp(self.created)}\nupdated: {stamp(self.updated)}\nvalid_from: {stamp(self.created)}\n"
             f"invalid_at: {stamp(self.invalid_at) if self.invalid_at else 'null'}\n"
             f"superseded_by: {self.superseded_by or 'null'}\n"
@@ -250,13 +442,26 @@ class Slots(dict):
 
 
 SLOTS = {
-    "c": lambda p, s: p(COMPONENTS), "c2": lambda p, s: p(COMPONENTS), "C": lambda p, s: s["c"].capitalize(),
-    "t": lambda p, s: p(THINGS), "t2": lambda p, s: p(THINGS), "t1": lambda p, s: s["t"].replace(" ", "-"),
-    "s": lambda p, s: p(SYMPTOMS), "S": lambda p, s: s["s"].capitalize(), "f": lambda p, s: p(FIXES),
-    "r": lambda p, s: p(REASONS), "v": lambda p, s: p(VERBS), "v2": lambda p, s: p(VERBS),
-    "V": lambda p, s: s["v"].capitalize(), "n": lambda p, s: p(NUMBERS), "n2": lambda p, s: p(NUMBERS[5:90]),
-    "w": lambda p, s: p(WORDS), "w2": lambda p, s: p(WORDS), "w3": lambda p, s: p(WORDS),
-    "W": lambda p, s: p(WORDS).capitalize(), "h": lambda p, s: p(HEX) + p(HEX) + p(HEX),
+    "c": lambda p, s: p(COMPONENTS),
+    "c2": lambda p, s: p(COMPONENTS),
+    "C": lambda p, s: s["c"].capitalize(),
+    "t": lambda p, s: p(THINGS),
+    "t2": lambda p, s: p(THINGS),
+    "t1": lambda p, s: s["t"].replace(" ", "-"),
+    "s": lambda p, s: p(SYMPTOMS),
+    "S": lambda p, s: s["s"].capitalize(),
+    "f": lambda p, s: p(FIXES),
+    "r": lambda p, s: p(REASONS),
+    "v": lambda p, s: p(VERBS),
+    "v2": lambda p, s: p(VERBS),
+    "V": lambda p, s: s["v"].capitalize(),
+    "n": lambda p, s: p(NUMBERS),
+    "n2": lambda p, s: p(NUMBERS[5:90]),
+    "w": lambda p, s: p(WORDS),
+    "w2": lambda p, s: p(WORDS),
+    "w3": lambda p, s: p(WORDS),
+    "W": lambda p, s: p(WORDS).capitalize(),
+    "h": lambda p, s: p(HEX) + p(HEX) + p(HEX),
     "d": lambda p, s: p(DATES),
 }
 NUMBERS = [str(n) for n in range(500)]
@@ -280,7 +485,8 @@ class Text:
         self.openings = [" ".join(rng.choices(sentences, k=rng.randint(1, 3))) for _ in range(2000)]
         self.lists = [
             "\n".join(f"{mark} {b}" for b in rng.choices(bullets, k=rng.randint(2, 4)))
-            for mark in ("1.", "-", "-", "-") for _ in range(500)
+            for mark in ("1.", "-", "-", "-")
+            for _ in range(500)
         ]
         self.blocks = [self.paragraphs] * 10 + [self.lists] * 7 + [[self.fill(t) for t in CODE * 100]] * 3
 
@@ -343,8 +549,18 @@ class Text:
                     invalid_at = min(NOW_S, updated + r.randrange(1, 20) * DAY)
             elif last and r.random() < 0.05:
                 invalid_at = r.randint(updated, NOW_S)  # archived
-            m = Memory(memory_id, kind, name, self.description(kind), scope, created, updated,
-                       self.body(kind, header), self.tags(scope), invalid_at)
+            m = Memory(
+                memory_id,
+                kind,
+                name,
+                self.description(kind),
+                scope,
+                created,
+                updated,
+                self.body(kind, header),
+                self.tags(scope),
+                invalid_at,
+            )
             if not last:
                 m.invalid_at, m.superseded_by = times[k + 1], ids[k + 1]
                 m.updated = max(m.updated, m.invalid_at) if r.random() < 0.5 else m.updated
@@ -366,8 +582,12 @@ class Text:
         archive = status == "done" and age > 60 * DAY and r.random() < 0.5
         gate = r.choice(["human", "ai"])
         header = r.choices(
-            ["", f"Status: {status}\nGate: {gate}\n\n", f"Status: {status}\n\n",
-             f"Status: {status} | Gate: {gate}\n\n"],
+            [
+                "",
+                f"Status: {status}\nGate: {gate}\n\n",
+                f"Status: {status}\n\n",
+                f"Status: {status} | Gate: {gate}\n\n",
+            ],
             [15, 50, 25, 10],
         )[0]
         return header, archive
@@ -390,6 +610,8 @@ class Text:
             return f"{folder}/{slug}", body.encode()
         created = NOW_S - r.randrange(365 * DAY)
         note_id = f"id: {ulid(created * 1000, r.getrandbits(80))}\n" if r.random() < 0.2 else ""
-        meta = (f"---\n{note_id}title: \"{title}\"\nproject: {scope or ''}\ncreated: {stamp(created)}\n"
-                f"updated: {stamp(r.randint(created, NOW_S))}\ntags: [{', '.join(self.tags(scope))}]\n---\n\n")
+        meta = (
+            f'---\n{note_id}title: "{title}"\nproject: {scope or ""}\ncreated: {stamp(created)}\n'
+            f"updated: {stamp(r.randint(created, NOW_S))}\ntags: [{', '.join(self.tags(scope))}]\n---\n\n"
+        )
         return f"{folder}/{slug}", (meta + body).encode()

@@ -9,7 +9,6 @@ import json
 import os
 import shutil
 import socket
-from indexer.sqlite import sqlite3
 import statistics
 import subprocess
 import sys
@@ -19,6 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
+
+from indexer.sqlite import sqlite3
 
 from . import straightforward
 from .floor import floor
@@ -43,10 +44,15 @@ BRIEFING_FLOOR = f"""select {BRIEFING_COLUMNS} from memories where project = :pr
 
 # (figure key, memories) -> the most a figure may be, from issue 5
 TARGETS = {
-    ("full", 10_000): 1.5, ("full", 100_000): 12.0,
-    ("noop", 100_000): 1.0, ("edit", 100_000): 1.5, ("rss", 100_000): 300,
-    ("briefing_sql", 100_000): 5.0, ("recall_sql", 100_000): 50.0,
-    ("briefing_http", 100_000): 50.0, ("recall_http", 100_000): 50.0,
+    ("full", 10_000): 1.5,
+    ("full", 100_000): 12.0,
+    ("noop", 100_000): 1.0,
+    ("edit", 100_000): 1.5,
+    ("rss", 100_000): 300,
+    ("briefing_sql", 100_000): 5.0,
+    ("recall_sql", 100_000): 50.0,
+    ("briefing_http", 100_000): 50.0,
+    ("recall_http", 100_000): 50.0,
 }
 
 # Issue 5's targets are for its own 2-core machine, on which the straightforward pipeline rebuilt 10k in 2.4 s
@@ -165,19 +171,43 @@ def measure_store(store: Path, memories: int, work: Path, repeat: int, queries: 
     no_incremental = "straightforward has no incremental run: its full rebuild"
     figures = [
         process("full", "full rebuild, whole process", full_runs),
-        Figure("full_in", "full rebuild, in-process", "s", median(w for w, _ in full_in),
-               median(w for w, _ in floor_in), median(sf_in), cpu=median(c for _, c in full_in)),
-        process("in_place", "full rebuild in place (`--full` over the index), whole process", in_place_runs,
-                "the index exists and readers may hold it: one transaction through the write-ahead log"),
+        Figure(
+            "full_in",
+            "full rebuild, in-process",
+            "s",
+            median(w for w, _ in full_in),
+            median(w for w, _ in floor_in),
+            median(sf_in),
+            cpu=median(c for _, c in full_in),
+        ),
+        process(
+            "in_place",
+            "full rebuild in place (`--full` over the index), whole process",
+            in_place_runs,
+            "the index exists and readers may hold it: one transaction through the write-ahead log",
+        ),
         process("noop", "no-op reindex, whole process", noop_runs, no_incremental),
         process("edit", "reindex after editing one file, whole process", edit_runs, no_incremental),
-        Figure("rss", "peak RSS, full rebuild", "MB", max(r.rss_mb for r in full_runs),
-               max(r.rss_mb for r in floor_runs), max(r.rss_mb for r in sf_runs),
-               note="the largest of the runs, and of one process: worker processes are not added up"),
+        Figure(
+            "rss",
+            "peak RSS, full rebuild",
+            "MB",
+            max(r.rss_mb for r in full_runs),
+            max(r.rss_mb for r in floor_runs),
+            max(r.rss_mb for r in sf_runs),
+            note="the largest of the runs, and of one process: worker processes are not added up",
+        ),
         Figure("db", "database size", "MB", db_mb, store_mb, db_size_mb(sf_db), note="floor: the store's files"),
-        Figure("help", "`seamless --help` start", "ms", wall(help_runs) * 1000, wall(bare_runs) * 1000,
-               wall(sf_import_runs) * 1000, cpu=cpu(help_runs),
-               note="floor: `python -c pass`; straightforward: `python -c 'import frontmatter, sqlite_utils'`"),
+        Figure(
+            "help",
+            "`seamless --help` start",
+            "ms",
+            wall(help_runs) * 1000,
+            wall(bare_runs) * 1000,
+            wall(sf_import_runs) * 1000,
+            cpu=cpu(help_runs),
+            note="floor: `python -c pass`; straightforward: `python -c 'import frontmatter, sqlite_utils'`",
+        ),
     ]
     if queries:
         figures += sql_latencies(db, sf_db) + http_latencies(db, sf_db)
@@ -239,8 +269,9 @@ def latency_ms(function, min_runs: int = 20, max_runs: int = 500, seconds: float
     return paired_latency_ms(function, None, min_runs, max_runs, seconds)[0]
 
 
-def paired_latency_ms(function, floor, min_runs: int = 20, max_runs: int = 500,
-                      seconds: float = 1.0) -> tuple[float, float | None]:
+def paired_latency_ms(
+    function, floor, min_runs: int = 20, max_runs: int = 500, seconds: float = 1.0
+) -> tuple[float, float | None]:
     """Median milliseconds of `function()` and of `floor()` (if any), called in turn after a warm-up call each.
 
     In turn, so both see the machine in the same state: this VM's speed swings by half within seconds (the
@@ -270,16 +301,19 @@ def sql_latencies(db: Path, sf_db: Path) -> list[Figure]:
     try:
         briefing.value, briefing.floor = paired_latency_ms(
             lambda: queries.run(conn, "briefing", project=BRIEFING_PROJECT, as_of=NOW),
-            lambda: conn.execute(BRIEFING_FLOOR, {"project": BRIEFING_PROJECT}).fetchall())
+            lambda: conn.execute(BRIEFING_FLOOR, {"project": BRIEFING_PROJECT}).fetchall(),
+        )
         rows = len(queries.run(conn, "briefing", project=BRIEFING_PROJECT, as_of=NOW))
         pinned = len(conn.execute(BRIEFING_FLOOR, {"project": BRIEFING_PROJECT}).fetchall())
         briefing.note = f"{rows} rows; floor: the {pinned} pinned memories of its scope read from their index"
         recall.value, recall.floor = paired_latency_ms(
             lambda: queries.recall(conn, COMMON_WORD),  # what `seamless recall` runs
-            lambda: conn.execute(RECALL_FLOOR, {"q": COMMON_WORD}).fetchall())
+            lambda: conn.execute(RECALL_FLOOR, {"q": COMMON_WORD}).fetchall(),
+        )
         recall.note = "queries.recall, the best 20; floor: FTS5's bm25 ranking of the word alone"
         briefing.straightforward = latency_ms(
-            lambda: sf.execute(straightforward.BRIEFING, {"project": BRIEFING_PROJECT}).fetchall())
+            lambda: sf.execute(straightforward.BRIEFING, {"project": BRIEFING_PROJECT}).fetchall()
+        )
         recall.straightforward = latency_ms(lambda: sf.execute(straightforward.RECALL, {"q": COMMON_WORD}).fetchall())
     except sqlite3.Error as e:
         briefing.note = recall.note = f"query failed: {e}"
@@ -296,34 +330,45 @@ def http_latencies(db: Path, sf_db: Path) -> list[Figure]:
     recall_100 = Figure("recall_http_100", f"recall '{COMMON_WORD}', Datasette JSON, limit=100", "ms", None)
     figures = [briefing, recall, recall_100]
     briefing_path = "/seamless/briefing.json?" + urlencode(
-        {"project": BRIEFING_PROJECT, "as_of": NOW, "_shape": "array"})
+        {"project": BRIEFING_PROJECT, "as_of": NOW, "_shape": "array"}
+    )
     recall_path = "/seamless/recall.json?" + urlencode({"q": COMMON_WORD, "_shape": "array"})
     recall_100_path = "/seamless/recall.json?" + urlencode({"q": COMMON_WORD, "limit": 100, "_shape": "array"})
     briefing_floor_path = "/seamless.json?" + urlencode(
-        {"sql": BRIEFING_FLOOR, "project": BRIEFING_PROJECT, "_shape": "array"})
+        {"sql": BRIEFING_FLOOR, "project": BRIEFING_PROJECT, "_shape": "array"}
+    )
     recall_floor_path = "/seamless.json?" + urlencode({"sql": RECALL_FLOOR, "q": COMMON_WORD, "_shape": "array"})
 
     def paired(figure: Figure, path: str, floor_path: str) -> None:
         figure.value, figure.floor = paired_latency_ms(
-            lambda: get(path), lambda: get(floor_path), HTTP_REQUESTS, HTTP_REQUESTS)
+            lambda: get(path), lambda: get(floor_path), HTTP_REQUESTS, HTTP_REQUESTS
+        )
 
     try:
         with serving([SEAMLESS, "serve", "--db", db, "--port"]) as get:
             paired(briefing, briefing_path, briefing_floor_path)
             paired(recall, recall_path, recall_floor_path)
             paired(recall_100, recall_100_path, recall_floor_path)
-            briefing.note = f"{len(json.loads(get(briefing_path)))} rows; floor: its pinned memories read, through the same server"
-            recall.note = (f"{len(json.loads(get(recall_path)))} rows, the canned query's default; floor: FTS5's "
-                           "bm25 ranking of the word alone, through the same server")
+            briefing.note = (
+                f"{len(json.loads(get(briefing_path)))} rows; floor: its pinned memories read, through the same server"
+            )
+            recall.note = (
+                f"{len(json.loads(get(recall_path)))} rows, the canned query's default; floor: FTS5's "
+                "bm25 ranking of the word alone, through the same server"
+            )
             recall_100.note = f"{len(json.loads(get(recall_100_path)))} rows"
         sf_query = "/straightforward.json?" + urlencode({"_shape": "array"}) + "&"
         with serving([PYTHON, "-m", "datasette", "serve", sf_db, "--host", "127.0.0.1", "--port"]) as get:
             briefing.straightforward = latency_ms(
                 lambda: get(sf_query + urlencode({"sql": straightforward.BRIEFING, "project": BRIEFING_PROJECT})),
-                HTTP_REQUESTS, HTTP_REQUESTS)
+                HTTP_REQUESTS,
+                HTTP_REQUESTS,
+            )
             recall.straightforward = latency_ms(
                 lambda: get(sf_query + urlencode({"sql": straightforward.RECALL, "q": COMMON_WORD})),
-                HTTP_REQUESTS, HTTP_REQUESTS)
+                HTTP_REQUESTS,
+                HTTP_REQUESTS,
+            )
     except BenchError as e:
         briefing.note = recall.note = str(e)
     return figures
@@ -335,7 +380,7 @@ def serving(command: list, timeout: float = 60.0):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    log = tempfile.TemporaryFile()
+    log = tempfile.TemporaryFile()  # noqa: SIM115 (closed with the child, in finally)
     child = subprocess.Popen([str(a) for a in command] + [str(port)], stdout=log, stderr=log, cwd=REPO)
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
 
@@ -385,8 +430,12 @@ def measure(stores: Path, memories: int, seed: int, repeat: int, queries: bool) 
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return {
-        "memories": memories, "notes": memories // 10, "seed": seed, "repeat": repeat,
-        "store": str(store), "store_seconds": round(prepared, 2),
+        "memories": memories,
+        "notes": memories // 10,
+        "seed": seed,
+        "repeat": repeat,
+        "store": str(store),
+        "store_seconds": round(prepared, 2),
         "load_average": [round(load, 2), round(os.getloadavg()[0], 2)],
         "figures": [vars(f) | {"verdict": f.verdict} for f in figures],
     }

@@ -147,15 +147,23 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
             _write_settings(db, settings, settings_problems)
         db.execute("delete from problems where code = 'unreadable-folder'")
         insert_problems(db, folder_problems)
-        db.executemany("update index_files set size = ?, mtime_ns = ?, ctime_ns = ? where path = ?",
-                       ((f.size, writer.mtime(f), f.ctime_ns, f.path) for f in touched))
+        db.executemany(
+            "update index_files set size = ?, mtime_ns = ?, ctime_ns = ? where path = ?",
+            ((f.size, writer.mtime(f), f.ctime_ns, f.path) for f in touched),
+        )
         # a folder holding a file too recent to trust, or one that vanished during the run, is looked into again
         changes.remember(db, folders, {f.folder for f in writer.racy + vanished})
         return _record(db, mode, started, started_at, seen - len(vanished), writer.changed, len(deleted))
 
 
-def _plan(db: database.IndexConnection, walked: dict[str, Folder], folders: dict[str, str], full: bool,
-          settings: dict, settings_problems: list[Problem]) -> Plan:
+def _plan(
+    db: database.IndexConnection,
+    walked: dict[str, Folder],
+    folders: dict[str, str],
+    full: bool,
+    settings: dict,
+    settings_problems: list[Problem],
+) -> Plan:
     """Compare the walk with the index: only folders whose fingerprint changed are looked into."""
     full = full or not db.execute("select 1 from index_files limit 1").fetchone()
     stored = dict(db.execute("select key, value from settings").fetchall())
@@ -178,15 +186,28 @@ def _plan(db: database.IndexConnection, walked: dict[str, Folder], folders: dict
     return Plan(False, stale, deleted, losers, _digests(db, [f.path for f in stale]), settings_changed, files)
 
 
-def _record(db: database.IndexConnection, mode: str, started: float, started_at: str,
-            seen: int, changed: int, deleted: int) -> RunSummary:
+def _record(
+    db: database.IndexConnection, mode: str, started: float, started_at: str, seen: int, changed: int, deleted: int
+) -> RunSummary:
     """Sum up the run and add it to `index_runs`."""
     summary = _summary(db, mode, seen, changed, deleted)
     summary.seconds = round(time.perf_counter() - started, 3)
-    db.execute("insert into index_runs (started, mode, files_seen, files_changed, files_deleted, memories, "
-               "notes, errors, warnings, seconds) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-               (started_at, mode, summary.files_seen, summary.files_changed, summary.files_deleted,
-                summary.memories, summary.notes, summary.errors, summary.warnings, summary.seconds))
+    db.execute(
+        "insert into index_runs (started, mode, files_seen, files_changed, files_deleted, memories, "
+        "notes, errors, warnings, seconds) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            started_at,
+            mode,
+            summary.files_seen,
+            summary.files_changed,
+            summary.files_deleted,
+            summary.memories,
+            summary.notes,
+            summary.errors,
+            summary.warnings,
+            summary.seconds,
+        ),
+    )
     return summary
 
 
@@ -207,15 +228,21 @@ def _digests(db: database.IndexConnection, paths: list[str]) -> dict[str, str]:
 
 def _conflict_losers(db: database.IndexConnection) -> set[str]:
     codes = crossfile.CONFLICT_CODES
-    return {r[0] for r in db.execute(
-        f"select distinct path from problems where code in ({','.join('?' * len(codes))})", codes)}
+    return {
+        r[0]
+        for r in db.execute(f"select distinct path from problems where code in ({','.join('?' * len(codes))})", codes)
+    }
 
 
 def _problems_of(db: database.IndexConnection, path: str | None = None, code: str | None = None) -> list[Problem]:
     """The problems the index holds for `path`, or of `code`, in order."""
     column, value = ("path", path) if code is None else ("code", code)
-    return [Problem(*row) for row in db.execute(
-        f"select path, line, severity, code, message from problems where {column} = ? order by path, line", (value,))]
+    return [
+        Problem(*row)
+        for row in db.execute(
+            f"select path, line, severity, code, message from problems where {column} = ? order by path, line", (value,)
+        )
+    ]
 
 
 def _write_settings(db: database.IndexConnection, settings: dict, problems: list[Problem]) -> None:
@@ -229,17 +256,26 @@ def _write_settings(db: database.IndexConnection, settings: dict, problems: list
 
 def _folder_problems(walked: dict[str, Folder]) -> list[Problem]:
     """An `unreadable-folder` error for each folder the walk could not list (its files are not indexed)."""
-    return sorted(error(name, 1, "unreadable-folder", f"{folder.error}: the files in it are not indexed")
-                  for name, folder in walked.items() if folder.error)
+    return sorted(
+        error(name, 1, "unreadable-folder", f"{folder.error}: the files in it are not indexed")
+        for name, folder in walked.items()
+        if folder.error
+    )
 
 
 def _summary(db: database.IndexConnection, mode: str, seen: int, changed: int, deleted: int) -> RunSummary:
     counts = dict(db.execute("select severity, count(*) from problems group by severity").fetchall())
     return RunSummary(
-        mode=mode, files_seen=seen, files_changed=changed, files_deleted=deleted,
+        mode=mode,
+        files_seen=seen,
+        files_changed=changed,
+        files_deleted=deleted,
         memories=db.execute("select count(*) from memories").fetchone()[0],
         notes=db.execute("select count(*) from notes").fetchone()[0],
-        errors=counts.get("error", 0), warnings=counts.get("warning", 0),
-        problems=[Problem(*row) for row in db.execute(
-            "select path, line, severity, code, message from problems order by path, line, code")],
+        errors=counts.get("error", 0),
+        warnings=counts.get("warning", 0),
+        problems=[
+            Problem(*row)
+            for row in db.execute("select path, line, severity, code, message from problems order by path, line, code")
+        ],
     )

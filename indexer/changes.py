@@ -8,9 +8,9 @@ without a fingerprint, so the next run looks at it again.
 """
 
 import hashlib
-from .sqlite import sqlite3
 from array import array
 
+from .sqlite import sqlite3
 from .walk import Folder
 
 LOAD_ALL_OVER = 100  # changed folders beyond which one scan of index_files beats range queries
@@ -46,8 +46,11 @@ def known_files(conn: sqlite3.Connection, folders: set[str]) -> set[tuple]:
     if len(folders) > LOAD_ALL_OVER:
         return set(conn.execute(query))
     # 'folder/' <= path < 'folder0' ('0' follows '/'): the folder and its subfolders, by the primary key
-    return {row for folder in folders
-            for row in conn.execute(f"{query} where path >= ? and path < ?", (f"{folder}/", f"{folder}0"))}
+    return {
+        row
+        for folder in folders
+        for row in conn.execute(f"{query} where path >= ? and path < ?", (f"{folder}/", f"{folder}0"))
+    }
 
 
 def covered(folders: set[str], walked) -> set[str]:
@@ -60,5 +63,7 @@ def covered(folders: set[str], walked) -> set[str]:
 def remember(conn: sqlite3.Connection, current: dict[str, str], untrusted: set[str]) -> None:
     """Store this run's fingerprints; folders in `untrusted` get none."""
     conn.execute("delete from index_folders")
-    conn.executemany("insert into index_folders (folder, walk) values (?, ?)",
-                     ((folder, None if folder in untrusted else walk) for folder, walk in current.items()))
+    conn.executemany(
+        "insert into index_folders (folder, walk) values (?, ?)",
+        ((folder, None if folder in untrusted else walk) for folder, walk in current.items()),
+    )

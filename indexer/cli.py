@@ -12,9 +12,7 @@ DEFAULT_DB = "seamless.db"
 
 
 def store_argument(function):
-    return click.argument(
-        "store", type=click.Path(exists=True, file_okay=False, path_type=Path)
-    )(function)
+    return click.argument("store", type=click.Path(exists=True, file_okay=False, path_type=Path))(function)
 
 
 @click.group()
@@ -30,16 +28,17 @@ def cli():
 @click.option("--strict", is_flag=True, help="Exit 1 if any file has an error problem.")
 def index(store, db_path, full, strict):
     """Build or update the index of STORE (a folder with memories/ and notes/)."""
-    from .sqlite import sqlite3
-
     from .build import index_store
+    from .sqlite import sqlite3
 
     try:
         summary = index_store(store, db_path, full=full, progress=sys.stderr.isatty())
     except sqlite3.DatabaseError as e:
-        raise click.ClickException(f"could not write the index at {db_path}: {e}; the previous index is unchanged")
+        raise click.ClickException(
+            f"could not write the index at {db_path}: {e}; the previous index is unchanged"
+        ) from e
     except OSError as e:  # e.g. the folder of --db does not exist, so the lock file cannot be made
-        raise click.ClickException(f"cannot open the index at {db_path}: {e.strerror or e}")
+        raise click.ClickException(f"cannot open the index at {db_path}: {e.strerror or e}") from e
     _report(store, summary)
     if strict and summary.errors:
         sys.exit(1)
@@ -65,11 +64,14 @@ def _report(store: Path, summary) -> None:
 
 @cli.command()
 @click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to serve (read-only).")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind; 0.0.0.0 exposes it to the network.")
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="Interface to bind; 0.0.0.0 exposes it to the network."
+)
 @click.option("--port", default=8001, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on.")
 def serve(db_path, host, port):
     """Serve the explorer (Datasette, read-only) on the index at --db."""
-    from .serve import ExplorerError, serve as run
+    from .serve import ExplorerError
+    from .serve import serve as run
 
     try:
         run(db_path, host=host, port=port)
@@ -81,9 +83,7 @@ def serve(db_path, host, port):
 
 
 def db_option(function):
-    return click.option(
-        "--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to read."
-    )(function)
+    return click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to read.")(function)
 
 
 def json_option(function):
@@ -92,7 +92,10 @@ def json_option(function):
 
 def as_of_option(function):
     return click.option(
-        "--as-of", "as_of", callback=_as_of, metavar="T",
+        "--as-of",
+        "as_of",
+        callback=_as_of,
+        metavar="T",
         help="Replay the store as it was at T: an ISO 8601 date or time (Z or an offset). Default: now.",
     )(function)
 
@@ -148,7 +151,9 @@ def _scope(project: str | None) -> str:
 @cli.command()
 @click.option("--project", required=True, help="The project to brief; `global` for global memories only.")
 @as_of_option
-@click.option("--budget", type=click.IntRange(min=0), help="Characters of descriptions (default: briefing.budget_chars).")
+@click.option(
+    "--budget", type=click.IntRange(min=0), help="Characters of descriptions (default: briefing.budget_chars)."
+)
 @click.option("--explain", is_flag=True, help="Show the ledger: every memory in scope, whether it went in and why.")
 @json_option
 @db_option
@@ -160,7 +165,10 @@ def briefing(project, as_of, budget, explain, as_json, db_path):
     from .briefing_text import briefing_markdown
 
     conn = _connect(db_path)
-    if project != "global" and not conn.execute("select 1 from memories where project = ? limit 1", (project,)).fetchone():
+    if (
+        project != "global"
+        and not conn.execute("select 1 from memories where project = ? limit 1", (project,)).fetchone()
+    ):
         click.echo(f"note: no memory belongs to project {project!r}; only global memories can be briefed", err=True)
     rows = queries.run(conn, "briefing_ledger" if explain else "briefing", project=project, as_of=as_of, budget=budget)
     if as_json:
@@ -173,9 +181,11 @@ def briefing(project, as_of, budget, explain, as_json, db_path):
         included = [r for r in rows if r["included"]]
         left_out = Counter(r["reason"] for r in rows if not r["included"])
         budget_text = f" of {rows[0]['budget']}" if rows else ""
-        click.echo(f"\n{len(included)} of {len(rows)} memories in scope went in "
-                   f"({sum(r['chars'] for r in included)}{budget_text} characters); left out: "
-                   + (", ".join(f"{n} {reason}" for reason, n in left_out.items()) or "nothing"))
+        click.echo(
+            f"\n{len(included)} of {len(rows)} memories in scope went in "
+            f"({sum(r['chars'] for r in included)}{budget_text} characters); left out: "
+            + (", ".join(f"{n} {reason}" for reason, n in left_out.items()) or "nothing")
+        )
     else:
         click.echo(briefing_markdown(rows, project, as_of), nl=False)
 
@@ -183,7 +193,9 @@ def briefing(project, as_of, budget, explain, as_json, db_path):
 @cli.command()
 @click.argument("query")
 @click.option("--project", help="Only this project plus global (`global`: global only).")
-@click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1), help="How many results (at most 100).")
+@click.option(
+    "--limit", default=20, show_default=True, type=click.IntRange(min=1), help="How many results (at most 100)."
+)
 @json_option
 @db_option
 def recall(query, project, limit, as_json, db_path):
@@ -201,7 +213,9 @@ def recall(query, project, limit, as_json, db_path):
         return
     for n, row in enumerate(rows, 1):
         if row["type"] == "memory":
-            click.echo(f"{n}. [{row['kind']}] {row['name']} ({_scope(row['project'])}) {row['id']}: {row['description']}")
+            click.echo(
+                f"{n}. [{row['kind']}] {row['name']} ({_scope(row['project'])}) {row['id']}: {row['description']}"
+            )
         else:
             click.echo(f"{n}. note {row['path']}: {row['title']}")
         if row["snippet"] and (row["type"] == "note" or "**" in row["snippet"]):
@@ -238,7 +252,8 @@ def history(id_or_name, project, as_json, db_path):
     if len(chains) > 1:
         projects = ", ".join(sorted(_scope(starts[s]["project"]) for s in chains))
         raise click.ClickException(
-            f"the name {id_or_name!r} is used in several projects: {projects}; choose one with --project")
+            f"the name {id_or_name!r} is used in several projects: {projects}; choose one with --project"
+        )
     (rows,) = chains.values()
     if as_json:
         _echo_json(rows, ("is_start",))
@@ -249,8 +264,10 @@ def history(id_or_name, project, as_json, db_path):
             link = f"  superseded by {row['superseded_by']}"
             link += {"dangling": " (dangling: no such memory)", "cycle": " (cycle)"}.get(row["link"], "")
         mark = ">" if row["is_start"] else " "
-        click.echo(f"{mark}{row['position']}. {row['id']} {row['name']} ({_scope(row['project'])}) {row['status']}, "
-                   f"valid {row['valid_from'] or 'always'} -> {row['invalid_at'] or 'now'}{link}")
+        click.echo(
+            f"{mark}{row['position']}. {row['id']} {row['name']} ({_scope(row['project'])}) {row['status']}, "
+            f"valid {row['valid_from'] or 'always'} -> {row['invalid_at'] or 'now'}{link}"
+        )
     click.echo(_chain_end(rows))
 
 
@@ -280,5 +297,7 @@ def gardener(as_of, as_json, db_path):
         _echo_json(rows)
         return
     for row in rows:
-        click.echo(f"{row['proposal']} {row['id']} [{row['kind']}] {row['name']} ({_scope(row['project'])}): {row['reason']}")
+        click.echo(
+            f"{row['proposal']} {row['id']} [{row['kind']}] {row['name']} ({_scope(row['project'])}): {row['reason']}"
+        )
     click.echo(f"{len(rows)} proposals; nothing was changed (the gardener only proposes)", err=True)

@@ -37,10 +37,15 @@ def _losers(groups: dict, code: str, what: Callable[[Entry], str], key: str, lin
         winner, *others = sorted(entries, key=lambda e: e.precedence)
         for e in others:
             losers[e.path] = error(
-                e.path, line_of(e.path, key), code,
-                f"{what(e)} is also used by {winner.path} " + (
-                    f"(created {winner.created}); the earliest created is indexed" if winner.created
-                    else "and neither has a created date: the first path is indexed"),
+                e.path,
+                line_of(e.path, key),
+                code,
+                f"{what(e)} is also used by {winner.path} "
+                + (
+                    f"(created {winner.created}); the earliest created is indexed"
+                    if winner.created
+                    else "and neither has a created date: the first path is indexed"
+                ),
             )
     return losers
 
@@ -56,8 +61,9 @@ def duplicate_losers(entries: list[Entry], line_of: LineOf) -> dict[str, Problem
         if e.active and e.path not in losers:
             by_name.setdefault((e.project, e.name), []).append(e)
     losers.update(
-        _losers(by_name, "duplicate-name",
-                lambda e: f"name {e.name!r} (project {e.project or 'global'})", "name", line_of)
+        _losers(
+            by_name, "duplicate-name", lambda e: f"name {e.name!r} (project {e.project or 'global'})", "name", line_of
+        )
     )
     return losers
 
@@ -71,8 +77,14 @@ def link_problems(links: dict[str, tuple[str, str]], dangling: set[str], line_of
     problems = []
     for memory_id, (target, path) in links.items():
         if memory_id in dangling:
-            problems.append(warning(path, line_of(path, "superseded_by"), "dangling-supersession",
-                                    f"superseded_by {target} points to no memory in the store"))
+            problems.append(
+                warning(
+                    path,
+                    line_of(path, "superseded_by"),
+                    "dangling-supersession",
+                    f"superseded_by {target} points to no memory in the store",
+                )
+            )
     in_cycle: set[str] = set()
     done: set[str] = set()
     for start in links:
@@ -84,10 +96,16 @@ def link_problems(links: dict[str, tuple[str, str]], dangling: set[str], line_of
             trail.append(node)
             node = links[node][0]
         if node in seen_here:
-            in_cycle.update(trail[trail.index(node):])
+            in_cycle.update(trail[trail.index(node) :])
         done.update(trail)
     for memory_id in sorted(in_cycle):
         path = links[memory_id][1]
-        problems.append(warning(path, line_of(path, "superseded_by"), "supersession-cycle",
-                                f"supersession cycle: following superseded_by from {memory_id} comes back to it"))
+        problems.append(
+            warning(
+                path,
+                line_of(path, "superseded_by"),
+                "supersession-cycle",
+                f"supersession cycle: following superseded_by from {memory_id} comes back to it",
+            )
+        )
     return problems

@@ -4,12 +4,12 @@ import contextlib
 import fcntl
 import itertools
 import os
-from .sqlite import sqlite3
 import sys
 from importlib import resources
 from pathlib import Path
 
 from . import fts
+from .sqlite import sqlite3
 
 # bump when schema.sql, fts.py or a rule changes: an older index gets the new parts on open, and its next
 # run reads every file (its rows and problems were made by older rules)

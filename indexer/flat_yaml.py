@@ -147,8 +147,10 @@ def _plain(text: str, reader, trap) -> object:
     """The value of a plain scalar as YAML resolves it, or NOT_FLAT (a value is remembered in the cache)."""
     firsts, scalars = reader
     entry = firsts.get(text[:1])  # NOT_FLAT for an indicator or no text; None if no resolver reads it
-    if entry is NOT_FLAT or (":" in text or "#" in text) and (
-            text[-1] == ":" or " #" in text or "\t#" in text or ": " in text or ":\t" in text):
+    if entry is NOT_FLAT or (
+        (":" in text or "#" in text)
+        and (text[-1] == ":" or " #" in text or "\t#" in text or ": " in text or ":\t" in text)
+    ):
         return NOT_FLAT
     if entry is None:
         value = text  # no resolver for its first character

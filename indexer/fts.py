@@ -24,8 +24,9 @@ def create(conn: sqlite3.Connection) -> None:
     for table in COLUMNS:
         exists = conn.execute("select 1 from sqlite_master where name = ?", (f"{table}_fts",)).fetchone()
         if not exists:
-            conn.execute(f"create virtual table {table}_fts using fts5({_columns(table)}, "
-                         f"tokenize='porter', content={table})")
+            conn.execute(
+                f"create virtual table {table}_fts using fts5({_columns(table)}, tokenize='porter', content={table})"
+            )
             conn.execute(f"insert into {table}_fts ({table}_fts) values ('rebuild')")
 
 
@@ -44,15 +45,20 @@ def last_rowid(conn: sqlite3.Connection, table: str) -> int:
 def index_rows(conn: sqlite3.Connection, table: str, after_rowid: int) -> None:
     """Add the rows of `table` inserted since `last_rowid` returned `after_rowid` to its FTS index."""
     columns = _columns(table)
-    conn.execute(f"insert into {table}_fts (rowid, {columns}) select rowid, {columns} from {table} "
-                 "where rowid > ?", (after_rowid,))
+    conn.execute(
+        f"insert into {table}_fts (rowid, {columns}) select rowid, {columns} from {table} where rowid > ?",
+        (after_rowid,),
+    )
 
 
 def unindex_paths(conn: sqlite3.Connection, table: str, paths) -> None:
     """Take the rows of `table` at `paths` out of its FTS index (before they are deleted)."""
     columns = _columns(table)
-    conn.executemany(f"insert into {table}_fts ({table}_fts, rowid, {columns}) "
-                     f"select 'delete', rowid, {columns} from {table} where path = ?", ((p,) for p in paths))
+    conn.executemany(
+        f"insert into {table}_fts ({table}_fts, rowid, {columns}) "
+        f"select 'delete', rowid, {columns} from {table} where path = ?",
+        ((p,) for p in paths),
+    )
 
 
 def clear(conn: sqlite3.Connection) -> None:

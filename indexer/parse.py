@@ -42,8 +42,10 @@ class ParsedFile:
     @cached_property
     def key_lines(self) -> dict[str, int]:
         """The file line of each top-level frontmatter key (worked out only when a problem needs it)."""
-        return {m.group(1): self.fm_line + self.fm_text.count("\n", 0, m.start())
-                for m in TOP_LEVEL_KEY.finditer(self.fm_text)}
+        return {
+            m.group(1): self.fm_line + self.fm_text.count("\n", 0, m.start())
+            for m in TOP_LEVEL_KEY.finditer(self.fm_text)
+        }
 
     def line_of(self, key: str) -> int:
         """The file line where top-level `key` is written (the frontmatter's start if absent)."""
@@ -117,18 +119,24 @@ def split_frontmatter(parsed: ParsedFile, text: str) -> None:
             error(parsed.path, 1, "unclosed-frontmatter", "frontmatter opened with --- is never closed by a --- line")
         )
         return
-    fm = text[opening.end():closing.start()]
+    fm = text[opening.end() : closing.start()]
     # where the frontmatter's text is first found (usually right after the opening `---`)
     fm_offset = 4 if not fm else 3 if opening.end() == 3 else text.find(fm, 3)
     parsed.fm_line = text.count("\n", 0, fm_offset) + 1
     # the closing line's `\s*$` took every blank line but the last one's newline: the body starts after it
-    parsed.body = text[closing.end() + 1:]
+    parsed.body = text[closing.end() + 1 :]
     parsed.body_line = text.count("\n", 0, len(text) - len(parsed.body)) + 1
     parsed.fm_text = fm
     if len(fm) > MAX_FRONTMATTER_BYTES:
-        parsed.problems.append(error(parsed.path, parsed.fm_line, "frontmatter-too-large",
-                                     f"frontmatter is over {MAX_FRONTMATTER_BYTES} characters; "
-                                     "keep fields short and put long text in the body"))
+        parsed.problems.append(
+            error(
+                parsed.path,
+                parsed.fm_line,
+                "frontmatter-too-large",
+                f"frontmatter is over {MAX_FRONTMATTER_BYTES} characters; "
+                "keep fields short and put long text in the body",
+            )
+        )
         return
     try:
         meta = yaml_loader.load(fm)
@@ -152,8 +160,12 @@ def split_frontmatter(parsed: ParsedFile, text: str) -> None:
         meta = {}
     if not isinstance(meta, dict):
         parsed.problems.append(
-            error(parsed.path, parsed.fm_line, "not-a-mapping",
-                  f"frontmatter must be a mapping of keys to values, not a {type(meta).__name__}")
+            error(
+                parsed.path,
+                parsed.fm_line,
+                "not-a-mapping",
+                f"frontmatter must be a mapping of keys to values, not a {type(meta).__name__}",
+            )
         )
         return
     parsed.meta = meta

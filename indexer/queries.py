@@ -6,11 +6,11 @@ fill that relation from named parameters, treating '' as "not given" the way Dat
 one; views and other callers can fill it differently (see `compose`). No Datasette imports here.
 """
 
-from .sqlite import sqlite3
 from itertools import repeat
 from pathlib import Path
 
 from .database import sql_source
+from .sqlite import sqlite3
 
 # '' means "not given" (that is how Datasette sends a missing parameter): as_of '' is now. A date or a
 # time with an offset becomes canonical UTC text; anything else becomes NULL and the query is empty. The CLI
@@ -72,7 +72,9 @@ HISTORY_COLUMNS = """start_id, position, id, kind, name, description, project, s
     superseded_by, link, is_start, chain_end_id, current_id"""
 
 GARDENER_PARAMS = f"SELECT {AS_OF} AS as_of"
-GARDENER_COLUMNS = "proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, as_of"
+GARDENER_COLUMNS = (
+    "proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, as_of"
+)
 
 
 def compose(params_name: str, params_sql: str, cores: list[str], select: str) -> str:
@@ -83,29 +85,41 @@ def compose(params_name: str, params_sql: str, cores: list[str], select: str) ->
 
 QUERIES = {
     "briefing": compose(
-        "briefing_params", BRIEFING_PARAMS, ["briefing_ledger"], BRIEFING_SELECT,
+        "briefing_params",
+        BRIEFING_PARAMS,
+        ["briefing_ledger"],
+        BRIEFING_SELECT,
     ),
     "briefing_ledger": compose(
-        "briefing_params", BRIEFING_PARAMS, ["briefing_ledger"],
+        "briefing_params",
+        BRIEFING_PARAMS,
+        ["briefing_ledger"],
         f"SELECT {LEDGER_COLUMNS}\nFROM briefing_ledger ORDER BY briefing, {LEDGER_ORDER}",
     ),
     "recall": compose(
-        "recall_params", RECALL_PARAMS, ["recall_query", "recall"],
+        "recall_params",
+        RECALL_PARAMS,
+        ["recall_query", "recall"],
         f"SELECT {RECALL_COLUMNS}\nFROM recall ORDER BY {RECALL_ORDER}",
     ),
     "history": compose(
-        "history_params", HISTORY_PARAMS, ["history"],
+        "history_params",
+        HISTORY_PARAMS,
+        ["history"],
         f"SELECT {HISTORY_COLUMNS}\nFROM history ORDER BY start_id, position",
     ),
     "gardener": compose(
-        "gardener_params", GARDENER_PARAMS, ["gardener"],
+        "gardener_params",
+        GARDENER_PARAMS,
+        ["gardener"],
         f"SELECT {GARDENER_COLUMNS}\nFROM gardener ORDER BY coalesce(updated, ''), id",
     ),
 }
 
 # Used by the CLI only, not canned queries: what replaced the superseded memories a recall matches.
 RECALL_SUPERSEDED = compose(
-    "recall_params", "SELECT :q AS q, :project AS project, :limit AS superseded_limit",
+    "recall_params",
+    "SELECT :q AS q, :project AS project, :limit AS superseded_limit",
     ["recall_query", "recall_superseded"],
     "SELECT id, kind, name, description, project, replaces, replaces_ids, rank\nFROM recall_superseded ORDER BY rank, id",
 )
@@ -163,4 +177,3 @@ def recall(conn_or_db, q: str, project: str | None = None, limit: int = RECALL_D
 def recall_superseded(conn_or_db, q: str, project: str | None = None, limit: int = 5) -> list[dict]:
     """The current memories that replaced the best `limit` superseded matches of `q`, with what they replace."""
     return execute(conn_or_db, RECALL_SUPERSEDED, {"q": q, "project": project, "limit": limit})
-

@@ -48,8 +48,14 @@ def load_settings(root: Path) -> tuple[dict[str, int], list[Problem]]:
             if key not in DEFAULTS:
                 problems.append(warning(FILE, line, "unknown-setting", f"unknown setting {key!r} ignored"))
             elif isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= LARGEST:
-                problems.append(error(FILE, line, "bad-settings",
-                                      f"{key} must be a whole number from 0 to 2**53; default {DEFAULTS[key]} used"))
+                problems.append(
+                    error(
+                        FILE,
+                        line,
+                        "bad-settings",
+                        f"{key} must be a whole number from 0 to 2**53; default {DEFAULTS[key]} used",
+                    )
+                )
             else:
                 settings[key] = value
     return settings, problems
@@ -60,4 +66,3 @@ def _line_of(text: str, name: str) -> int:
         if line.strip().startswith(name) and "=" in line:
             return number
     return 1
-

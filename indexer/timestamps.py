@@ -20,9 +20,11 @@ def normalize(text: str) -> str:
     try:
         value = dt.datetime.fromisoformat(text)
     except ValueError:
-        raise ValueError(f"{text!r} is not an ISO 8601 date or time (like 2026-07-10 or 2026-07-10T18:00:00Z)") from None
+        raise ValueError(
+            f"{text!r} is not an ISO 8601 date or time (like 2026-07-10 or 2026-07-10T18:00:00Z)"
+        ) from None
     if value.tzinfo is not None:
-        value = value.astimezone(dt.timezone.utc)
+        value = value.astimezone(dt.UTC)
     return canonical(value)
 
 
@@ -33,4 +35,4 @@ def canonical(value: dt.datetime) -> str:
 
 def now() -> str:
     """The current time as canonical UTC text."""
-    return canonical(dt.datetime.now(dt.timezone.utc))
+    return canonical(dt.datetime.now(dt.UTC))

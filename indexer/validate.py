@@ -44,8 +44,11 @@ class FieldReader:
         if value is None:
             return None
         if isinstance(value, Trap):
-            self.warning(key, "yaml-trap",
-                         f"{key}: {value} is read by YAML as {value.read_as!r}; kept as the text {str(value)!r} (quote it)")
+            self.warning(
+                key,
+                "yaml-trap",
+                f"{key}: {value} is read by YAML as {value.read_as!r}; kept as the text {str(value)!r} (quote it)",
+            )
             return str(value)
         if isinstance(value, str):
             return value
@@ -148,16 +151,22 @@ def memory_record(parsed: ParsedFile) -> tuple[dict | None, list[Problem]]:
             f.warning("description", "description-multiline", "description spans several lines; folded onto one")
         description = rules.fold_description(description)
         if len(description) > rules.DESCRIPTION_MAX:
-            f.warning("description", "description-too-long",
-                      f"description is {len(description)} characters; at most {rules.DESCRIPTION_MAX} are shown well")
+            f.warning(
+                "description",
+                "description-too-long",
+                f"description is {len(description)} characters; at most {rules.DESCRIPTION_MAX} are shown well",
+            )
     created = f.timestamp("created")
     updated = f.timestamp("updated") or created
     valid_from = f.timestamp("valid_from") or created
     invalid_at = f.timestamp("invalid_at")
     superseded_by = f.ulid("superseded_by", required=False)
     if superseded_by and not invalid_at:
-        f.error("superseded_by", "hand-stamped",
-                "superseded_by is set but invalid_at is not: only the supersede path may set them, together")
+        f.error(
+            "superseded_by",
+            "hand-stamped",
+            "superseded_by is set but invalid_at is not: only the supersede path may set them, together",
+        )
     project = rules.scope(f.text("project"))
     tags = f.tags()
     source_session = f.text("source_session")
@@ -170,10 +179,16 @@ def memory_record(parsed: ParsedFile) -> tuple[dict | None, list[Problem]]:
         header = rules.stage_header(parsed.body)
         if header is None:
             stage_status = "unknown"
-            first = next((i for i, l in enumerate(parsed.body.split("\n")) if l.strip()), 0)
-            f.problems.append(warning(path, parsed.body_line + first, "stage-header",
-                                      "a stage body must open with `Status: open|in_progress|blocked|done` "
-                                      "(then optionally `Gate: human|ai`); shown as status unknown"))
+            first = next((i for i, line in enumerate(parsed.body.split("\n")) if line.strip()), 0)
+            f.problems.append(
+                warning(
+                    path,
+                    parsed.body_line + first,
+                    "stage-header",
+                    "a stage body must open with `Status: open|in_progress|blocked|done` "
+                    "(then optionally `Gate: human|ai`); shown as status unknown",
+                )
+            )
         else:
             stage_status, stage_gate = header
     record = {
@@ -216,7 +231,7 @@ def first_heading(body: str) -> str | None:
     for line in body.splitlines():
         mark = FENCE.match(line)
         if fence:  # inside a block: only a bare fence of the same kind, at least as long, closes it
-            if mark and mark[1][0] == fence[0] and len(mark[1]) >= len(fence) and not line[mark.end():].strip():
+            if mark and mark[1][0] == fence[0] and len(mark[1]) >= len(fence) and not line[mark.end() :].strip():
                 fence = ""
         elif mark:
             fence = mark[1]

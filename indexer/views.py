@@ -30,7 +30,7 @@ GLOBAL = "global"
 
 def unbound(sql: str, names) -> str:
     """`sql` with each named parameter in `names` given as '' (how Datasette sends a missing one)."""
-    return re.sub(r":(%s)\b" % "|".join(map(re.escape, names)), "''", sql)
+    return re.sub(rf":({'|'.join(map(re.escape, names))})\b", "''", sql)
 
 
 def _columns(columns: str, replaced: dict[str, str | None]) -> str:
@@ -51,11 +51,20 @@ BRIEFINGS = compose(
     # as_of and budget are the canned query's own reading of "no parameter given"
     f"""SELECT scope.project, defaults.as_of, defaults.budget
 FROM (SELECT DISTINCT project FROM memories WHERE project IS NOT NULL UNION ALL SELECT NULL) AS scope,
-    ({unbound(queries.BRIEFING_PARAMS, queries.PARAMS['briefing_ledger'])}) AS defaults""",
+    ({unbound(queries.BRIEFING_PARAMS, queries.PARAMS["briefing_ledger"])}) AS defaults""",
     ["briefing_ledger"],
     f"""SELECT coalesce(briefing_project, '{GLOBAL}') AS project,
-    {_columns(queries.LEDGER_COLUMNS, {"project": "project AS memory_project", "position": _integer("position"),
-                                       "pinned": _integer("pinned"), "included": _integer("included")})}
+    {
+        _columns(
+            queries.LEDGER_COLUMNS,
+            {
+                "project": "project AS memory_project",
+                "position": _integer("position"),
+                "pinned": _integer("pinned"),
+                "included": _integer("included"),
+            },
+        )
+    }
 FROM briefing_ledger
 ORDER BY briefing_project IS NOT NULL, briefing_project, {queries.LEDGER_ORDER}""",
 )
@@ -76,8 +85,12 @@ SELECT m.id FROM problems AS p JOIN memories AS m ON m.path = p.path WHERE p.cod
     # A walk from any member tells the whole chain: keep each chain once, as told from its first memory
     # (the start that comes out at position 1). In a supersession cycle with no way in, every member is
     # first of its own walk: there the walk from the smallest id is kept.
-    f"""SELECT {_columns(queries.HISTORY_COLUMNS, {"start_id": "start_id AS chain_id", "position": _integer("position"),
-                                                     "is_start": None})}
+    f"""SELECT {
+        _columns(
+            queries.HISTORY_COLUMNS,
+            {"start_id": "start_id AS chain_id", "position": _integer("position"), "is_start": None},
+        )
+    }
 FROM history
 WHERE start_id IN (
     SELECT first.start_id FROM history AS first

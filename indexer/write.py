@@ -11,16 +11,34 @@ import operator
 from dataclasses import astuple
 
 from . import crossfile, fts
+from .background import Background
 from .crossfile import Entry
 from .parse import ParsedFile, read_store_file
 from .prepare import Prepared
-from .background import Background
 from .problems import Problem
 from .walk import StoreFile
 
-MEMORY_COLUMNS = ("id", "kind", "name", "description", "project", "status", "stage_status", "stage_gate",
-                  "pinned", "created", "updated", "valid_from", "invalid_at", "superseded_by",
-                  "source_session", "model", "tags", "body", "path")
+MEMORY_COLUMNS = (
+    "id",
+    "kind",
+    "name",
+    "description",
+    "project",
+    "status",
+    "stage_status",
+    "stage_gate",
+    "pinned",
+    "created",
+    "updated",
+    "valid_from",
+    "invalid_at",
+    "superseded_by",
+    "source_session",
+    "model",
+    "tags",
+    "body",
+    "path",
+)
 NOTE_COLUMNS = ("path", "id", "title", "project", "created", "updated", "tags", "body")
 PROBLEM_COLUMNS = ("path", "line", "severity", "code", "message")
 FILE_COLUMNS = ("path", "type", "size", "mtime_ns", "ctime_ns", "digest")
@@ -158,16 +176,18 @@ class IndexWriter:
         self.wait()
         if self.db.execute("select 1 from memories where id = ? and path != ?", (memory_id, path)).fetchone():
             return True
-        return key is not None and bool(self.db.execute(
-            "select 1 from memories where project is ? and name = ? and status = 'active' and path != ?",
-            (*key, path)).fetchone())
+        return key is not None and bool(
+            self.db.execute(
+                "select 1 from memories where project is ? and name = ? and status = 'active' and path != ?",
+                (*key, path),
+            ).fetchone()
+        )
 
     def _note_taken(self, note_id: str, path: str) -> bool:
         if self.empty:
             return False
         self.wait()
-        return bool(
-            self.db.execute("select 1 from notes where id = ? and path != ?", (note_id, path)).fetchone())
+        return bool(self.db.execute("select 1 from notes where id = ? and path != ?", (note_id, path)).fetchone())
 
     def flush(self) -> None:
         """Hand the pending deletes and batched rows to the writer thread."""
@@ -204,9 +224,11 @@ class IndexWriter:
         self.db.execute(f"delete from problems where code in ({','.join('?' * len(codes))})", codes)
         linked = self.db.execute(
             "select m.id, m.superseded_by, m.path, s.id is null from memories m "
-            "left join memories s on s.id = m.superseded_by where m.superseded_by is not null").fetchall()
+            "left join memories s on s.id = m.superseded_by where m.superseded_by is not null"
+        ).fetchall()
         problems = crossfile.link_problems(
-            {row[0]: (row[1], row[2]) for row in linked}, {row[0] for row in linked if row[3]}, line_of)
+            {row[0]: (row[1], row[2]) for row in linked}, {row[0] for row in linked if row[3]}, line_of
+        )
         insert_problems(conn, problems)
 
     def _settle(self, line_of) -> dict[str, Problem]:
@@ -215,24 +237,40 @@ class IndexWriter:
             return {}
         memories = [p.record for p in self.contested if p.file.type == "memory"]
         notes = [p.record for p in self.contested if p.file.type == "note"]
-        entries = [Entry(r["id"], r["project"], r["name"], r["status"] == "active", r["created"], r["path"])
-                   for r in memories]
+        entries = [
+            Entry(r["id"], r["project"], r["name"], r["status"] == "active", r["created"], r["path"]) for r in memories
+        ]
         for r in memories:
-            entries += [Entry(row[0], row[1], row[2], bool(row[3]), row[4], row[5]) for row in self.db.execute(
-                "select id, project, name, status = 'active', created, path from memories "
-                "where id = ? or (project is ? and name = ? and status = 'active')",
-                (r["id"], r["project"], r["name"]))]
+            entries += [
+                Entry(row[0], row[1], row[2], bool(row[3]), row[4], row[5])
+                for row in self.db.execute(
+                    "select id, project, name, status = 'active', created, path from memories "
+                    "where id = ? or (project is ? and name = ? and status = 'active')",
+                    (r["id"], r["project"], r["name"]),
+                )
+            ]
         note_entries = [Entry(r["id"], None, r["path"], False, r["created"], r["path"]) for r in notes]
         for r in notes:
-            note_entries += [Entry(row[0], None, row[2], False, row[1], row[2]) for row in self.db.execute(
-                "select id, created, path from notes where id = ?", (r["id"],))]
+            note_entries += [
+                Entry(row[0], None, row[2], False, row[1], row[2])
+                for row in self.db.execute("select id, created, path from notes where id = ?", (r["id"],))
+            ]
         losers = crossfile.duplicate_losers(list(set(entries)), line_of)
         losers.update(crossfile.duplicate_losers(list(set(note_entries)), line_of))
         # a loser may be held back here, or a row of the index
         conn = self.db
         _delete_paths(conn, list(losers), ("memories", "notes"))
-        _move_batch(conn, _write_batch(conn, [], {
-            "memories": [memory_row(r) for r in memories if r["path"] not in losers],
-            "notes": [note_row(r) for r in notes if r["path"] not in losers],
-            "problems": [], "index_files": []}))
+        _move_batch(
+            conn,
+            _write_batch(
+                conn,
+                [],
+                {
+                    "memories": [memory_row(r) for r in memories if r["path"] not in losers],
+                    "notes": [note_row(r) for r in notes if r["path"] not in losers],
+                    "problems": [],
+                    "index_files": [],
+                },
+            ),
+        )
         return losers

@@ -34,7 +34,8 @@ class StoreLoader(yaml.CSafeLoader):
             if isinstance(key_node, yaml.ScalarNode) and key_node.tag != MERGE:
                 if (key_node.tag, key_node.value) in seen:
                     raise yaml.constructor.ConstructorError(
-                        None, None, f"duplicate key {key_node.value!r}: a key may appear once", key_node.start_mark)
+                        None, None, f"duplicate key {key_node.value!r}: a key may appear once", key_node.start_mark
+                    )
                 seen.add((key_node.tag, key_node.value))
         return super().construct_mapping(node, deep)
 

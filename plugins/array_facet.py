@@ -29,8 +29,13 @@ class JsonArrayFacet(ArrayFacet):
             column = config["config"].get("column") or config["config"]["simple"]
             sql = FACET_SQL.format(col=escape_sqlite(column), sql=self.sql, limit=size + 1)
             try:
-                rows = await self.ds.execute(self.database, sql, self.params, truncate=False,
-                                             custom_time_limit=self.ds.setting("facet_time_limit_ms"))
+                rows = await self.ds.execute(
+                    self.database,
+                    sql,
+                    self.params,
+                    truncate=False,
+                    custom_time_limit=self.ds.setting("facet_time_limit_ms"),
+                )
             except QueryInterrupted:
                 timed_out.append(column)
                 continue
@@ -39,17 +44,28 @@ class JsonArrayFacet(ArrayFacet):
                 value = str(row["value"])
                 arg = {f"{column}__arraycontains": value}
                 selected = (f"{column}__arraycontains", value) in pairs
-                path = path_with_removed_args(self.request, arg) if selected else path_with_added_args(self.request, arg)
-                values.append({"value": value, "label": value, "count": row["count"],
-                               "toggle_url": self.ds.absolute_url(self.request, path), "selected": selected})
-            results.append({
-                "name": column,
-                "type": ArrayFacet.type,
-                "results": values,
-                "hideable": config["source"] != "metadata",
-                "toggle_url": self.ds.urls.path(path_with_removed_args(self.request, {"_facet_array": column})),
-                "truncated": len(rows) > size,
-            })
+                path = (
+                    path_with_removed_args(self.request, arg) if selected else path_with_added_args(self.request, arg)
+                )
+                values.append(
+                    {
+                        "value": value,
+                        "label": value,
+                        "count": row["count"],
+                        "toggle_url": self.ds.absolute_url(self.request, path),
+                        "selected": selected,
+                    }
+                )
+            results.append(
+                {
+                    "name": column,
+                    "type": ArrayFacet.type,
+                    "results": values,
+                    "hideable": config["source"] != "metadata",
+                    "toggle_url": self.ds.urls.path(path_with_removed_args(self.request, {"_facet_array": column})),
+                    "truncated": len(rows) > size,
+                }
+            )
         return results, timed_out
 
 

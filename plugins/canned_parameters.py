@@ -52,9 +52,18 @@ async def refuse(datasette, scope, send, message: str) -> None:
     elif path.endswith(".md"):
         response = Response.text(message + "\n", status=400)
     else:
-        html = await datasette.render_template("error.html", {
-            "ok": False, "error": message, "status": 400, "title": "Bad parameter", "urls": datasette.urls,
-            "app_css_hash": datasette.app_css_hash(), "menu_links": lambda: []})
+        html = await datasette.render_template(
+            "error.html",
+            {
+                "ok": False,
+                "error": message,
+                "status": 400,
+                "title": "Bad parameter",
+                "urls": datasette.urls,
+                "app_css_hash": datasette.app_css_hash(),
+                "menu_links": list,
+            },
+        )
         response = Response.html(html, status=400)
     await response.asgi_send(send)
 

@@ -19,9 +19,9 @@ def render_cell(row, value, column, table, database, datasette):
     if database != "seamless" or not isinstance(value, str) or not value:
         return None
     target = None
-    if column == "superseded_by" and table == "memories":
-        target = "memories"
-    elif table in RESULTS and _row_type(row) == "memory" and (column == "id" or column in MEMORY_ID_COLUMNS):
+    if (column == "superseded_by" and table == "memories") or (
+        table in RESULTS and _row_type(row) == "memory" and (column == "id" or column in MEMORY_ID_COLUMNS)
+    ):
         target = "memories"
     elif table in RESULTS and _row_type(row) == "note" and column == "path":
         target = "notes"

@@ -1,14 +1,13 @@
 """Shared test helpers: build real stores on disk and real indexes from them."""
 
 import importlib.util
-
-from indexer.sqlite import sqlite3
 from pathlib import Path
 
 import pytest
 import yaml
 
 from indexer.build import index_store
+from indexer.sqlite import sqlite3
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_STORE = ROOT / "examples" / "store"
@@ -56,7 +55,10 @@ class Store:
         if meta["valid_from"] is None:
             meta["valid_from"] = meta["created"]
         scope = meta["project"] or "_global"
-        self.write(path or f"memories/{scope}/{name}.md", "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n" + body + "\n")
+        self.write(
+            path or f"memories/{scope}/{name}.md",
+            "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n" + body + "\n",
+        )
         return meta
 
     def note(self, path: str, text: str) -> None:

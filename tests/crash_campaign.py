@@ -27,9 +27,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from stores import dump, generate_store, integrity, mutate_store, seamless_command  # noqa: E402
+from stores import dump, generate_store, integrity, mutate_store, seamless_command
 
-from indexer.build import index_store  # noqa: E402
+from indexer.build import index_store
 
 
 @dataclass
@@ -77,8 +77,9 @@ class Campaign:
 
     def start(self, mode: str) -> subprocess.Popen:
         args = ["index", self.store, "--db", self.db] + (["--full"] if mode == "full" else [])
-        return subprocess.Popen(seamless_command(*args), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
+        return subprocess.Popen(
+            seamless_command(*args), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
 
     def measure(self, mode: str) -> None:
         """Time an uninterrupted run and see how large its write-ahead log grows."""
@@ -130,8 +131,9 @@ class Campaign:
         """Processes of the killed run's session still alive after a grace period (then ended)."""
         for _ in range(20):
             # zombies are dead (they hold no lock); they stay listed where nothing reaps orphans
-            listing = subprocess.run(["ps", "-o", "pid=,stat=", "-s", str(session)], capture_output=True,
-                                     text=True).stdout.split("\n")
+            listing = subprocess.run(
+                ["ps", "-o", "pid=,stat=", "-s", str(session)], capture_output=True, text=True
+            ).stdout.split("\n")
             pids = [int(line.split()[0]) for line in listing if line.strip() and "Z" not in line.split()[1]]
             if not pids:
                 return 0
@@ -167,7 +169,8 @@ def report(outcomes: list[Outcome]) -> str:
             f"{states['old']} left the previous index, {states['new']} the new one, {states['MIXED']} a mix; "
             f"{sum(o.integrity != 'ok' for o in mine)} failed integrity_check; "
             f"{sum(bool(o.leftovers) for o in mine)} left processes behind; "
-            f"{sum(o.recovered for o in mine)} recovered on the next run")
+            f"{sum(o.recovered for o in mine)} recovered on the next run"
+        )
     return "\n".join(lines)
 
 
@@ -180,8 +183,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
         campaign = Campaign(Path(tmp), args.files, args.seed)
-        print(f"store of {args.files} files; uninterrupted runs: " + ", ".join(
-            f"{m} {s:.2f} s (WAL up to {campaign.wal_bytes[m]} bytes)" for m, s in campaign.run_seconds.items()))
+        print(
+            f"store of {args.files} files; uninterrupted runs: "
+            + ", ".join(
+                f"{m} {s:.2f} s (WAL up to {campaign.wal_bytes[m]} bytes)" for m, s in campaign.run_seconds.items()
+            )
+        )
         outcomes = []
         for mode, delay, wal in campaign.points(args.points, args.seed):
             outcome = campaign.kill_at(mode, delay, wal)
@@ -189,9 +196,11 @@ def main() -> int:
             if not outcome.ok or outcome.leftovers:
                 print("FAILED:", outcome)
         print(report(outcomes))
-        print(f"{len(outcomes)} points in {time.perf_counter() - started:.0f} s; "
-              f"{sum(not o.ok for o in outcomes)} lost or corrupted something; "
-              f"{sum(bool(o.leftovers) for o in outcomes)} left worker processes behind")
+        print(
+            f"{len(outcomes)} points in {time.perf_counter() - started:.0f} s; "
+            f"{sum(not o.ok for o in outcomes)} lost or corrupted something; "
+            f"{sum(bool(o.leftovers) for o in outcomes)} left worker processes behind"
+        )
         return 0 if all(o.ok and not o.leftovers for o in outcomes) else 1
 
 

@@ -7,10 +7,10 @@ database's current size if lower), so any write that needs the database to grow 
 SQLITE_FULL, "database or disk is full", as it would on a full disk.
 """
 
-from indexer.sqlite import sqlite3
 import sys
 
 from indexer.cli import cli
+from indexer.sqlite import sqlite3
 
 _connect = sqlite3.connect
 

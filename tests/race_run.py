@@ -41,7 +41,7 @@ def change(path: Path, action: str, target: str | None) -> None:
 def main(argv: list[str]) -> None:
     split = argv.index("--")
     action, rel, *rest = argv[:split]
-    args = argv[split + 1:]
+    args = argv[split + 1 :]
     store = Path(args[1])
     walk = indexer.build.walk_folders
 

@@ -6,11 +6,12 @@ against the files on disk and the tables in SQLite, independently of the code un
 
 import os
 import random
-from indexer.sqlite import sqlite3
 import stat
 import subprocess
 import sys
 from pathlib import Path
+
+from indexer.sqlite import sqlite3
 
 KINDS = ("constraint", "runbook", "protocol", "gotcha", "decision", "refuted", "reference", "stage")
 PROJECTS = ("seamless", "console", None)
@@ -22,7 +23,7 @@ TABLES = {
     "problems": "select path, line, severity, code, message from problems order by path, line, code, message",
     "settings": "select key, value from settings order by key",
     "memories_fts": "select m.id, f.name, f.description, f.tags, f.body from memories_fts f "
-                    "join memories m on m.rowid = f.rowid order by m.id",
+    "join memories m on m.rowid = f.rowid order by m.id",
     "notes_fts": "select n.path, f.title, f.body from notes_fts f join notes n on n.rowid = f.rowid order by n.path",
 }
 
@@ -49,8 +50,11 @@ def memory_text(rng: random.Random, n: int, memory_id: str, project: str | None,
     }
     meta.update(extra)
     body = f"Status: {rng.choice(['open', 'done', 'blocked'])}\n\n" if kind == "stage" else ""
-    body += f"Body of memory {n}: " + " ".join(rng.choice(["chroma", "queue", "port", "cache", "lock"])
-                                              for _ in range(rng.randint(5, 60))) + "\n"
+    body += (
+        f"Body of memory {n}: "
+        + " ".join(rng.choice(["chroma", "queue", "port", "cache", "lock"]) for _ in range(rng.randint(5, 60)))
+        + "\n"
+    )
     return "---\n" + "".join(f"{k}: {v}\n" for k, v in meta.items()) + "---\n" + body
 
 
@@ -68,13 +72,18 @@ def generate_store(root: Path, files: int, seed: int = 0) -> Path:
             topic = rng.choice(["chroma", "celery"])
             path, text = f"notes/{folder}/note-{n}.md", f"# Note {n}\n\nFindings about {topic}.\n"
         elif roll < 0.18:
-            path, text = f"memories/{folder}/broken-{n}.md", rng.choice(
-                ["---\nkind: [\n---\n", "", "no frontmatter\n", "---\nid: 12\n---\n", "---\n- a list\n---\n"])
+            path, text = (
+                f"memories/{folder}/broken-{n}.md",
+                rng.choice(
+                    ["---\nkind: [\n---\n", "", "no frontmatter\n", "---\nid: 12\n---\n", "---\n- a list\n---\n"]
+                ),
+            )
         elif roll < 0.21 and ids:
             # supersede an earlier memory (some links dangle or loop: warnings, still indexed)
             path = f"memories/{folder}/old-{n}.md"
-            text = memory_text(rng, n, ulid(rng), project, invalid_at="2026-08-01T00:00:00Z",
-                               superseded_by=rng.choice(ids))
+            text = memory_text(
+                rng, n, ulid(rng), project, invalid_at="2026-08-01T00:00:00Z", superseded_by=rng.choice(ids)
+            )
         elif roll < 0.22 and ids:
             path, text = f"memories/{folder}/dup-{n}.md", memory_text(rng, n, rng.choice(ids), project)
         else:
@@ -168,7 +177,9 @@ def dump(db_path) -> dict:
     conn = sqlite3.connect(db_path)
     try:
         for fts in ("memories_fts", "notes_fts"):
-            conn.execute(f"insert into {fts}({fts}, rank) values ('integrity-check', 1)")  # rank 1: against the content too
+            conn.execute(
+                f"insert into {fts}({fts}, rank) values ('integrity-check', 1)"
+            )  # rank 1: against the content too
         return {name: conn.execute(sql).fetchall() for name, sql in TABLES.items()}
     finally:
         conn.close()

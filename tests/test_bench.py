@@ -4,7 +4,6 @@ Never a timing assertion: the figures are only checked to be there and sane.
 """
 
 import json
-from indexer.sqlite import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ from bench.generate import generate
 from bench.measure import paired_latency_ms
 from indexer.build import index_store
 from indexer.rules import KINDS
+from indexer.sqlite import sqlite3
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,19 +33,23 @@ def test_generated_store_is_deterministic_and_indexes_without_errors(tmp_path):
         assert conn.execute("select count(*) from memories where project is null").fetchone()[0] > 0
         dangling = conn.execute(
             "select count(*) from memories m where superseded_by is not null "
-            "and not exists (select 1 from memories n where n.id = m.superseded_by)").fetchone()[0]
+            "and not exists (select 1 from memories n where n.id = m.superseded_by)"
+        ).fetchone()[0]
         assert dangling == 0
         stages = {s for (s,) in conn.execute("select distinct stage_status from memories where kind = 'stage'")}
         assert "unknown" in stages and "done" in stages
         sizes = [n for (n,) in conn.execute("select length(cast(body as blob)) from memories")]
-        assert 200 <= min(sizes) and max(sizes) <= 3000
+        assert min(sizes) >= 200 and max(sizes) <= 3000
 
 
 def test_smoke_run_at_1k_prints_the_table(tmp_path):
     out = tmp_path / "out"
     result = subprocess.run(
         [sys.executable, "-m", "bench", "--sizes", "1000", "--repeat", "1", "--out", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stderr
     assert "| figure | value | floor | straightforward |" in result.stdout
@@ -54,12 +58,14 @@ def test_smoke_run_at_1k_prints_the_table(tmp_path):
 
     figures = {f["key"]: f for f in json.loads((out / "results.json").read_text())["runs"][0]["figures"]}
     full = figures["full"]
-    assert 0 < full["floor"] and 0 < full["value"] < 600 and 0 < full["straightforward"]
+    assert full["floor"] > 0 and 0 < full["value"] < 600 and full["straightforward"] > 0
     assert 1 < figures["rss"]["value"] < 4000
     assert 0 < figures["db"]["value"] < 1000
-    assert {"in_place", "noop", "edit", "help", "briefing_sql", "recall_sql", "briefing_http", "recall_http"} <= set(figures)
+    assert {"in_place", "noop", "edit", "help", "briefing_sql", "recall_sql", "briefing_http", "recall_http"} <= set(
+        figures
+    )
     for key in ("briefing_sql", "recall_sql", "briefing_http", "recall_http", "recall_http_100"):
-        assert 0 < figures[key]["floor"] and 0 < figures[key]["value"], figures[key]
+        assert figures[key]["floor"] > 0 and figures[key]["value"] > 0, figures[key]
 
 
 def test_a_query_and_its_floor_are_called_in_turn():

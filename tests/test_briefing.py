@@ -10,7 +10,9 @@ LONG_AGO = "2025-01-01T00:00:00Z"  # more than briefing.max_age_days (180) befor
 
 def ledger(store, project="seamless", as_of=T, budget=None) -> dict[str, dict]:
     """The ledger by memory name."""
-    return {r["name"]: r for r in queries.run(store.db_path, "briefing_ledger", project=project, as_of=as_of, budget=budget)}
+    return {
+        r["name"]: r for r in queries.run(store.db_path, "briefing_ledger", project=project, as_of=as_of, budget=budget)
+    }
 
 
 def briefing(store, project="seamless", as_of=T, budget=None) -> list[str]:
@@ -100,8 +102,13 @@ def test_invalid_memories_leave_the_briefing(store):
 def test_replay_across_a_supersession(store):
     switch = "2026-07-10T12:00:00Z"
     new = store.memory("port-8765", created=switch, updated=switch)
-    store.memory("port-8001", created="2026-05-01T00:00:00Z", updated="2026-05-01T00:00:00Z",
-                 invalid_at=switch, superseded_by=new["id"])
+    store.memory(
+        "port-8001",
+        created="2026-05-01T00:00:00Z",
+        updated="2026-05-01T00:00:00Z",
+        invalid_at=switch,
+        superseded_by=new["id"],
+    )
     store.index()
     assert briefing(store, as_of="2026-07-10") == ["port-8001"]  # a date: midnight UTC, before the switch
     assert briefing(store, as_of="2026-07-10T13:00:00Z") == ["port-8765"]
@@ -139,8 +146,11 @@ def test_the_first_memory_that_does_not_fit_ends_the_list(store):
     store.memory("short-but-late", description="z" * 5, updated="2026-07-17T00:00:00Z")
     store.index()
     rows = ledger(store, budget=60)
-    assert [rows[n]["reason"] for n in ("newest", "too-long", "short-but-late")] == \
-        ["included", "dropped: budget", "dropped: budget"]
+    assert [rows[n]["reason"] for n in ("newest", "too-long", "short-but-late")] == [
+        "included",
+        "dropped: budget",
+        "dropped: budget",
+    ]
     assert briefing(store, budget=60) == ["newest"]
     assert briefing(store, budget=144) == ["newest", "too-long"]
     assert briefing(store, budget=145) == ["newest", "too-long", "short-but-late"]
@@ -152,7 +162,9 @@ def test_pinned_descriptions_count_against_the_budget_first(store):
     store.index()
     assert briefing(store, budget=69) == ["rule"]
     assert briefing(store, budget=70) == ["rule", "gotcha"]
-    assert [r["running_chars"] for r in queries.run(store.db_path, "briefing", project="seamless", as_of=T, budget=70)] == [50, 70]
+    assert [
+        r["running_chars"] for r in queries.run(store.db_path, "briefing", project="seamless", as_of=T, budget=70)
+    ] == [50, 70]
 
 
 def test_ties_on_updated_go_by_id(store):
@@ -185,8 +197,12 @@ def test_the_ledger_accounts_for_every_memory_in_scope(store):
     in_scope = store.rows("select name from memories where project = 'seamless' or project is null")
     assert sorted(r["name"] for r in rows) == sorted(n for (n,) in in_scope)
     assert {r["name"]: r["reason"] for r in rows} == {
-        "rule": "pinned", "new-truth": "included", "big": "dropped: budget", "stale": "dropped: age",
-        "headless": "dropped: stage unknown", "old-truth": "not valid at T",
+        "rule": "pinned",
+        "new-truth": "included",
+        "big": "dropped: budget",
+        "stale": "dropped: age",
+        "headless": "dropped: stage unknown",
+        "old-truth": "not valid at T",
     }
     included = [r for r in rows if r["included"]]
     assert [r["position"] for r in included] == [1, 2]
@@ -223,8 +239,9 @@ def test_many_briefings_at_once_from_the_same_core(store):
     for project in ("seamless", "tidepool", None):
         alone = queries.run(store.db_path, "briefing_ledger", project=project or "", as_of=T, budget=200)
         together = [r for r in rows if r["briefing_project"] == project]
-        assert sorted((r["name"], r["reason"], r["position"]) for r in together) == \
-            sorted((r["name"], r["reason"], r["position"]) for r in alone)
+        assert sorted((r["name"], r["reason"], r["position"]) for r in together) == sorted(
+            (r["name"], r["reason"], r["position"]) for r in alone
+        )
 
 
 def test_missing_parameters_as_datasette_sends_them(store):
@@ -244,7 +261,9 @@ def test_every_bundled_project_has_a_briefing(example_db):
         assert projects
         for project in projects:
             ledger_rows = queries.run(conn, "briefing_ledger", project=project)
-            scope = conn.execute("select count(*) from memories where project = ? or project is null", (project,)).fetchone()[0]
+            scope = conn.execute(
+                "select count(*) from memories where project = ? or project is null", (project,)
+            ).fetchone()[0]
             assert len(ledger_rows) == scope
             assert queries.run(conn, "briefing", project=project) == [r for r in ledger_rows if r["included"]]
 
@@ -256,8 +275,12 @@ def test_a_briefing_reads_only_the_memories_of_its_scopes(example_db, query):
     from indexer.sqlite import sqlite3
 
     with sqlite3.connect(example_db) as conn:
-        plan = [row[3] for row in conn.execute(
-            "explain query plan " + queries.QUERIES[query], {"project": "seamless", "as_of": "", "budget": ""})]
+        plan = [
+            row[3]
+            for row in conn.execute(
+                "explain query plan " + queries.QUERIES[query], {"project": "seamless", "as_of": "", "budget": ""}
+            )
+        ]
     reads = [step for step in plan if step.startswith(("SCAN m", "SEARCH m", "SCAN memories", "SEARCH memories"))]
     assert reads and all(step.startswith("SEARCH") for step in reads), plan
 

@@ -3,8 +3,8 @@
 import json
 
 from click.testing import CliRunner
-
 from conftest import EXAMPLE_STORE
+
 from indexer.cli import cli
 
 

@@ -6,16 +6,15 @@ The writers are real `seamless index` processes; the reader is a plain read-only
 
 import os
 import shutil
-from indexer.sqlite import sqlite3
 import subprocess
 import threading
 import time
 
 import pytest
-
 from stores import assert_accounted_for, dump, generate_store, mutate_store, seamless_command
 
 from indexer.build import index_store
+from indexer.sqlite import sqlite3
 
 WAITING = "waiting for another seamless index run on"
 
@@ -124,7 +123,7 @@ def test_a_reader_sees_the_old_index_or_the_new_one_never_a_mix(big_store, tmp_p
     assert old != new
     reader.start()
     writer = start("index", root, "--db", db, *(["--full"] if mode == "full" else []))
-    out, err = writer.communicate(timeout=120)
+    _, err = writer.communicate(timeout=120)
     during = len(reader.seen)
     time.sleep(0.05)
     reader.stop.set()
@@ -145,8 +144,9 @@ def test_a_long_read_transaction_neither_blocks_the_run_nor_sees_it_until_it_end
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, isolation_level=None)
     conn.execute("begin")
     old = conn.execute(SNAPSHOT).fetchone()
-    result = subprocess.run(seamless_command("index", root, "--db", db, "--full"), capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run(
+        seamless_command("index", root, "--db", db, "--full"), capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     assert conn.execute(SNAPSHOT).fetchone() == old  # still inside its snapshot
     conn.execute("commit")

@@ -8,18 +8,17 @@ more points (the figures in the README come from it).
 import random
 import resource
 import signal
-from indexer.sqlite import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-
 from crash_campaign import Campaign, report
 from stores import dump, generate_store, integrity, memory_text, seamless, seamless_command, ulid
 
 from indexer.build import index_store
+from indexer.sqlite import sqlite3
 
 HERE = Path(__file__).resolve().parent
 POINTS_PER_MODE = 4
@@ -53,8 +52,9 @@ def test_kill_9_during_the_very_first_index(tmp_path):
     for delay in (0.5,):
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
-        process = subprocess.Popen(seamless_command("index", root, "--db", db), stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            seamless_command("index", root, "--db", db), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         time.sleep(delay)
         process.send_signal(signal.SIGKILL)
         process.wait()
@@ -111,7 +111,7 @@ def test_a_full_disk_leaves_the_old_index_and_fails_the_run(full_disk, tmp_path,
 
 @pytest.mark.parametrize("how", ["max_page_count", "RLIMIT_FSIZE"])
 def test_a_full_disk_is_a_one_line_error(full_disk, how):
-    store, old, run = full_disk
+    _, _, run = full_disk
     result = run(how)
     assert result.returncode == 1
     assert "Traceback" not in result.stderr

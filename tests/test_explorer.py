@@ -2,18 +2,17 @@
 
 import json
 import shutil
-from indexer.sqlite import sqlite3
 import urllib.parse
 
 import pytest
 import yaml
 from click.testing import CliRunner
-
 from conftest import load_plugin, started_explorer
 
 from indexer.cli import cli
 from indexer.queries import QUERIES
 from indexer.serve import ROOT, ExplorerError, build_datasette
+from indexer.sqlite import sqlite3
 
 CANNED = [*QUERIES, "problems_overview"]
 
@@ -43,6 +42,7 @@ async def get_json(ds, path):
 
 
 # --- configuration ---
+
 
 async def test_serves_only_the_seamless_database(ds, example_db):
     databases = await get_json(ds, "/-/databases.json")
@@ -87,7 +87,9 @@ def test_datasette_dot_serves_the_same_configuration(tmp_path, example_db):
     result = CliRunner().invoke(datasette_cli, [str(tmp_path), "--get", "/seamless/memories.json?_shape=array&_size=1"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)[0]["id"]
-    result = CliRunner().invoke(datasette_cli, [str(tmp_path), "--get", "/seamless/briefing.json?project=seamless&_shape=array"])
+    result = CliRunner().invoke(
+        datasette_cli, [str(tmp_path), "--get", "/seamless/briefing.json?project=seamless&_shape=array"]
+    )
     assert result.exit_code == 0, result.output
 
 
@@ -98,7 +100,7 @@ def test_missing_index_is_a_clear_error(tmp_path):
 
 
 def test_missing_configuration_is_a_clear_error(tmp_path, example_db):
-    with pytest.raises(ExplorerError, match="metadata.yml"):
+    with pytest.raises(ExplorerError, match=r"metadata\.yml"):
         build_datasette(example_db, root=tmp_path)
 
 
@@ -111,6 +113,7 @@ def test_not_an_index_is_a_clear_error(tmp_path):
 
 
 # --- browsing ---
+
 
 async def test_memories_open_newest_first_with_facets(ds):
     data = await get_json(ds, "/seamless/memories.json?_size=max&_shape=objects")
@@ -147,12 +150,14 @@ def test_the_tables_default_order_and_column_facets_read_an_index_not_every_row(
     with sqlite3.connect(example_db) as conn:
         for table in ("memories", "notes"):
             config = metadata[table]
-            order = conn.execute(f"explain query plan select * from {table} "
-                                 f"order by {config['sort_desc']} desc limit 101").fetchall()
+            order = conn.execute(
+                f"explain query plan select * from {table} order by {config['sort_desc']} desc limit 101"
+            ).fetchall()
             assert "USING INDEX" in order[-1][3], (table, order)
             for column in (f for f in config["facets"] if isinstance(f, str)):
-                plan = conn.execute(f"explain query plan select {column}, count(*) from {table} "
-                                    f"group by {column}").fetchall()
+                plan = conn.execute(
+                    f"explain query plan select {column}, count(*) from {table} group by {column}"
+                ).fetchall()
                 assert "COVERING INDEX" in plan[0][3], (table, column, plan)
         tags_facet = load_plugin("array_facet").FACET_SQL.format(col="tags", sql="select * from memories", limit=31)
         plan = conn.execute("explain query plan " + tags_facet).fetchall()
@@ -212,21 +217,38 @@ async def test_json_returns_raw_body(ds, example_db):
 
 # --- a memory's page ---
 
+
 @pytest.fixture
 async def lifecycle(store):
     """A store with an active memory, one it superseded, an archived one, and a stage."""
-    store.memory("new-truth", description="The port is 8001 now", body="## Now\n\nUse **8001**.",
-                 id="01K00000000000000000000NEW")
-    store.memory("old-truth", description="The port is 8000", body="Use 8000.", id="01K0000000000000000000PAST",
-                 invalid_at="2026-08-01T10:00:00Z", superseded_by="01K00000000000000000000NEW",
-                 path="memories/seamless/superseded/old-truth.md")
-    store.memory("gone", description="Something no longer relevant", project=None,
-                 invalid_at="2026-09-01T12:00:00Z")
+    store.memory(
+        "new-truth", description="The port is 8001 now", body="## Now\n\nUse **8001**.", id="01K00000000000000000000NEW"
+    )
+    store.memory(
+        "old-truth",
+        description="The port is 8000",
+        body="Use 8000.",
+        id="01K0000000000000000000PAST",
+        invalid_at="2026-08-01T10:00:00Z",
+        superseded_by="01K00000000000000000000NEW",
+        path="memories/seamless/superseded/old-truth.md",
+    )
+    store.memory("gone", description="Something no longer relevant", project=None, invalid_at="2026-09-01T12:00:00Z")
     store.memory("launch", kind="stage", body="Status: blocked\nGate: human\n\nWaiting for review.")
-    store.memory("oldest-truth", description="The port is 7000", id="01K0000000000000000000FRST",
-                 invalid_at="2026-07-01T10:00:00Z", superseded_by="01K0000000000000000000PAST")
-    store.memory("dangling", description="Replaced by something never indexed", id="01K0000000000000000000DANG",
-                 invalid_at="2026-07-01T10:00:00Z", superseded_by="01K0000000000000000000GHST")
+    store.memory(
+        "oldest-truth",
+        description="The port is 7000",
+        id="01K0000000000000000000FRST",
+        invalid_at="2026-07-01T10:00:00Z",
+        superseded_by="01K0000000000000000000PAST",
+    )
+    store.memory(
+        "dangling",
+        description="Replaced by something never indexed",
+        id="01K0000000000000000000DANG",
+        invalid_at="2026-07-01T10:00:00Z",
+        superseded_by="01K0000000000000000000GHST",
+    )
     store.index()
     return await started(store.db_path)
 
@@ -261,8 +283,11 @@ async def test_dangling_successor_is_named_not_linked(lifecycle):
     assert response.status_code == 200
     assert "Replaced by <code>01K0000000000000000000GHST</code>, which is not in the index." in response.text
     # nor does its Fields table, the memories table or its history link the id to a page that would be a 404
-    for path in ("/seamless/memories/01K0000000000000000000DANG", "/seamless/memories?name=dangling",
-                 "/seamless/history?id=01K0000000000000000000DANG"):
+    for path in (
+        "/seamless/memories/01K0000000000000000000DANG",
+        "/seamless/memories?name=dangling",
+        "/seamless/history?id=01K0000000000000000000DANG",
+    ):
         html = (await lifecycle.client.get(path)).text
         assert 'href="/seamless/memories/01K0000000000000000000GHST"' not in html, path
         assert "01K0000000000000000000GHST <em" in html, path
@@ -297,6 +322,7 @@ async def test_history_link_answers(lifecycle):
 
 # --- canned queries ---
 
+
 async def test_canned_queries_listed_and_read_only(ds):
     queries = {q["name"]: q for q in (await get_json(ds, "/seamless.json"))["queries"]}
     assert set(CANNED) <= set(queries)
@@ -311,14 +337,17 @@ async def test_canned_queries_use_the_indexer_sql(ds):
         assert queries[name]["sql"] == sql
 
 
-@pytest.mark.parametrize("name, args", [
-    ("briefing", "project=seamless&as_of=2026-12-02"),
-    ("briefing_ledger", "project=tidepool&as_of=2026-12-02&budget=500"),
-    ("recall", "q=chroma&project=seamless"),
-    ("history", "id={chroma}"),
-    ("gardener", "as_of=2026-12-02"),
-    ("problems_overview", ""),
-])
+@pytest.mark.parametrize(
+    "name, args",
+    [
+        ("briefing", "project=seamless&as_of=2026-12-02"),
+        ("briefing_ledger", "project=tidepool&as_of=2026-12-02&budget=500"),
+        ("recall", "q=chroma&project=seamless"),
+        ("history", "id={chroma}"),
+        ("gardener", "as_of=2026-12-02"),
+        ("problems_overview", ""),
+    ],
+)
 async def test_canned_query_json_array(ds, example_db, name, args):
     args = args.format(chroma=memory_id(example_db, "chroma-port-8000"))
     rows = await get_json(ds, f"/seamless/{name}.json?_shape=array&{args}")
@@ -335,17 +364,26 @@ async def test_briefing_answers_like_the_library(ds, example_db):
     assert [r["id"] for r in rows] == [r["id"] for r in expected]
 
 
-@pytest.mark.parametrize("path, refused", [
-    ("/seamless/briefing.json?project=seamless&as_of=2026", "as_of: '2026' is not an ISO 8601 date"),  # a Julian day to strftime
-    ("/seamless/briefing_ledger.json?project=seamless&as_of=2026-11-31", "as_of: '2026-11-31'"),  # 1 December to strftime
-    ("/seamless/gardener.json?as_of=yesterday", "as_of: 'yesterday'"),
-    ("/seamless/briefing.json?project=seamless&budget=abc", "budget: 'abc' is not a whole number"),  # 0 to CAST
-    ("/seamless/briefing.json?project=seamless&budget=-5", "budget: '-5'"),
-    ("/seamless/recall.json?q=chroma&limit=0", "limit: '0' is not a whole number of results"),  # no rows to SQL
-    ("/seamless/recall.json?q=chroma&limit=3.5", "limit: '3.5'"),  # 20 rows to SQL
-    ("/seamless/briefing.md?project=seamless&as_of=2026", "as_of: '2026'"),
-    ("/seamless/briefing?project=seamless&as_of=2026", "as_of: &#39;2026&#39;"),  # the error page, escaped
-])
+@pytest.mark.parametrize(
+    "path, refused",
+    [
+        (
+            "/seamless/briefing.json?project=seamless&as_of=2026",
+            "as_of: '2026' is not an ISO 8601 date",
+        ),  # a Julian day to strftime
+        (
+            "/seamless/briefing_ledger.json?project=seamless&as_of=2026-11-31",
+            "as_of: '2026-11-31'",
+        ),  # 1 December to strftime
+        ("/seamless/gardener.json?as_of=yesterday", "as_of: 'yesterday'"),
+        ("/seamless/briefing.json?project=seamless&budget=abc", "budget: 'abc' is not a whole number"),  # 0 to CAST
+        ("/seamless/briefing.json?project=seamless&budget=-5", "budget: '-5'"),
+        ("/seamless/recall.json?q=chroma&limit=0", "limit: '0' is not a whole number of results"),  # no rows to SQL
+        ("/seamless/recall.json?q=chroma&limit=3.5", "limit: '3.5'"),  # 20 rows to SQL
+        ("/seamless/briefing.md?project=seamless&as_of=2026", "as_of: '2026'"),
+        ("/seamless/briefing?project=seamless&as_of=2026", "as_of: &#39;2026&#39;"),  # the error page, escaped
+    ],
+)
 async def test_a_parameter_the_cli_refuses_is_a_400_that_says_why(ds, path, refused):
     response = await ds.client.get(path)
     assert response.status_code == 400
@@ -391,10 +429,15 @@ async def test_recall_snippets_are_escaped_text_with_the_matches_highlighted(ds)
     assert any("**" in row["snippet"] for row in rows)  # the API keeps the markers for agents
 
 
-@pytest.mark.parametrize("view, linked", [
-    ("active_memories", ["id"]), ("briefings", ["id"]), ("supersession_history", ["chain_id", "id", "current_id"]),
-    ("gardener_proposals", ["id"]),
-])
+@pytest.mark.parametrize(
+    "view, linked",
+    [
+        ("active_memories", ["id"]),
+        ("briefings", ["id"]),
+        ("supersession_history", ["chain_id", "id", "current_id"]),
+        ("gardener_proposals", ["id"]),
+    ],
+)
 async def test_the_sql_views_link_each_memory_to_its_page(ds, view, linked):
     html = (await ds.client.get(f"/seamless/{view}?_size=5")).text
     for column in linked:
@@ -415,6 +458,7 @@ async def test_nothing_can_be_posted(ds, path):
 
 
 # --- the briefing as markdown ---
+
 
 async def test_briefing_markdown(ds, example_db):
     from indexer import queries
@@ -442,18 +486,22 @@ async def test_markdown_only_for_the_briefing(ds):
 
 # --- read-only ---
 
+
 async def test_ad_hoc_select_allowed(ds):
     rows = await get_json(ds, "/seamless.json?sql=select+count(*)+as+n+from+memories&_shape=array")
     assert rows[0]["n"] > 0
 
 
-@pytest.mark.parametrize("sql", [
-    "delete from memories",
-    "update memories set name = 'x'",
-    "insert into settings (key, value) values ('x', 1)",
-    "drop table memories",
-    "pragma query_only = 0",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "delete from memories",
+        "update memories set name = 'x'",
+        "insert into settings (key, value) values ('x', 1)",
+        "drop table memories",
+        "pragma query_only = 0",
+    ],
+)
 async def test_ad_hoc_writes_refused(ds, example_db, sql):
     before = sqlite3.connect(example_db).execute("select count(*) from memories").fetchone()[0]
     response = await ds.client.get("/seamless.json?" + urllib.parse.urlencode({"sql": sql}))
@@ -463,13 +511,15 @@ async def test_ad_hoc_writes_refused(ds, example_db, sql):
 
 async def test_write_connection_refuses_writes(ds):
     """Even a plugin's write through Datasette's write connection fails: query_only on every connection."""
-    with pytest.raises(sqlite3.OperationalError, match="readonly|query_only"):
+    with pytest.raises(sqlite3.OperationalError, match=r"readonly|query_only"):
         await ds.get_database("seamless").execute_write("delete from settings")
 
 
 async def test_reads_go_through_a_memory_map(ds):
     # many whole rows (views, facets, searches) read faster mapped than with a read() per page
-    mmap_size = await ds.get_database("seamless").execute_fn(lambda conn: conn.execute("pragma mmap_size").fetchone()[0])
+    mmap_size = await ds.get_database("seamless").execute_fn(
+        lambda conn: conn.execute("pragma mmap_size").fetchone()[0]
+    )
     assert mmap_size == load_plugin("read_only").MMAP_BYTES > 0
 
 

@@ -91,8 +91,18 @@ DIGIT_PAIRS = st.sampled_from(["00", "01", "09", "12", "13", "23", "24", "28", "
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.builds("{}{}-{}-{}T{}:{}:{}Z".format, st.sampled_from(["19", "20", "00"]), st.sampled_from(["00", "24", "26"]),
-                 DIGIT_PAIRS, DIGIT_PAIRS, DIGIT_PAIRS, DIGIT_PAIRS, DIGIT_PAIRS))
+@given(
+    st.builds(
+        "{}{}-{}-{}T{}:{}:{}Z".format,
+        st.sampled_from(["19", "20", "00"]),
+        st.sampled_from(["00", "24", "26"]),
+        DIGIT_PAIRS,
+        DIGIT_PAIRS,
+        DIGIT_PAIRS,
+        DIGIT_PAIRS,
+        DIGIT_PAIRS,
+    )
+)
 def test_text_shaped_like_a_canonical_timestamp_is_taken_only_if_it_is_a_real_time(value):
     # `2026-02-30T00:00:00Z` or `...T25:00:00Z` were once stored as written and compared as text
     try:
@@ -112,8 +122,11 @@ def test_a_file_is_read_whole_up_to_the_limit_with_sized_reads(tmp_path_factory,
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["# Title", "#  Spaced #", "## Sub", "text", "", " # indented", "#nospace", "\t"]),
-                max_size=6).map("\n".join))
+@given(
+    st.lists(
+        st.sampled_from(["# Title", "#  Spaced #", "## Sub", "text", "", " # indented", "#nospace", "\t"]), max_size=6
+    ).map("\n".join)
+)
 def test_a_heading_is_found_with_or_without_code_blocks_to_skip(body):
     # a body with no fence takes the one-regex path; with a code block after it, the line-by-line one
     assert first_heading(body + "\n```sh\n# a comment\n```\n") == first_heading(body)

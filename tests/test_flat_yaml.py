@@ -14,16 +14,89 @@ from indexer.parse import parse_bytes
 from indexer.yaml_loader import StoreLoader, Trap
 
 KEYS = st.sampled_from(["id", "name", "kind", "tags", "yes", "null", "1", "a-b", "x_y", "<<", "key with space"])
-TOKENS = st.sampled_from([
-    "no", "yes", "On", "off", "~", "null", "Null", "true", "12", "012", "0x1F", "1_000", "1.5", ".inf", "-.5",
-    "1:20", "2026-07-10", "2026-07-10T18:00:00Z", "chroma-boot-race", "Chroma: boot", "a #b", "a#b", "C#",
-    "'it''s'", '"dq"', '"a\\"b"', "[a, b]", "[]", "[yes, 1, x]", "[a, [b]]", "[a: b]", "{a: 1}", "&x a", "*x",
-    "!!str 1", "|", ">", "- a", "-a", "?a", "%a", "@a", "`a", "x:", "a: b", "é", "\x07", "  padded  ", "",
-    # the edges of YAML 1.1's resolvers: what the fast path's character check must leave to the regexes
-    "0b1", "0b12", "0x_", "0o7", "08", "1:60", "1:20:30.5", "+1", "+.5", "+.inf", ".NaN", "._", "1.", "1e5",
-    "1.0e+5", "12abc", "1_000.5", "Y", "n", "NULL", "OFF", "tls", "tidepool", "01KN4XTDAWY5HKTB84VS1PEF4J",
-    "71234567890123456789012345", "2026-07-10t18:00:00", "\u0661\u0662", "a\tb", "\ufeff",
-])
+TOKENS = st.sampled_from(
+    [
+        "no",
+        "yes",
+        "On",
+        "off",
+        "~",
+        "null",
+        "Null",
+        "true",
+        "12",
+        "012",
+        "0x1F",
+        "1_000",
+        "1.5",
+        ".inf",
+        "-.5",
+        "1:20",
+        "2026-07-10",
+        "2026-07-10T18:00:00Z",
+        "chroma-boot-race",
+        "Chroma: boot",
+        "a #b",
+        "a#b",
+        "C#",
+        "'it''s'",
+        '"dq"',
+        '"a\\"b"',
+        "[a, b]",
+        "[]",
+        "[yes, 1, x]",
+        "[a, [b]]",
+        "[a: b]",
+        "{a: 1}",
+        "&x a",
+        "*x",
+        "!!str 1",
+        "|",
+        ">",
+        "- a",
+        "-a",
+        "?a",
+        "%a",
+        "@a",
+        "`a",
+        "x:",
+        "a: b",
+        "é",
+        "\x07",
+        "  padded  ",
+        "",
+        # the edges of YAML 1.1's resolvers: what the fast path's character check must leave to the regexes
+        "0b1",
+        "0b12",
+        "0x_",
+        "0o7",
+        "08",
+        "1:60",
+        "1:20:30.5",
+        "+1",
+        "+.5",
+        "+.inf",
+        ".NaN",
+        "._",
+        "1.",
+        "1e5",
+        "1.0e+5",
+        "12abc",
+        "1_000.5",
+        "Y",
+        "n",
+        "NULL",
+        "OFF",
+        "tls",
+        "tidepool",
+        "01KN4XTDAWY5HKTB84VS1PEF4J",
+        "71234567890123456789012345",
+        "2026-07-10t18:00:00",
+        "\u0661\u0662",
+        "a\tb",
+        "\ufeff",
+    ]
+)
 
 
 @st.composite
@@ -123,15 +196,18 @@ def test_the_alphabets_hold_every_character_their_resolver_matches():
         assert matched <= set(alphabet), (tag, sorted(matched - set(alphabet)))
 
 
-@pytest.mark.parametrize("text, raises", [
-    ("a: " + "1" * 5000 + "\nb: c", ValueError),  # an int past Python's digit limit
-    ("a: 0x_\nb: c", ValueError),
-    ("a: =\nnull: x", KeyError),  # every line is a `key: value` line: YAML reads the values in order
-    ("a: [- y, =]", KeyError),
-    ("a: =\nnot a line", None),  # not flat: libyaml reads it
-    ("null: x\na: =", None),  # a key YAML reads as null comes first
-    ("a: 0x_\nb: \x01", None),
-])
+@pytest.mark.parametrize(
+    "text, raises",
+    [
+        ("a: " + "1" * 5000 + "\nb: c", ValueError),  # an int past Python's digit limit
+        ("a: 0x_\nb: c", ValueError),
+        ("a: =\nnull: x", KeyError),  # every line is a `key: value` line: YAML reads the values in order
+        ("a: [- y, =]", KeyError),
+        ("a: =\nnot a line", None),  # not flat: libyaml reads it
+        ("null: x\na: =", None),  # a key YAML reads as null comes first
+        ("a: 0x_\nb: \x01", None),
+    ],
+)
 def test_a_value_yaml_cannot_construct_is_raised_only_when_all_the_text_is_flat(text, raises):
     if raises:
         with pytest.raises(raises):
@@ -147,11 +223,14 @@ def test_a_number_tag_on_no_number_is_a_yaml_error(value):
     assert "is not a valid" in parsed.problems[0].message
 
 
-@pytest.mark.parametrize("text, line, key", [
-    ("kind: gotcha\nid: x\nkind: stage\n", 3, "kind"),  # flat: the fast path leaves it to libyaml
-    ("kind: gotcha  # a comment\nid: x\n'kind': stage\n", 3, "kind"),  # not flat, and the key quoted
-    ("kind: gotcha\nextra:\n  a: 1\n  a: 2\n", 4, "a"),  # in a nested mapping
-])
+@pytest.mark.parametrize(
+    "text, line, key",
+    [
+        ("kind: gotcha\nid: x\nkind: stage\n", 3, "kind"),  # flat: the fast path leaves it to libyaml
+        ("kind: gotcha  # a comment\nid: x\n'kind': stage\n", 3, "kind"),  # not flat, and the key quoted
+        ("kind: gotcha\nextra:\n  a: 1\n  a: 2\n", 4, "a"),  # in a nested mapping
+    ],
+)
 def test_a_key_given_twice_is_a_yaml_error_at_its_second_line(text, line, key):
     parsed = parse_bytes("m.md", f"---\n{text}---\nBody\n".encode(), 1 << 20)
     assert [(p.code, p.line) for p in parsed.problems] == [("yaml-error", line + 1)]
@@ -162,15 +241,18 @@ def test_a_merged_key_may_be_overridden():
     assert yaml.load("base: &b {kind: gotcha}\n<<: *b\nkind: stage\n", Loader=StoreLoader)["kind"] == "stage"
 
 
-@pytest.mark.parametrize("text, line", [
-    ('kind: gotcha\ndescription: "unclosed\nid: x\n', 2),  # found at the end of the frontmatter
-    ("kind: gotcha\ntags: [a, b\nid: x\n", 2),  # found on the next key's line
-    ("kind: gotcha\nid: {x: 1\n", 2),
-    ("kind: gotcha\nno colon here\nid: x\n", 2),
-    ("kind: gotcha\nid: x\n- a list item\n", 3),  # the block mapping's start is not the fault
-    ("kind: gotcha\n\tid: x\n", 2),
-    ("kind: gotcha\ndescription: a: b\n", 2),
-])
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ('kind: gotcha\ndescription: "unclosed\nid: x\n', 2),  # found at the end of the frontmatter
+        ("kind: gotcha\ntags: [a, b\nid: x\n", 2),  # found on the next key's line
+        ("kind: gotcha\nid: {x: 1\n", 2),
+        ("kind: gotcha\nno colon here\nid: x\n", 2),
+        ("kind: gotcha\nid: x\n- a list item\n", 3),  # the block mapping's start is not the fault
+        ("kind: gotcha\n\tid: x\n", 2),
+        ("kind: gotcha\ndescription: a: b\n", 2),
+    ],
+)
 def test_a_yaml_error_is_reported_on_the_line_of_the_fault(text, line):
     parsed = parse_bytes("m.md", f"---\n{text}---\nBody\n".encode(), 1 << 20)
     assert [(p.code, p.line) for p in parsed.problems] == [("yaml-error", line + 1)]

@@ -17,7 +17,9 @@ def test_done_and_unknown_stages_after_stale_stage_days(store):
     rows = proposals(store)
     assert sorted(rows) == ["done-20-days", "headless-15-days"]
     assert rows["done-20-days"]["proposal"] == "archive"
-    assert rows["done-20-days"]["reason"] == "stage is done and not updated for 20 days (gardener.stale_stage_days = 14)"
+    assert (
+        rows["done-20-days"]["reason"] == "stage is done and not updated for 20 days (gardener.stale_stage_days = 14)"
+    )
     assert "no valid Status header" in rows["headless-15-days"]["reason"]
 
 
@@ -34,14 +36,18 @@ def test_unpinned_memories_after_stale_days(store):
 def test_nothing_pinned_is_ever_proposed(store):
     store.memory("ancient-rule", kind="constraint", updated="2020-01-01T00:00:00Z")
     store.memory("ancient-open-stage", kind="stage", body="Status: open", updated="2020-01-01T00:00:00Z")
-    store.memory("ancient-blocked-stage", kind="stage", body="Status: blocked\nGate: human", updated="2020-01-01T00:00:00Z")
+    store.memory(
+        "ancient-blocked-stage", kind="stage", body="Status: blocked\nGate: human", updated="2020-01-01T00:00:00Z"
+    )
     store.index()
     assert proposals(store) == {}
 
 
 def test_invalid_memories_are_not_proposed(store):
     new = store.memory("new", created="2020-06-01T00:00:00Z", updated="2027-07-01T00:00:00Z")
-    store.memory("superseded", updated="2020-01-01T00:00:00Z", invalid_at="2020-06-01T00:00:00Z", superseded_by=new["id"])
+    store.memory(
+        "superseded", updated="2020-01-01T00:00:00Z", invalid_at="2020-06-01T00:00:00Z", superseded_by=new["id"]
+    )
     store.memory("archived", updated="2020-01-01T00:00:00Z", invalid_at="2020-06-01T00:00:00Z")
     store.index()
     assert proposals(store) == {}

@@ -13,10 +13,12 @@ def history(store, memory_id) -> list[dict]:
 def chain(store):
     """chroma-port-8000 -> chroma-port-8001 -> chroma-embedded (current)."""
     new = store.memory("chroma-embedded", created="2026-07-10T00:00:00Z")
-    mid = store.memory("chroma-port-8001", created="2026-03-02T00:00:00Z", invalid_at="2026-07-10T00:00:00Z",
-                       superseded_by=new["id"])
-    old = store.memory("chroma-port-8000", created="2026-01-12T00:00:00Z", invalid_at="2026-03-02T00:00:00Z",
-                       superseded_by=mid["id"])
+    mid = store.memory(
+        "chroma-port-8001", created="2026-03-02T00:00:00Z", invalid_at="2026-07-10T00:00:00Z", superseded_by=new["id"]
+    )
+    old = store.memory(
+        "chroma-port-8000", created="2026-01-12T00:00:00Z", invalid_at="2026-03-02T00:00:00Z", superseded_by=mid["id"]
+    )
     store.index()
     return [old["id"], mid["id"], new["id"]]
 
@@ -82,8 +84,12 @@ def test_a_cycle_is_shown_and_walked_once(store):
 
 def test_two_old_memories_merged_into_one(store):
     new = store.memory("merged", created="2026-07-01T00:00:00Z")
-    left = store.memory("left", created="2026-01-01T00:00:00Z", invalid_at="2026-07-01T00:00:00Z", superseded_by=new["id"])
-    right = store.memory("right", created="2026-02-01T00:00:00Z", invalid_at="2026-07-01T00:00:00Z", superseded_by=new["id"])
+    left = store.memory(
+        "left", created="2026-01-01T00:00:00Z", invalid_at="2026-07-01T00:00:00Z", superseded_by=new["id"]
+    )
+    right = store.memory(
+        "right", created="2026-02-01T00:00:00Z", invalid_at="2026-07-01T00:00:00Z", superseded_by=new["id"]
+    )
     store.index()
     assert [r["name"] for r in history(store, left["id"])] == ["left", "right", "merged"]
     assert [r["name"] for r in history(store, right["id"])] == ["left", "right", "merged"]

@@ -7,7 +7,6 @@ the command-line tests run the installed `seamless` in a child process, so a cra
 
 import os
 import random
-from indexer.sqlite import sqlite3
 import subprocess
 import sys
 import threading
@@ -16,12 +15,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-
 from conftest import Store
 from stores import accounting, assert_accounted_for, dump, seamless, store_md_files
 
 from indexer.build import index_store
 from indexer.cli import cli
+from indexer.sqlite import sqlite3
 
 HERE = Path(__file__).resolve().parent
 GOOD_ID = "01K9ZZ0000000000000000G00D"
@@ -80,23 +79,37 @@ CASES = {
     "billion-laughs": (lambda tmp: memory(10, extra=laughs()).encode(), "indexed"),
     "billion-laughs-in-tags": (lambda tmp: memory(11, tags=None, extra=laughs(tags=True)).encode(), "indexed"),
     "10k-unclosed-brackets": (lambda tmp: memory(12, extra="deep: " + "[" * 10_000 + "\n").encode(), "yaml-error"),
-    "10k-nested-brackets": (lambda tmp: memory(13, extra=f"deep: {'[' * 10_000}{']' * 10_000}\n").encode(),
-                            "yaml-error"),
-    "200k-nested-brackets": (lambda tmp: memory(14, extra=f"deep: {'[' * 200_000}{']' * 200_000}\n").encode(),
-                             "frontmatter-too-large"),
-    "100k-nested-mappings": (lambda tmp: memory(15, extra=f"deep: {'{a: ' * 100_000}{'}' * 100_000}\n").encode(),
-                             "frontmatter-too-large"),
-    "100k-nested-block-lists": (lambda tmp: memory(16, extra="deep:\n" + "- " * 100_000 + "x\n").encode(),
-                                "frontmatter-too-large"),
+    "10k-nested-brackets": (
+        lambda tmp: memory(13, extra=f"deep: {'[' * 10_000}{']' * 10_000}\n").encode(),
+        "yaml-error",
+    ),
+    "200k-nested-brackets": (
+        lambda tmp: memory(14, extra=f"deep: {'[' * 200_000}{']' * 200_000}\n").encode(),
+        "frontmatter-too-large",
+    ),
+    "100k-nested-mappings": (
+        lambda tmp: memory(15, extra=f"deep: {'{a: ' * 100_000}{'}' * 100_000}\n").encode(),
+        "frontmatter-too-large",
+    ),
+    "100k-nested-block-lists": (
+        lambda tmp: memory(16, extra="deep:\n" + "- " * 100_000 + "x\n").encode(),
+        "frontmatter-too-large",
+    ),
     "500-nested-brackets": (lambda tmp: memory(17, extra=f"deep: {'[' * 500}{']' * 500}\n").encode(), "indexed"),
     "5000-keys": (lambda tmp: memory(18, extra=keys(5000)).encode(), "frontmatter-too-large"),
-    "5000-nested-keys": (lambda tmp: memory(19, extra="nested:\n" + keys(5000, "  ")).encode(), "frontmatter-too-large"),
-    "5000-tags": (lambda tmp: memory(20, tags="[" + ", ".join(f"t{i}" for i in range(5000)) + "]").encode(),
-                  "indexed"),
-    "python-object-apply": (lambda tmp: memory(21, extra=f"x: !!python/object/apply:os.system "
-                                                         f"['touch {tmp}/pwned']\n").encode(), "yaml-error"),
-    "python-object-new": (lambda tmp: memory(22, extra=f"x: !!python/object/new:subprocess.Popen "
-                                                       f"[[touch, {tmp}/pwned]]\n").encode(), "yaml-error"),
+    "5000-nested-keys": (
+        lambda tmp: memory(19, extra="nested:\n" + keys(5000, "  ")).encode(),
+        "frontmatter-too-large",
+    ),
+    "5000-tags": (lambda tmp: memory(20, tags="[" + ", ".join(f"t{i}" for i in range(5000)) + "]").encode(), "indexed"),
+    "python-object-apply": (
+        lambda tmp: memory(21, extra=f"x: !!python/object/apply:os.system ['touch {tmp}/pwned']\n").encode(),
+        "yaml-error",
+    ),
+    "python-object-new": (
+        lambda tmp: memory(22, extra=f"x: !!python/object/new:subprocess.Popen [[touch, {tmp}/pwned]]\n").encode(),
+        "yaml-error",
+    ),
     "python-name": (lambda tmp: memory(23, extra="x: !!python/name:os.system\n").encode(), "yaml-error"),
     "python-module": (lambda tmp: memory(24, extra="x: !!python/module:os\n").encode(), "yaml-error"),
     "custom-tag": (lambda tmp: memory(25, extra="x: !include /etc/passwd\n").encode(), "yaml-error"),
@@ -118,7 +131,10 @@ CASES = {
     "note-random-bytes": (lambda tmp: random.Random(7).randbytes(512), "not-utf8"),
     "note-broken-yaml": (lambda tmp: b"---\ntitle: [unclosed\n---\n# Note\n", "yaml-error"),
     "note-billion-laughs": (lambda tmp: f"---\n{laughs()}---\n# Note\n".encode(), "indexed"),
-    "note-nested-200k": (lambda tmp: f"---\nx: {'[' * 200_000}{']' * 200_000}\n---\n# N\n".encode(), "frontmatter-too-large"),
+    "note-nested-200k": (
+        lambda tmp: f"---\nx: {'[' * 200_000}{']' * 200_000}\n---\n# N\n".encode(),
+        "frontmatter-too-large",
+    ),
 }
 
 
@@ -135,8 +151,9 @@ def problems_of(store, path: str) -> list[tuple]:
 
 
 def indexed(store, path: str) -> bool:
-    return bool(store.rows("select 1 from memories where path = ? union all select 1 from notes where path = ?",
-                           (path, path)))
+    return bool(
+        store.rows("select 1 from memories where path = ? union all select 1 from notes where path = ?", (path, path))
+    )
 
 
 @pytest.fixture(scope="module")
@@ -268,8 +285,14 @@ def test_symlinked_top_folders_are_not_followed(tmp_path):
 
 
 def test_hidden_and_other_files_are_ignored(store):
-    for path in ("memories/seamless/.draft.md", "memories/.git/objects/x.md", "notes/.obsidian/n.md",
-                 "README.md", "memories/seamless/notes.txt", "memories/seamless/x.MD.bak"):
+    for path in (
+        "memories/seamless/.draft.md",
+        "memories/.git/objects/x.md",
+        "notes/.obsidian/n.md",
+        "README.md",
+        "memories/seamless/notes.txt",
+        "memories/seamless/x.MD.bak",
+    ):
         store.write(path, random.Random(1).randbytes(64))
     store.write("memories/seamless/ok.md", memory(1))
     store.index()
@@ -316,8 +339,16 @@ def test_folders_nested_a_thousand_deep(store, monkeypatch):
 
 
 def test_weird_but_valid_file_names(store):
-    names = ["new\nline.md", "tab\there.md", "spaces and 'quotes' \"too\".md", "ünïcödé-✓.md", "-dash.md",
-             "%s%n.md", "x" * 250 + ".md", "back\\slash.md"]
+    names = [
+        "new\nline.md",
+        "tab\there.md",
+        "spaces and 'quotes' \"too\".md",
+        "ünïcödé-✓.md",
+        "-dash.md",
+        "%s%n.md",
+        "x" * 250 + ".md",
+        "back\\slash.md",
+    ]
     for name in names:
         store.write(f"notes/{name}", f"# {len(name)}\n")
     assert run_cli("index", store.root, "--db", store.db_path).exit_code == 0
@@ -414,9 +445,13 @@ def test_a_folder_the_system_refuses_to_list_is_an_error_not_a_silent_loss(store
 
 RACES = {
     "vanish": (None, lambda store: not indexed(store, "memories/seamless/racy.md")),
-    "modify": (memory(1, description="Changed after the walk"),
-               lambda store: store.rows("select description from memories where path = ?",
-                                        ("memories/seamless/racy.md",)) == [("Changed after the walk",)]),
+    "modify": (
+        memory(1, description="Changed after the walk"),
+        lambda store: (
+            store.rows("select description from memories where path = ?", ("memories/seamless/racy.md",))
+            == [("Changed after the walk",)]
+        ),
+    ),
     "grow": (None, lambda store: problems_of(store, "memories/seamless/racy.md") == [("error", "too-large")]),
     "symlink": ("SECRET", lambda store: problems_of(store, "memories/seamless/racy.md") == [("error", "unreadable")]),
     "fifo": (None, lambda store: problems_of(store, "memories/seamless/racy.md") == [("error", "unreadable")]),
@@ -433,8 +468,18 @@ def test_a_file_changed_between_walk_and_read(store, tmp_path, race):
         target = str(secret)
     store.write("memories/seamless/racy.md", memory(1))
     good_neighbour(store)
-    command = [sys.executable, str(HERE / "race_run.py"), race, "memories/seamless/racy.md",
-               *([target] if target else []), "--", "index", str(store.root), "--db", str(store.db_path)]
+    command = [
+        sys.executable,
+        str(HERE / "race_run.py"),
+        race,
+        "memories/seamless/racy.md",
+        *([target] if target else []),
+        "--",
+        "index",
+        str(store.root),
+        "--db",
+        str(store.db_path),
+    ]
     result = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-2000:]
     assert check(store), store.rows("select * from problems")
@@ -526,9 +571,11 @@ def test_a_bad_database_path_is_a_one_line_error(store, tmp_path, db):
 def test_store_files_are_never_written(store):
     for case, (make, _) in list(CASES.items())[:12]:
         store.write(case_path(case), make(store.root.parent))
+
     def snapshot():
-        return {p: (os.stat(store.root / p).st_mtime_ns, (store.root / p).read_bytes())
-                for p in store_md_files(store.root)}
+        return {
+            p: (os.stat(store.root / p).st_mtime_ns, (store.root / p).read_bytes()) for p in store_md_files(store.root)
+        }
 
     before = snapshot()
     store.index()
@@ -543,5 +590,6 @@ def test_megabytes_of_frontmatter_are_refused_quickly(store):
     store.memory("neighbour")
     store.index()
     assert store.rows("select path, line, code from problems") == [
-        ("memories/seamless/huge.md", 1, "frontmatter-too-large")]
+        ("memories/seamless/huge.md", 1, "frontmatter-too-large")
+    ]
     assert store.rows("select name from memories") == [("neighbour",)]

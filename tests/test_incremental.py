@@ -1,15 +1,15 @@
 """Incremental runs: unchanged files skipped, edits, deletes and renames applied, same tables as --full."""
 
 import os
-from indexer.sqlite import sqlite3
 import time
 from pathlib import Path
 
 import pytest
+from stores import dump, generate_store, mutate_store
 
 from indexer import write
 from indexer.build import index_store
-from stores import dump, generate_store, mutate_store
+from indexer.sqlite import sqlite3
 
 
 def full_dump(store, tmp_path) -> dict:
@@ -21,10 +21,20 @@ def full_dump(store, tmp_path) -> dict:
 
 def populate(store):
     store.memory("chroma-boot-race", description="Chroma: wait for the heartbeat before the first query")
-    store.memory("old-port", id="01K0000000000000000000A1D0", description="Chroma listens on 8000",
-                 invalid_at="2026-08-01T00:00:00Z", superseded_by="01K000000000000000000NEW00")
-    store.memory("new-port", id="01K000000000000000000NEW00", description="Chroma listens on 8001",
-                 created="2026-08-01T00:00:00Z", updated="2026-08-01T00:00:00Z")
+    store.memory(
+        "old-port",
+        id="01K0000000000000000000A1D0",
+        description="Chroma listens on 8000",
+        invalid_at="2026-08-01T00:00:00Z",
+        superseded_by="01K000000000000000000NEW00",
+    )
+    store.memory(
+        "new-port",
+        id="01K000000000000000000NEW00",
+        description="Chroma listens on 8001",
+        created="2026-08-01T00:00:00Z",
+        updated="2026-08-01T00:00:00Z",
+    )
     store.memory("global-rule", project=None, kind="constraint", description="Never force-push main")
     store.note("seamless/research.md", "# Vector stores compared\n\nChroma against pgvector.\n")
     store.write("memories/seamless/broken.md", "---\nkind: [\n---\n")
@@ -34,11 +44,17 @@ def test_incremental_edits_deletes_and_renames_match_full_rebuild(store, tmp_pat
     populate(store)
     store.index()
     # edit one, add one, delete one, rename one, break one, fix the broken one
-    store.memory("chroma-boot-race", id="01K0000000000000000000000Z",
-                 description="Chroma: retry the first query until the heartbeat answers")
+    store.memory(
+        "chroma-boot-race",
+        id="01K0000000000000000000000Z",
+        description="Chroma: retry the first query until the heartbeat answers",
+    )
     os.remove(store.root / "memories/seamless/chroma-boot-race.md")
-    store.memory("retry-first-query", id="01K0000000000000000000000Z",
-                 description="Chroma: retry the first query until the heartbeat answers")
+    store.memory(
+        "retry-first-query",
+        id="01K0000000000000000000000Z",
+        description="Chroma: retry the first query until the heartbeat answers",
+    )
     store.memory("brand-new", description="Celery: set acks_late for idempotent tasks only")
     os.rename(store.root / "memories/_global/global-rule.md", store.root / "memories/_global/no-force-push.md")
     os.remove(store.root / "notes/seamless/research.md")
@@ -127,9 +143,11 @@ def test_an_index_from_before_schema_3_loses_its_fts_triggers_and_stays_in_step(
     populate(store)
     store.index()
     with sqlite3.connect(store.db_path) as conn:  # put back what sqlite-utils' enable_fts created
-        conn.execute("create trigger memories_ai after insert on memories begin insert into memories_fts "
-                     "(rowid, name, description, tags, body) values (new.rowid, new.name, new.description, "
-                     "new.tags, new.body); end")
+        conn.execute(
+            "create trigger memories_ai after insert on memories begin insert into memories_fts "
+            "(rowid, name, description, tags, body) values (new.rowid, new.name, new.description, "
+            "new.tags, new.body); end"
+        )
         conn.execute("pragma user_version = 2")
     store.memory("brand-new", description="Celery: set acks_late for idempotent tasks only")
     assert store.index().mode == "full"  # an older indexer's index is read again in full, in place
@@ -211,8 +229,10 @@ def test_the_first_run_builds_beside_the_index_and_renames_it_into_place(store, 
 def rowid_order(db_path) -> dict:
     """Which row got which rowid: FTS5 breaks ties between equal ranks by rowid."""
     with sqlite3.connect(db_path) as conn:
-        return {table: conn.execute(f"select rowid, {key} from {table} order by rowid").fetchall()
-                for table, key in (("memories", "id"), ("notes", "path"))}
+        return {
+            table: conn.execute(f"select rowid, {key} from {table} order by rowid").fetchall()
+            for table, key in (("memories", "id"), ("notes", "path"))
+        }
 
 
 def test_rows_written_in_many_small_batches_make_the_same_index_as_one_batch(tmp_path, monkeypatch):
@@ -256,7 +276,9 @@ def test_two_files_swapped_by_renames_are_seen_though_sizes_and_mtimes_match(sto
     os.rename(folder / "t.md", folder / "b.md")
     assert store.index().mode == "incremental"
     assert store.rows("select name, path from memories order by name") == [
-        ("alpha", "memories/seamless/b.md"), ("bravo", "memories/seamless/a.md")]
+        ("alpha", "memories/seamless/b.md"),
+        ("bravo", "memories/seamless/a.md"),
+    ]
     assert dump(store.db_path) == full_dump(store, tmp_path)
 
 

@@ -8,7 +8,6 @@ import json
 import shutil
 
 import pytest
-
 from conftest import FIXTURES
 
 RULES = FIXTURES / "rules"
@@ -43,8 +42,10 @@ CASES = {
     "tags-bare-string": ([("case.md", 14, "warning", "tags-bare-string")], True),
     "stage-header": ([("case.md", 17, "warning", "stage-header")], True),
     "dangling-supersession": ([("case.md", 11, "warning", "dangling-supersession")], True),
-    "supersession-cycle": ([("a.md", 11, "warning", "supersession-cycle"),
-                            ("b.md", 11, "warning", "supersession-cycle")], True),
+    "supersession-cycle": (
+        [("a.md", 11, "warning", "supersession-cycle"), ("b.md", 11, "warning", "supersession-cycle")],
+        True,
+    ),
     "timestamps": ([], True),
     "utf8-bom": ([], True),
     "crlf": ([], True),
@@ -107,9 +108,9 @@ def test_all_digit_id_is_kept_as_written(store):
 def test_timestamps_become_utc_text(store):
     load_case(store, "timestamps")
     store.index()
-    assert store.rows(
-        "select created, updated, valid_from from memories where path = 'memories/seamless/case.md'"
-    ) == [("2026-07-10T00:00:00Z", "2026-07-10T18:00:00Z", "2026-07-10T00:00:00Z")]
+    assert store.rows("select created, updated, valid_from from memories where path = 'memories/seamless/case.md'") == [
+        ("2026-07-10T00:00:00Z", "2026-07-10T18:00:00Z", "2026-07-10T00:00:00Z")
+    ]
 
 
 def test_bare_string_tag_becomes_one_tag(store):
@@ -153,4 +154,6 @@ def test_a_duplicate_without_created_dates_says_why_the_other_won(store):
     store.index()
     [(path, message)] = store.rows("select path, message from problems where code = 'duplicate-id'")
     assert path == "notes/seamless/b.md"
-    assert message.endswith("also used by notes/seamless/a.md and neither has a created date: the first path is indexed")
+    assert message.endswith(
+        "also used by notes/seamless/a.md and neither has a created date: the first path is indexed"
+    )

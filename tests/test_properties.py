@@ -12,43 +12,160 @@ from pathlib import Path
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from stores import assert_accounted_for, dump
 
 from indexer.build import index_store
 from indexer.parse import parse_bytes
 from indexer.validate import memory_record, note_record
-from stores import assert_accounted_for, dump
 
 # tmpfs when there is one: the same files and SQLite, without an fsync per example
 SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
 SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 KINDS = ["constraint", "runbook", "protocol", "gotcha", "decision", "refuted", "reference", "stage"]
-IDS = ["01K0000000000000000000AAA1", "01K0000000000000000000AAA2", "01K0000000000000000000AAA3",
-       "01k0000000000000000000aaa4"]
+IDS = [
+    "01K0000000000000000000AAA1",
+    "01K0000000000000000000AAA2",
+    "01K0000000000000000000AAA3",
+    "01k0000000000000000000aaa4",
+]
 TIMES = ["2026-07-10T18:00:00Z", "2026-07-11", "2026-07-12 09:30:00+02:00", "2026-08-01T00:00:00.5Z"]
 
 # values written verbatim after `key: `: YAML traps, tags, anchors, block scalars, broken syntax
-RAW = ["no", "yes", "On", "~", "null", "", "0123", "12", "1.5", ".inf", ".nan", "0x1F", "1_000", "1e400",
-       "2026-07-10", "2026-07-10T18:00:00Z", "2026-13-45", "chroma-boot-race", "Chroma Boot", "a: b", "'it''s'",
-       '"dq \\u00e9 \\x00"', "[a, b]", "[no, 1, [x]]", "[]", "{a: 1}", "&x a", "*x", "*undefined",
-       "!!python/object/apply:os.system ['true']", "!!python/name:os.system", "!!int abc", "!!float x",
-       "!!bool maybe", "!!timestamp x", "!!timestamp 2026-07-10", "!!binary aGk=", "!!binary %%%", "!!str 12",
-       "!!set {a, b}", "!!omap [a]", "!custom x", "|\n  block\n  text", ">-\n  folded\n  text", "é✓ ünï",
-       "a #comment", "- item", "? key", "%YAML 1.1", "@at", "`tick", "\ttab", "x" * 200, "line one\n  line two",
-       "[" * 40, "{" * 40 + "}" * 40, "1" * 5000, "'unclosed", '"unclosed', "]", "}", ": :", "<<: *x"]
+RAW = [
+    "no",
+    "yes",
+    "On",
+    "~",
+    "null",
+    "",
+    "0123",
+    "12",
+    "1.5",
+    ".inf",
+    ".nan",
+    "0x1F",
+    "1_000",
+    "1e400",
+    "2026-07-10",
+    "2026-07-10T18:00:00Z",
+    "2026-13-45",
+    "chroma-boot-race",
+    "Chroma Boot",
+    "a: b",
+    "'it''s'",
+    '"dq \\u00e9 \\x00"',
+    "[a, b]",
+    "[no, 1, [x]]",
+    "[]",
+    "{a: 1}",
+    "&x a",
+    "*x",
+    "*undefined",
+    "!!python/object/apply:os.system ['true']",
+    "!!python/name:os.system",
+    "!!int abc",
+    "!!float x",
+    "!!bool maybe",
+    "!!timestamp x",
+    "!!timestamp 2026-07-10",
+    "!!binary aGk=",
+    "!!binary %%%",
+    "!!str 12",
+    "!!set {a, b}",
+    "!!omap [a]",
+    "!custom x",
+    "|\n  block\n  text",
+    ">-\n  folded\n  text",
+    "é✓ ünï",
+    "a #comment",
+    "- item",
+    "? key",
+    "%YAML 1.1",
+    "@at",
+    "`tick",
+    "\ttab",
+    "x" * 200,
+    "line one\n  line two",
+    "[" * 40,
+    "{" * 40 + "}" * 40,
+    "1" * 5000,
+    "'unclosed",
+    '"unclosed',
+    "]",
+    "}",
+    ": :",
+    "<<: *x",
+]
 
 # pieces of YAML run together into frontmatter that is mostly not YAML at all
-YAML_PIECES = ["[", "]", "{", "}", ",", ": ", "- ", "? ", "&a ", "*a", "!!int ", "!!float ", "!!bool ",
-               "!!timestamp ", "!!binary ", "!!set ", "!!omap ", "!!python/object:os.system ", "!!str ", "<<: ",
-               "'", '"', "#", "|", ">", "\n", "  ", "abc", "1", "yes", "~", ".nan", "2026-07-10", "id: ",
-               "kind: gotcha", "%", "@", "\t", "\\", "é", "---", "..."]
+YAML_PIECES = [
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    ": ",
+    "- ",
+    "? ",
+    "&a ",
+    "*a",
+    "!!int ",
+    "!!float ",
+    "!!bool ",
+    "!!timestamp ",
+    "!!binary ",
+    "!!set ",
+    "!!omap ",
+    "!!python/object:os.system ",
+    "!!str ",
+    "<<: ",
+    "'",
+    '"',
+    "#",
+    "|",
+    ">",
+    "\n",
+    "  ",
+    "abc",
+    "1",
+    "yes",
+    "~",
+    ".nan",
+    "2026-07-10",
+    "id: ",
+    "kind: gotcha",
+    "%",
+    "@",
+    "\t",
+    "\\",
+    "é",
+    "---",
+    "...",
+]
 
-BODIES = ["Body.\n", "Status: open\nGate: human\n\nWork.\n", "Status: done\n", "Status: maybe\n", "",
-          "# A heading\n\ntext\n", "\n\n\n", "---\nnot frontmatter\n---\n", "\x07\x1b[31m red\n"]
+BODIES = [
+    "Body.\n",
+    "Status: open\nGate: human\n\nWork.\n",
+    "Status: done\n",
+    "Status: maybe\n",
+    "",
+    "# A heading\n\ntext\n",
+    "\n\n\n",
+    "---\nnot frontmatter\n---\n",
+    "\x07\x1b[31m red\n",
+]
 
 any_value = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=20), st.dates(), st.datetimes(),
-    st.binary(max_size=4), st.lists(st.text(max_size=4) | st.integers(), max_size=3),
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(),
+    st.text(max_size=20),
+    st.dates(),
+    st.datetimes(),
+    st.binary(max_size=4),
+    st.lists(st.text(max_size=4) | st.integers(), max_size=3),
     st.dictionaries(st.sampled_from(["a", "b", "1"]), st.integers() | st.none(), max_size=2),
 )
 
@@ -133,8 +250,14 @@ def file_content(draw) -> bytes:
     return draw(damaged(text))
 
 
-PATHS = st.sampled_from([f"memories/{scope}/{name}.md" for scope in ("seamless", "console", "_global")
-                         for name in ("a", "b", "c", "deep/d")] + ["notes/x.md", "notes/seamless/y.md", "notes/z.md"])
+PATHS = st.sampled_from(
+    [
+        f"memories/{scope}/{name}.md"
+        for scope in ("seamless", "console", "_global")
+        for name in ("a", "b", "c", "deep/d")
+    ]
+    + ["notes/x.md", "notes/seamless/y.md", "notes/z.md"]
+)
 
 
 class Files:
@@ -197,8 +320,10 @@ operation = st.one_of(
 
 
 @settings(SETTINGS, max_examples=20)
-@given(st.dictionaries(PATHS, file_content(), max_size=6),
-       st.lists(st.lists(operation, min_size=1, max_size=5), min_size=1, max_size=3))
+@given(
+    st.dictionaries(PATHS, file_content(), max_size=6),
+    st.lists(st.lists(operation, min_size=1, max_size=5), min_size=1, max_size=3),
+)
 def test_incremental_runs_after_random_changes_match_a_full_rebuild(files, rounds):
     with tempfile.TemporaryDirectory(dir=SCRATCH) as tmp:
         store = Files(Path(tmp) / "store")

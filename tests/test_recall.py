@@ -38,7 +38,11 @@ def test_memories_and_notes_come_back_together_ranked(store):
     assert [r["type"] for r in rows] == ["memory", "note"] or [r["type"] for r in rows] == ["note", "memory"]
     assert rows == sorted(rows, key=lambda r: r["rank"])
     note = next(r for r in rows if r["type"] == "note")
-    assert (note["id"], note["path"], note["project"]) == ("notes/seamless/ports.md", "notes/seamless/ports.md", "seamless")
+    assert (note["id"], note["path"], note["project"]) == (
+        "notes/seamless/ports.md",
+        "notes/seamless/ports.md",
+        "seamless",
+    )
 
 
 def test_words_are_stemmed_and_all_must_match(store):
@@ -61,8 +65,30 @@ def small_db(tmp_path_factory):
     return store.db_path
 
 
-@pytest.mark.parametrize("q", ['"', "NOT", "a:b", "foo:", "AND OR", "(", ")", "-x", "^", "*", "'", "NEAR(", '"chroma', "", "   ",
-                               "a\tb\nfoo", "foo*bar", '""', "chroma NOT"])
+@pytest.mark.parametrize(
+    "q",
+    [
+        '"',
+        "NOT",
+        "a:b",
+        "foo:",
+        "AND OR",
+        "(",
+        ")",
+        "-x",
+        "^",
+        "*",
+        "'",
+        "NEAR(",
+        '"chroma',
+        "",
+        "   ",
+        "a\tb\nfoo",
+        "foo*bar",
+        '""',
+        "chroma NOT",
+    ],
+)
 def test_recall_never_errors_on_fts5_syntax(small_db, q):
     assert isinstance(queries.run(small_db, "recall", q=q, project=""), list)
     assert isinstance(queries.recall(small_db, q, limit=5), list)
@@ -80,8 +106,12 @@ def test_fts5_syntax_is_searched_as_plain_words(store):
 
 def test_invalid_memories_never_come_back(store):
     new = store.memory("chroma-embedded", description="Chroma is embedded", created="2026-07-10T18:00:00Z")
-    store.memory("chroma-port-8001", description="Chroma on port 8001", invalid_at="2026-07-10T18:00:00Z",
-                 superseded_by=new["id"])
+    store.memory(
+        "chroma-port-8001",
+        description="Chroma on port 8001",
+        invalid_at="2026-07-10T18:00:00Z",
+        superseded_by=new["id"],
+    )
     store.memory("chroma-archived", description="Chroma notes from a spike", invalid_at="2026-07-01T00:00:00Z")
     store.index()
     assert names(recall(store, "chroma")) == ["chroma-embedded"]
@@ -102,10 +132,18 @@ def test_valid_matches_ranked_below_many_invalid_ones_still_come_back(store):
 
 def test_what_replaced_a_superseded_match(store):
     newest = store.memory("chroma-embedded", description="Chroma is embedded", created="2026-07-10T18:00:00Z")
-    middle = store.memory("chroma-port-8765", description="Chroma on port 8765", invalid_at="2026-07-10T18:00:00Z",
-                          superseded_by=newest["id"])
-    store.memory("chroma-port-8001", description="Chroma on port 8001", invalid_at="2026-06-01T00:00:00Z",
-                 superseded_by=middle["id"])
+    middle = store.memory(
+        "chroma-port-8765",
+        description="Chroma on port 8765",
+        invalid_at="2026-07-10T18:00:00Z",
+        superseded_by=newest["id"],
+    )
+    store.memory(
+        "chroma-port-8001",
+        description="Chroma on port 8001",
+        invalid_at="2026-06-01T00:00:00Z",
+        superseded_by=middle["id"],
+    )
     store.index()
     rows = queries.recall_superseded(store.db_path, "port")
     assert [(r["id"], r["name"]) for r in rows] == [(newest["id"], "chroma-embedded")]
@@ -132,17 +170,32 @@ def test_limit_keeps_the_best(store):
     assert best == recall(store, "chroma")[:2]
 
 
-@pytest.mark.parametrize("limit, max_rows", [
-    (None, 20), ("", 20), ("5", 5), (5, 5), (" 7 ", 7), ("0", 0), ("100", 100), ("500", 100), ("9" * 30, 100),
-    ("-3", 20), ("ten", 20), ("2.5", 20),
-])
+@pytest.mark.parametrize(
+    "limit, max_rows",
+    [
+        (None, 20),
+        ("", 20),
+        ("5", 5),
+        (5, 5),
+        (" 7 ", 7),
+        ("0", 0),
+        ("100", 100),
+        ("500", 100),
+        ("9" * 30, 100),
+        ("-3", 20),
+        ("ten", 20),
+        ("2.5", 20),
+    ],
+)
 def test_limit_is_how_many_results_at_most_100_and_20_when_missing_or_unreadable(limit, max_rows):
     # the CLI sends an integer; Datasette a string, '' when the form's field is empty
     from indexer.sqlite import sqlite3
 
     with sqlite3.connect(":memory:") as conn:
-        got, = conn.execute(f"WITH recall_params AS ({queries.RECALL_PARAMS}) SELECT max_rows FROM recall_params",
-                            {"q": "x", "project": "", "limit": limit}).fetchone()
+        (got,) = conn.execute(
+            f"WITH recall_params AS ({queries.RECALL_PARAMS}) SELECT max_rows FROM recall_params",
+            {"q": "x", "project": "", "limit": limit},
+        ).fetchone()
     assert got == max_rows
 
 
@@ -156,8 +209,9 @@ def test_recall_reads_the_matches_once_and_joins_rows_to_them(example_db, sql, p
     from indexer.sqlite import sqlite3
 
     with sqlite3.connect(example_db) as conn:
-        plan = [row[3] for row in conn.execute(
-            "explain query plan " + sql, {"q": "chroma", "project": project, "limit": 5})]
+        plan = [
+            row[3] for row in conn.execute("explain query plan " + sql, {"q": "chroma", "project": project, "limit": 5})
+        ]
     assert not [step for step in plan if "_project" in step], plan  # no index on project drives a join
     full_text = [step for step in plan if "VIRTUAL TABLE INDEX 0:M" in step]  # a MATCH, not by rowid
     assert full_text and len(full_text) <= 4, plan

@@ -4,9 +4,9 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-
 from conftest import load_plugin
-from indexer.serve import ROOT, build_datasette
+
+from indexer.serve import build_datasette
 
 # Hostile bodies an agent (or a poisoned web page it read) could write into a memory.
 PAYLOADS = {
@@ -34,7 +34,7 @@ PAYLOADS = {
     "meta-refresh": '<meta http-equiv="refresh" content="0;url=https://evil.example">',
     "base": '<base href="https://evil.example/">',
     "link-stylesheet": '<link rel="stylesheet" href="https://evil.example/x.css">',
-    "math": '<math><mtext><table><mglyph><style><img src=x onerror=alert(1)></style></mglyph></table></mtext></math>',
+    "math": "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)></style></mglyph></table></mtext></math>",
     "noscript-mxss": '<noscript><p title="</noscript><img src=x onerror=alert(1)>">',
     "template": "<template><script>alert(1)</script></template>",
     "banner-spoof": '<div class="banner banner-superseded" id="x">fake banner</div>',
@@ -70,9 +70,43 @@ SWALLOWS_REST = {"math-unclosed"}
 
 # What may appear in rendered HTML: these tags only, these attributes only, and links only to these schemes.
 ALLOWED_TAGS = {
-    "a", "abbr", "b", "blockquote", "br", "code", "del", "details", "div", "em", "h1", "h2", "h3", "h4",
-    "h5", "h6", "hr", "i", "img", "kbd", "li", "ol", "p", "pre", "s", "span", "strong", "sub", "summary",
-    "sup", "table", "tbody", "td", "th", "thead", "tr", "ul",
+    "a",
+    "abbr",
+    "b",
+    "blockquote",
+    "br",
+    "code",
+    "del",
+    "details",
+    "div",
+    "em",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "i",
+    "img",
+    "kbd",
+    "li",
+    "ol",
+    "p",
+    "pre",
+    "s",
+    "span",
+    "strong",
+    "sub",
+    "summary",
+    "sup",
+    "table",
+    "tbody",
+    "td",
+    "th",
+    "thead",
+    "tr",
+    "ul",
 }
 ALLOWED_ATTRIBUTES = {"href", "rel", "src", "alt", "title", "start", "align", "colspan", "rowspan", "width", "height"}
 URL_ATTRIBUTES = {"href", "src", "srcset", "cite", "action", "formaction", "poster", "background", "data", "xlink:href"}
@@ -108,8 +142,21 @@ def assert_clean(html: str) -> None:
         if tag == "a" and "href" in attrs:
             assert set(attrs.get("rel", "").split()) >= {"nofollow", "noopener"}, html
     lowered = html.lower()
-    for fragment in ("<script", "<iframe", "<svg", "<style", "<object", "<embed", "<form", "<math", "<meta", "<base",
-                     "<button", "<input", "<noscript"):
+    for fragment in (
+        "<script",
+        "<iframe",
+        "<svg",
+        "<style",
+        "<object",
+        "<embed",
+        "<form",
+        "<math",
+        "<meta",
+        "<base",
+        "<button",
+        "<input",
+        "<noscript",
+    ):
         assert fragment not in lowered, f"{fragment} survived in {html!r}"
 
 
@@ -149,10 +196,11 @@ def test_text_is_escaped_not_dropped():
 @pytest.fixture
 async def hostile(store):
     """A store whose memories carry every payload in their bodies (and one in a description)."""
-    for number, (name, payload) in enumerate(PAYLOADS.items()):
+    for name, payload in PAYLOADS.items():
         store.memory(f"payload-{name}", body=f"# {name}\n\n{payload}\n\nThe end.")
-    store.memory("payload-description", description="<script>alert('description')</script> in a description",
-                 body="Plain.")
+    store.memory(
+        "payload-description", description="<script>alert('description')</script> in a description", body="Plain."
+    )
     store.index(full=True)
     ds = build_datasette(store.db_path)
     await ds.invoke_startup()
@@ -166,7 +214,7 @@ async def memories(ds) -> dict[str, dict]:
 
 async def test_memory_pages_are_sanitised(hostile):
     rows = await memories(hostile)
-    for name, payload in PAYLOADS.items():
+    for name in PAYLOADS:
         row = rows[f"payload-{name}"]
         page = await hostile.client.get(f"/seamless/memories/{row['id']}")
         assert page.status_code == 200

@@ -9,62 +9,87 @@ from indexer import rules
 from indexer.validate import ULID_TEXT
 
 
-@pytest.mark.parametrize("body, header", [
-    ("Status: open\nGate: human\n\nWaiting for a decision.", ("open", "human")),
-    ("\n\nStatus: in_progress | Gate: ai", ("in_progress", "ai")),
-    ("Status: blocked", ("blocked", None)),
-    ("status: done\ngate: AI", ("done", "ai")),
-    ("Status: done\nThe gate line is optional.", ("done", None)),
-    ("X landed last week.", None),  # "a milestone breadcrumb ... is a note or a finding, not a stage"
-    ("Status: maybe", None),
-    ("Status: open Gate: robot", None),
-    ("", None),
-])
+@pytest.mark.parametrize(
+    "body, header",
+    [
+        ("Status: open\nGate: human\n\nWaiting for a decision.", ("open", "human")),
+        ("\n\nStatus: in_progress | Gate: ai", ("in_progress", "ai")),
+        ("Status: blocked", ("blocked", None)),
+        ("status: done\ngate: AI", ("done", "ai")),
+        ("Status: done\nThe gate line is optional.", ("done", None)),
+        ("X landed last week.", None),  # "a milestone breadcrumb ... is a note or a finding, not a stage"
+        ("Status: maybe", None),
+        ("Status: open Gate: robot", None),
+        ("", None),
+    ],
+)
 def test_a_stage_body_opens_with_its_status_and_optional_gate(body, header):
     assert rules.stage_header(body) == header
 
 
-@pytest.mark.parametrize("kind, stage_status, pinned", [
-    ("constraint", None, True),  # "constraint and stage are pinned"
-    ("stage", "open", True),
-    ("stage", "in_progress", True),
-    ("stage", "blocked", True),
-    ("stage", "done", False),  # "Status: done unpins it immediately"
-    ("stage", "unknown", False),  # the grace window competes like any other memory
-    ("gotcha", None, False),
-    ("reference", None, False),
-])
+@pytest.mark.parametrize(
+    "kind, stage_status, pinned",
+    [
+        ("constraint", None, True),  # "constraint and stage are pinned"
+        ("stage", "open", True),
+        ("stage", "in_progress", True),
+        ("stage", "blocked", True),
+        ("stage", "done", False),  # "Status: done unpins it immediately"
+        ("stage", "unknown", False),  # the grace window competes like any other memory
+        ("gotcha", None, False),
+        ("reference", None, False),
+    ],
+)
 def test_the_pin_belongs_to_constraints_and_live_stages(kind, stage_status, pinned):
     assert rules.pinned(kind, stage_status) is pinned
 
 
-@pytest.mark.parametrize("invalid_at, superseded_by, status", [
-    (None, None, "active"),
-    ("2026-08-01T00:00:00Z", "01K0AB2C3D4E5F6G7H8J9K0M1N", "superseded"),
-    ("2026-08-01T00:00:00Z", None, "archived"),
-])
+@pytest.mark.parametrize(
+    "invalid_at, superseded_by, status",
+    [
+        (None, None, "active"),
+        ("2026-08-01T00:00:00Z", "01K0AB2C3D4E5F6G7H8J9K0M1N", "superseded"),
+        ("2026-08-01T00:00:00Z", None, "archived"),
+    ],
+)
 def test_status_follows_the_lifecycle(invalid_at, superseded_by, status):
     assert rules.status(invalid_at, superseded_by) == status
 
 
-@pytest.mark.parametrize("project, scope", [
-    ("seamless", "seamless"), (" seamless ", "seamless"), ("", None), (None, None), ("global", None),
-])
+@pytest.mark.parametrize(
+    "project, scope",
+    [
+        ("seamless", "seamless"),
+        (" seamless ", "seamless"),
+        ("", None),
+        (None, None),
+        ("global", None),
+    ],
+)
 def test_an_empty_project_or_the_word_global_is_global(project, scope):
     assert rules.scope(project) == scope
 
 
-@pytest.mark.parametrize("name, ok", [
-    ("chroma-boot-race", True), ("x", True), ("v2-api", True),
-    ("Chroma_Boot", False), ("boot race", False), ("-leading", False), ("double--dash", False),
-])
+@pytest.mark.parametrize(
+    "name, ok",
+    [
+        ("chroma-boot-race", True),
+        ("x", True),
+        ("v2-api", True),
+        ("Chroma_Boot", False),
+        ("boot race", False),
+        ("-leading", False),
+        ("double--dash", False),
+    ],
+)
 def test_names_are_kebab_case(name, ok):
     assert rules.is_kebab_case(name) is ok
 
 
 def test_a_description_on_several_lines_is_folded_onto_one():
     assert rules.fold_description("Console: a trailing note\n  inside a .card h2") == (
-        "Console: a trailing note inside a .card h2")
+        "Console: a trailing note inside a .card h2"
+    )
 
 
 CROCKFORD_AND_MORE = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcxyz-"
@@ -85,12 +110,18 @@ def test_fresh_ulids_are_accepted():
     assert all(ULID_TEXT.match(str(ULID())) for _ in range(100))
 
 
-@pytest.mark.parametrize("text, title", [
-    ("---\ntitle: Deploy checklist\n---\n# Heading\n", "Deploy checklist"),  # the frontmatter's title first
-    ("Intro.\n\n# Deploy checklist\n", "Deploy checklist"),  # else the first `# heading`
-    ("```bash\n# install deps\npip install .\n```\n\n# Deploy checklist\n", "Deploy checklist"),  # not a comment in code
-    ("~~~\n# a comment\n~~~\n## Only a subheading\n", "deploy"),  # else the file name
-])
+@pytest.mark.parametrize(
+    "text, title",
+    [
+        ("---\ntitle: Deploy checklist\n---\n# Heading\n", "Deploy checklist"),  # the frontmatter's title first
+        ("Intro.\n\n# Deploy checklist\n", "Deploy checklist"),  # else the first `# heading`
+        (
+            "```bash\n# install deps\npip install .\n```\n\n# Deploy checklist\n",
+            "Deploy checklist",
+        ),  # not a comment in code
+        ("~~~\n# a comment\n~~~\n## Only a subheading\n", "deploy"),  # else the file name
+    ],
+)
 def test_a_notes_title_is_its_frontmatter_title_then_its_first_heading_then_its_name(store, text, title):
     store.note("seamless/deploy.md", text)
     store.index()

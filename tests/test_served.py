@@ -9,7 +9,6 @@ import json
 import os
 import shutil
 import socket
-from indexer.sqlite import sqlite3
 import subprocess
 import sys
 import time
@@ -18,16 +17,22 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_render import PAYLOADS
 
 from indexer.build import index_store
-from test_render import PAYLOADS
+from indexer.sqlite import sqlite3
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
 ]
 
 
@@ -40,16 +45,28 @@ def free_port() -> int:
 def write_hostile_memories(store: Path) -> None:
     for number, (name, payload) in enumerate(PAYLOADS.items(), 1):
         meta = {
-            "id": f"01K0000000000000000000H{number:03d}", "kind": "gotcha", "name": f"hostile-{name}",
-            "description": f"Hostile payload: {name}", "project": "hostile",
-            "created": "2025-01-01T00:00:00Z", "updated": "2025-01-01T00:00:00Z", "tags": ["hostile"],
+            "id": f"01K0000000000000000000H{number:03d}",
+            "kind": "gotcha",
+            "name": f"hostile-{name}",
+            "description": f"Hostile payload: {name}",
+            "project": "hostile",
+            "created": "2025-01-01T00:00:00Z",
+            "updated": "2025-01-01T00:00:00Z",
+            "tags": ["hostile"],
         }
         text = "---\n" + yaml.safe_dump(meta, sort_keys=False) + f"---\n# {name}\n\n{payload}\n\nThe end.\n"
         (store / "memories" / "hostile").mkdir(parents=True, exist_ok=True)
         (store / "memories" / "hostile" / f"{name}.md").write_text(text, "utf-8")
     # one more, not tagged `hostile`: a description and a body line far wider than any screen
-    meta = {"id": "01K0000000000000000000WXYZ", "kind": "gotcha", "name": "long-lines", "description": "d" * 3000,
-            "project": "hostile", "created": "2025-01-01T00:00:00Z", "updated": "2025-01-01T00:00:00Z"}
+    meta = {
+        "id": "01K0000000000000000000WXYZ",
+        "kind": "gotcha",
+        "name": "long-lines",
+        "description": "d" * 3000,
+        "project": "hostile",
+        "created": "2025-01-01T00:00:00Z",
+        "updated": "2025-01-01T00:00:00Z",
+    }
     text = "---\n" + yaml.safe_dump(meta, sort_keys=False, width=10_000) + "---\n" + "b" * 20_000 + "\n"
     (store / "memories" / "hostile" / "long-lines.md").write_text(text, "utf-8")
 
@@ -60,11 +77,21 @@ class Server:
     def __init__(self, db_path: Path, log_path: Path):
         self.db_path = db_path
         self.port = free_port()
-        self.log = open(log_path, "w+")
+        self.log = open(log_path, "w+")  # noqa: SIM115 (closed by stop())
         self.process = subprocess.Popen(
-            [sys.executable, "-c", "from indexer.cli import cli; cli()",
-             "serve", "--db", str(db_path), "--port", str(self.port)],
-            stdout=self.log, stderr=subprocess.STDOUT, cwd=log_path.parent,
+            [
+                sys.executable,
+                "-c",
+                "from indexer.cli import cli; cli()",
+                "serve",
+                "--db",
+                str(db_path),
+                "--port",
+                str(self.port),
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            cwd=log_path.parent,
         )
         self._ready = False
 
@@ -112,6 +139,7 @@ def memory_id(db_path, name):
 
 
 # --- the browser ---
+
 
 @pytest.fixture(scope="module")
 def browser():
@@ -170,7 +198,9 @@ def test_walk_through_the_explorer(served, page):
     page.press('input[name="_search"]', "Enter")
     page.wait_for_url("**_search=chroma*")
     names = page.locator("td.col-name").all_inner_texts()
-    assert "chroma-port-8000" in names and all(s == "superseded" for s in page.locator("td.col-status").all_inner_texts())
+    assert "chroma-port-8000" in names and all(
+        s == "superseded" for s in page.locator("td.col-status").all_inner_texts()
+    )
     screenshot(page, "3-search-chroma", scroll_to="table.rows-and-columns")
 
     page.locator(f'td a[href="/seamless/memories/{old}"]').first.click()
@@ -216,11 +246,17 @@ def test_a_memory_page_wraps_lines_wider_than_the_screen(served, page):
 
 # --- MCP (datasette-mcp, the optional `mcp` extra) ---
 
+
 def mcp_call(base, method, params=None, session=None, id=1):
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
     if session:
         headers |= {"mcp-session-id": session, "mcp-protocol-version": "2025-06-18"}
-    message = {"jsonrpc": "2.0", "method": method, **({"id": id} if id else {}), **({"params": params} if params else {})}
+    message = {
+        "jsonrpc": "2.0",
+        "method": method,
+        **({"id": id} if id else {}),
+        **({"params": params} if params else {}),
+    }
     request = urllib.request.Request(base + "/-/mcp", json.dumps(message).encode(), headers, method="POST")
     with urllib.request.urlopen(request, timeout=10) as response:
         body = response.read()
@@ -232,9 +268,15 @@ def mcp(served):
     if importlib.util.find_spec("datasette_mcp") is None:
         pytest.skip("datasette-mcp is an optional extra: pip install -e '.[mcp]'")
     base = served.url
-    session, reply = mcp_call(base, "initialize", {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "seamless-tests", "version": "0"},
-    })
+    session, reply = mcp_call(
+        base,
+        "initialize",
+        {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "seamless-tests", "version": "0"},
+        },
+    )
     assert reply["result"]["serverInfo"]["name"] == "datasette"
     mcp_call(base, "notifications/initialized", session=session, id=None)
     return lambda method, params=None: mcp_call(base, method, params, session, id=2)[1]
@@ -246,9 +288,17 @@ def test_mcp_lists_tools(mcp):
 
 
 def test_mcp_runs_the_briefing(mcp, served):
-    reply = mcp("tools/call", {"name": "execute_canned_query", "arguments": {
-        "database": "seamless", "query": "briefing", "parameters": {"project": "seamless", "as_of": "2026-12-02"},
-    }})
+    reply = mcp(
+        "tools/call",
+        {
+            "name": "execute_canned_query",
+            "arguments": {
+                "database": "seamless",
+                "query": "briefing",
+                "parameters": {"project": "seamless", "as_of": "2026-12-02"},
+            },
+        },
+    )
     result = reply["result"]
     assert not result.get("isError"), result
     rows = result["structuredContent"]["rows"]
@@ -266,7 +316,9 @@ def test_mcp_lists_canned_queries_none_writable(mcp):
 
 
 def test_mcp_cannot_write(mcp, served):
-    reply = mcp("tools/call", {"name": "execute_sql", "arguments": {"database": "seamless", "sql": "delete from memories"}})
+    reply = mcp(
+        "tools/call", {"name": "execute_sql", "arguments": {"database": "seamless", "sql": "delete from memories"}}
+    )
     assert reply["result"]["isError"]
     with sqlite3.connect(served.db_path) as conn:
         assert conn.execute("select count(*) from memories").fetchone()[0] > 0

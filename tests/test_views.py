@@ -1,9 +1,8 @@
 """The SQL views (indexer/views.py) against the CLI's and the canned queries' answers, same store, same time."""
 
 import json
-from indexer.sqlite import sqlite3
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 import sqlite_utils
@@ -12,13 +11,14 @@ from conftest import Store, started_explorer
 
 from indexer import queries, views
 from indexer.cli import cli
+from indexer.sqlite import sqlite3
 
 VIEWS = ["active_memories", "briefings", "supersession_history", "gardener_proposals"]
 
 
 def ago(days: float) -> str:
     """A UTC timestamp `days` before now (negative: in the future)."""
-    return (datetime.now(timezone.utc) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return (datetime.now(UTC) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @pytest.fixture(scope="module")
@@ -41,13 +41,16 @@ def written_db(tmp_path_factory):
     # tidepool: two memories merged into one
     merged = store.memory("merged", project="tidepool", created=ago(4), updated=ago(4))
     for name in ("left", "right"):
-        store.memory(name, project="tidepool", created=ago(20), updated=ago(4), invalid_at=ago(4),
-                     superseded_by=merged["id"])
+        store.memory(
+            name, project="tidepool", created=ago(20), updated=ago(4), invalid_at=ago(4), superseded_by=merged["id"]
+        )
     store.memory("tidepool-rule", project="tidepool", kind="constraint", created=ago(9), updated=ago(9))
     # global: a gotcha, a chain of two, a cycle (no current truth) and a dangling link
     store.memory("global-gotcha", project=None, created=ago(2), updated=ago(2))
     g_new = store.memory("global-new", project=None, created=ago(6), updated=ago(6))
-    store.memory("global-old", project=None, created=ago(70), updated=ago(6), invalid_at=ago(6), superseded_by=g_new["id"])
+    store.memory(
+        "global-old", project=None, created=ago(70), updated=ago(6), invalid_at=ago(6), superseded_by=g_new["id"]
+    )
     a_id, b_id = "01K0000000000000000000CYCA", "01K0000000000000000000CYCB"
     store.memory("cycle-a", id=a_id, project=None, invalid_at=ago(7), superseded_by=b_id)
     store.memory("cycle-b", id=b_id, project=None, invalid_at=ago(7), superseded_by=a_id)
@@ -73,10 +76,11 @@ def cli_json(*args) -> list[dict]:
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 # --- the views are there, and kept current ---
+
 
 def test_the_indexer_creates_the_views(db):
     names = [r["name"] for r in view(db, "select name from sqlite_master where type = 'view' order by name")]
@@ -104,7 +108,9 @@ def test_an_index_run_restores_views_that_are_missing_or_out_of_date(store):
         conn.execute("drop view briefings")
         conn.execute("create view briefings as select 'old sql' as project")
     assert store.index().mode == "no-op"
-    assert [r[0] for r in store.rows("select name from sqlite_master where type = 'view' order by name")] == sorted(VIEWS)
+    assert [r[0] for r in store.rows("select name from sqlite_master where type = 'view' order by name")] == sorted(
+        VIEWS
+    )
     assert store.rows("select project, name, reason from briefings") == [("seamless", "one", "included")]
 
 
@@ -118,6 +124,7 @@ def test_now_is_when_the_view_is_read_not_when_it_was_created(written_db):
 
 # --- each view against the CLI / canned query ---
 
+
 def valid_at(memory: dict, t: str) -> bool:
     """SPEC section 2, in Python: valid_from <= T < invalid_at, a missing valid_from meaning always."""
     return (memory["valid_from"] or "") <= t and (memory["invalid_at"] is None or memory["invalid_at"] > t)
@@ -130,7 +137,9 @@ def test_active_memories_are_the_memories_valid_now(db):
     memories = view(db, "select * from memories")
     expected = [{m["id"] for m in memories if valid_at(m, t)} for t in (before, after)]
     assert set(ids) in expected and len(ids) == len(set(ids))
-    assert view(db, "select * from active_memories where id = ?", (ids[0],)) == view(db, "select * from memories where id = ?", (ids[0],))
+    assert view(db, "select * from active_memories where id = ?", (ids[0],)) == view(
+        db, "select * from memories where id = ?", (ids[0],)
+    )
 
 
 def test_active_memories_follow_valid_from_and_invalid_at_not_status(written_db):
@@ -155,29 +164,49 @@ def test_each_project_in_briefings_is_that_projects_ledger_and_briefing_now(db):
         expected = queries.run(db, "briefing_ledger", project=project, as_of=as_of)
         assert ledger == expected, project
         briefing = view(db, "select * from briefings where project = ? and included", (project,))
-        assert [r["id"] for r in briefing] == [r["id"] for r in cli_json(
-            "briefing", "--project", project, "--as-of", as_of, "--db", str(db))], project
+        assert [r["id"] for r in briefing] == [
+            r["id"] for r in cli_json("briefing", "--project", project, "--as-of", as_of, "--db", str(db))
+        ], project
 
 
 def test_briefings_of_the_written_store(written_db):
     def told(project):
-        return [r["name"] for r in view(written_db, "select name from briefings where project = ? and included", (project,))]
+        return [
+            r["name"] for r in view(written_db, "select name from briefings where project = ? and included", (project,))
+        ]
 
-    assert told("seamless") == ["rule", "live-stage", "fresh", "global-gotcha", "expires-later", "embedded", "global-new", "done-stage"]
+    assert told("seamless") == [
+        "rule",
+        "live-stage",
+        "fresh",
+        "global-gotcha",
+        "expires-later",
+        "embedded",
+        "global-new",
+        "done-stage",
+    ]
     assert told("tidepool") == ["tidepool-rule", "global-gotcha", "merged", "global-new"]
     assert told("global") == ["global-gotcha", "global-new"]
-    reasons = {r["name"]: r["reason"] for r in view(written_db, "select name, reason from briefings where project = 'seamless'")}
+    reasons = {
+        r["name"]: r["reason"]
+        for r in view(written_db, "select name, reason from briefings where project = 'seamless'")
+    }
     assert reasons["too-old-for-briefing"] == reasons["stale"] == "dropped: age"
     assert reasons["not-yet"] == reasons["archived"] == "not valid at T"
     assert "merged" not in reasons  # nothing from another project, ever
-    scopes = {(r["name"], r["memory_project"]) for r in view(written_db, "select * from briefings where project = 'tidepool'")}
+    scopes = {
+        (r["name"], r["memory_project"]) for r in view(written_db, "select * from briefings where project = 'tidepool'")
+    }
     assert ("global-gotcha", None) in scopes and ("merged", "tidepool") in scopes
 
 
 def test_supersession_history_is_each_chain_once_as_history_tells_it(db):
     rows = view(db, "select * from supersession_history")
-    linked = view(db, "select id from memories where superseded_by is not null "
-                      "union select m.id from memories m join memories old on old.superseded_by = m.id")
+    linked = view(
+        db,
+        "select id from memories where superseded_by is not null "
+        "union select m.id from memories m join memories old on old.superseded_by = m.id",
+    )
     assert sorted(r["id"] for r in rows) == sorted(r["id"] for r in linked)  # each linked memory once
     chains = {}
     for r in rows:
@@ -200,7 +229,10 @@ def test_a_chain_leading_into_a_cycle_is_told_once_from_its_first(store):
     rows = view(store.db_path, "select * from supersession_history")
     told = cli_json("history", "way-in", "--db", str(store.db_path))
     assert [(r["chain_id"], r["name"], r["link"]) for r in rows] == [
-        (told[0]["id"], "way-in", None), (told[0]["id"], "loop-a", "cycle"), (told[0]["id"], "loop-b", "cycle")]
+        (told[0]["id"], "way-in", None),
+        (told[0]["id"], "loop-a", "cycle"),
+        (told[0]["id"], "loop-b", "cycle"),
+    ]
     assert [r["name"] for r in told] == ["way-in", "loop-a", "loop-b"]
 
 
@@ -215,20 +247,43 @@ def test_an_old_id_joins_to_its_current_truth(db):
 
 def test_supersession_history_of_the_written_store(written_db):
     def chain_of(name):
-        (chain_id,) = [r["chain_id"] for r in view(written_db, "select h.chain_id from supersession_history h "
-                                                                 "join memories m using (id) where m.name = ?", (name,))]
-        return [(r["name"], r["status"], r["link"], r["current"]) for r in view(
-            written_db, "select h.name, h.status, h.link, c.name as current from supersession_history h "
-                        "left join memories c on c.id = h.current_id where chain_id = ? order by position", (chain_id,))]
+        (chain_id,) = [
+            r["chain_id"]
+            for r in view(
+                written_db,
+                "select h.chain_id from supersession_history h join memories m using (id) where m.name = ?",
+                (name,),
+            )
+        ]
+        return [
+            (r["name"], r["status"], r["link"], r["current"])
+            for r in view(
+                written_db,
+                "select h.name, h.status, h.link, c.name as current from supersession_history h "
+                "left join memories c on c.id = h.current_id where chain_id = ? order by position",
+                (chain_id,),
+            )
+        ]
 
-    assert chain_of("embedded") == chain_of("port-8000") == [
-        ("port-8000", "superseded", None, "embedded"), ("port-8001", "superseded", None, "embedded"),
-        ("embedded", "active", None, "embedded")]
-    assert chain_of("right") == [("left", "superseded", None, "merged"), ("right", "superseded", None, "merged"),
-                                 ("merged", "active", None, "merged")]
+    assert (
+        chain_of("embedded")
+        == chain_of("port-8000")
+        == [
+            ("port-8000", "superseded", None, "embedded"),
+            ("port-8001", "superseded", None, "embedded"),
+            ("embedded", "active", None, "embedded"),
+        ]
+    )
+    assert chain_of("right") == [
+        ("left", "superseded", None, "merged"),
+        ("right", "superseded", None, "merged"),
+        ("merged", "active", None, "merged"),
+    ]
     assert chain_of("cycle-b") == [("cycle-a", "superseded", "cycle", None), ("cycle-b", "superseded", "cycle", None)]
     assert chain_of("lost") == [("lost", "superseded", "dangling", None)]
-    assert view(written_db, "select * from supersession_history h join memories m using (id) where m.name = 'fresh'") == []
+    assert (
+        view(written_db, "select * from supersession_history h join memories m using (id) where m.name = 'fresh'") == []
+    )
 
 
 def test_gardener_proposals_are_the_gardener_now(db):
@@ -245,17 +300,21 @@ def test_gardener_proposals_of_the_written_store(written_db):
 
 # --- Datasette ---
 
+
 @pytest.fixture(scope="module")
 def ds(written_db):
     return started_explorer(written_db)
 
 
-@pytest.mark.parametrize("name, title, facets", [
-    ("active_memories", "Active memories", {"kind", "project", "stage_status"}),
-    ("briefings", "Briefings now", {"project", "reason"}),
-    ("supersession_history", "Supersession history", {"status", "link"}),
-    ("gardener_proposals", "Gardener proposals", {"project", "kind"}),
-])
+@pytest.mark.parametrize(
+    "name, title, facets",
+    [
+        ("active_memories", "Active memories", {"kind", "project", "stage_status"}),
+        ("briefings", "Briefings now", {"project", "reason"}),
+        ("supersession_history", "Supersession history", {"status", "link"}),
+        ("gardener_proposals", "Gardener proposals", {"project", "kind"}),
+    ],
+)
 async def test_datasette_shows_each_view_with_its_title_and_facets(ds, name, title, facets):
     # without facet suggestions: each one evaluates the view again, and they are Datasette's, not ours
     response = await ds.client.get(f"/seamless/{name}?_nosuggest=1")
@@ -270,7 +329,9 @@ async def test_datasette_shows_each_view_with_its_title_and_facets(ds, name, tit
 async def test_datasette_briefing_filter_is_the_briefing(ds, written_db):
     # Datasette's filters send '1' as text: the view's integer columns still match it
     response = await ds.client.get("/seamless/briefings.json?project=tidepool&included=1&_shape=array")
-    assert [r["name"] for r in response.json()] == [r["name"] for r in queries.run(written_db, "briefing", project="tidepool")]
+    assert [r["name"] for r in response.json()] == [
+        r["name"] for r in queries.run(written_db, "briefing", project="tidepool")
+    ]
     response = await ds.client.get("/seamless/briefings.json?project=tidepool&position=1&pinned=1&_shape=array")
     assert [r["name"] for r in response.json()] == ["tidepool-rule"]
     response = await ds.client.get("/seamless/supersession_history.json?position=2&status=active&_shape=array")

@@ -68,8 +68,8 @@ class FieldReader:
             return None
         try:
             return timestamps.normalize(value)
-        except ValueError:
-            self.error(key, "bad-timestamp", f"{key}: {str(value)!r} is not an ISO 8601 date or time")
+        except ValueError as e:
+            self.error(key, "bad-timestamp", f"{key}: {e}")
             return None
 
     def ulid(self, key: str, required: bool) -> str | None:

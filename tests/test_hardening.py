@@ -4,9 +4,14 @@ Each test drives the real thing (a store on disk, the `seamless` command, a conf
 with an input an outside review used to break it.
 """
 
+import os
+import subprocess
+import sys
+
 import pytest
 from click.testing import CliRunner
 from conftest import started_explorer
+from stores import seamless
 from test_hostile_input import indexed, memory, problems_of, run_cli
 
 from indexer.cli import cli
@@ -60,3 +65,79 @@ async def test_an_as_of_out_of_range_is_a_400_naming_it(ds, path, when):
     response = await ds.client.get(f"/seamless/{path}?project=seamless&as_of={when.replace('+', '%2B')}")
     assert response.status_code == 400, response.text[:500]
     assert "as_of: " in response.text and "outside years 1 to 9999" in response.text
+
+
+# --- 2. settings that cannot stop the run, a size limit that cannot take the memory ---
+
+
+def settings_problems(store) -> list[tuple]:
+    return store.rows("select line, severity, code, message from problems where path = 'seamless.toml'")
+
+
+@pytest.mark.parametrize(
+    "toml",
+    [
+        "[index]\nmax_file_bytes = 1000\nx = " + "[" * 1000 + "]" * 1000 + "\n",  # arrays a thousand deep
+        "[index]\nmax_file_bytes = 1000\nx = " + "{a = " * 1000 + "}" * 1000 + "\n",  # inline tables
+    ],
+    ids=["arrays", "tables"],
+)
+def test_settings_nested_a_thousand_deep_are_a_settings_problem_with_the_defaults(store, toml):
+    store.write("seamless.toml", toml)
+    store.write("memories/seamless/m.md", memory(1, body="z" * 2000))
+    assert run_cli("index", store.root, "--db", store.db_path).exit_code == 0
+    assert [p[2:] for p in settings_problems(store)] == [("bad-settings", "TOML nested too deeply, defaults used")]
+    assert store.rows("select value from settings where key = 'index.max_file_bytes'") == [(4194304,)]
+    assert indexed(store, "memories/seamless/m.md")
+
+
+def test_a_settings_file_over_a_megabyte_is_refused_not_cut(store):
+    # the setting that matters comes after the first 1,000,000 bytes: read in part, it was silently lost
+    store.write("seamless.toml", "# padding\n" * 100_001 + "[index]\nmax_file_bytes = 1000\n")
+    store.write("memories/seamless/m.md", memory(1, body="z" * 2000))
+    assert run_cli("index", store.root, "--db", store.db_path).exit_code == 0
+    assert [p[2:] for p in settings_problems(store)] == [
+        ("bad-settings", "the file is over 1,000,000 bytes, defaults used")
+    ]
+    assert indexed(store, "memories/seamless/m.md")
+
+
+def test_many_settings_are_read_in_one_pass(store):
+    # each unknown key's line was looked for from the top: 100,000 keys took minutes
+    store.write("seamless.toml", "[extra]\n" + "".join(f"k{n} = {n}\n" for n in range(60_000)))
+    result = seamless("index", store.root, "--db", store.db_path, timeout=60)
+    assert result.returncode == 0, result.stderr[-500:]
+
+
+@pytest.mark.parametrize("limit", [2**53, 2**26 + 1])
+def test_a_size_limit_past_the_cap_is_refused(store, limit):
+    store.write("seamless.toml", f"[index]\nmax_file_bytes = {limit}\n")
+    store.write("memories/seamless/m.md", memory(1))
+    store.index()
+    assert [p[2:] for p in settings_problems(store)] == [
+        ("bad-settings", "index.max_file_bytes must be a whole number from 0 to 67,108,864; default 4194304 used")
+    ]
+    assert store.rows("select value from settings where key = 'index.max_file_bytes'") == [(4194304,)]
+
+
+@pytest.mark.parametrize("limit", [2**53, 2**26])
+def test_a_64_gb_sparse_file_is_too_large_within_bounded_memory(store, limit):
+    """The run's address space is capped at 1 GB: reading the file at its stated size would fail."""
+    store.write("seamless.toml", f"[index]\nmax_file_bytes = {limit}\n")
+    huge = store.write("memories/seamless/huge.md", memory(1))
+    os.truncate(huge, 64 << 30)
+    store.write("memories/seamless/m.md", memory(2))
+    cap = "import resource; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
+    command = [
+        sys.executable,
+        "-c",
+        cap + "from indexer.cli import cli; cli()",
+        "index",
+        store.root,
+        "--db",
+        store.db_path,
+    ]
+    result = subprocess.run(list(map(str, command)), capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert problems_of(store, "memories/seamless/huge.md") == [("error", "too-large")]
+    assert indexed(store, "memories/seamless/m.md")

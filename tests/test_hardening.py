@@ -5,16 +5,20 @@ with an input an outside review used to break it.
 """
 
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 from click.testing import CliRunner
 from conftest import started_explorer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from stores import seamless
 from test_hostile_input import indexed, memory, problems_of, run_cli
 
 from indexer.cli import cli
+from indexer.validate import first_heading
 
 # Times that parse but leave datetime's range once converted to UTC
 OUT_OF_RANGE = ("0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00")
@@ -141,3 +145,49 @@ def test_a_64_gb_sparse_file_is_too_large_within_bounded_memory(store, limit):
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-2000:]
     assert problems_of(store, "memories/seamless/huge.md") == [("error", "too-large")]
     assert indexed(store, "memories/seamless/m.md")
+
+
+# --- 3. every regex over file content is linear ---
+
+# a long line that each pattern over file content must cross, and the note or memory that holds it
+LONG = 4_000_000
+
+
+def long_line_store(store) -> None:
+    """Files whose long lines made a pattern backtrack: titles, stage headers, frontmatter keys and boundaries."""
+    for n, size in enumerate((100_000, LONG)):
+        store.note(f"title-spaces-{n}.md", "# a" + " " * size + "x\n")
+        store.note(f"title-hashes-{n}.md", "# a" + " #" * (size // 2) + "x\n")
+        store.note(f"title-after-code-{n}.md", "```\n# code\n```\n# a" + "\t" * size + "x\n")
+        store.note(f"boundary-{n}.md", "---\ntitle: t\n" + "-" * size + "x\n")
+        store.write(
+            f"memories/seamless/stage-{n}.md", memory(n, kind="stage", body="Status: open" + " |" * (size // 2) + "!\n")
+        )
+        store.write(
+            f"memories/seamless/gate-{n}.md",
+            memory(n + 10, kind="stage", body="Status: open\ngate" + " " * size + ":" + "a" * 1000 + "!\n"),
+        )
+    store.write("memories/seamless/key.md", memory(20, extra="a" * 30_000 + " " * 30_000 + "x\n"))
+    store.write("memories/seamless/quote.md", memory(21, extra="q: '" + "''" * 30_000 + "\n"))
+
+
+def test_long_lines_are_read_in_linear_time(store):
+    """A hang detector, not a speed test: the run must end within a generous minute."""
+    long_line_store(store)
+    store.memory("good-neighbour")
+    result = seamless("index", store.root, "--db", store.db_path, timeout=120)
+    assert result.returncode == 0, result.stderr[-1000:]
+    titles = dict(store.rows("select path, title from notes"))
+    assert titles["notes/title-spaces-1.md"] == "a" + " " * LONG + "x"
+    assert titles["notes/title-after-code-0.md"] == "a" + "\t" * 100_000 + "x"
+    assert indexed(store, "memories/seamless/good-neighbour.md")
+
+
+OLD_HEADING = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)  # the quadratic pattern, as the reference
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=" \t#a\n", max_size=12))
+def test_a_title_is_what_the_old_pattern_found(body):
+    heading = OLD_HEADING.search(body)
+    assert first_heading(body) == (heading.group(1).strip() if heading else None)

@@ -18,7 +18,7 @@ from . import changes, crossfile, database, fts, timestamps
 from .problems import Problem, error
 from .settings import FILE as SETTINGS_FILE
 from .settings import FILE_SETTINGS, load_settings
-from .walk import Folder, StoreFile, store_files, walk_folders
+from .walk import Folder, FolderFds, StoreFile, store_files, walk_folders
 
 PROGRESS_THRESHOLD = 2000  # files to read before a progress bar is worth showing
 # A file written this close to the walk may be rewritten at the same size within the same mtime
@@ -104,7 +104,8 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
     touched: list[StoreFile] = []
     deleted, vanished = plan.deleted, []
     # the writer's thread is stopped before the transaction commits or rolls back
-    with db.atomic(), IndexWriter(db, root, max_bytes, racy_after, empty=plan.full) as writer:
+    # files are read through folders opened without following a symlink (walk.FolderFds)
+    with db.atomic(), IndexWriter(db, root, max_bytes, racy_after, empty=plan.full) as writer, FolderFds(root) as dirs:
         if plan.full:
             fts.begin_rebuild(db)
             for table in ("memories", "notes", "problems", "index_files"):
@@ -113,7 +114,7 @@ def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) ->
             writer.forget(path)
 
         def read(sf: StoreFile, digest: str | None) -> None:
-            prepared = prepare(root, sf, digest, max_bytes)
+            prepared = prepare(root, sf, digest, max_bytes, dirs)
             if prepared is None:  # vanished between the walk and the read
                 vanished.append(sf)
                 deleted.append(sf.path)

@@ -8,15 +8,17 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from conftest import started_explorer
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from stores import seamless
+from stores import assert_accounted_for, seamless
 from test_hostile_input import indexed, memory, problems_of, run_cli
 
+import indexer.walk
 from indexer.cli import cli
 from indexer.validate import first_heading
 
@@ -24,6 +26,7 @@ from indexer.validate import first_heading
 OUT_OF_RANGE = ("0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00")
 MEMORY_TIMESTAMPS = ("created", "updated", "valid_from", "invalid_at")
 NOTE_TIMESTAMPS = ("created", "updated")
+HERE = Path(__file__).resolve().parent
 
 
 @pytest.fixture(scope="module")
@@ -191,3 +194,62 @@ OLD_HEADING = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)  # the quadrati
 def test_a_title_is_what_the_old_pattern_found(body):
     heading = OLD_HEADING.search(body)
     assert first_heading(body) == (heading.group(1).strip() if heading else None)
+
+
+# --- 4. no part of a path is followed, even when a folder is swapped for a symlink during a run ---
+
+
+def outside_folder(tmp_path) -> Path:
+    """A folder outside the store holding memories, one with the name the store's file has."""
+    outside = tmp_path / "outside"
+    (outside / "b").mkdir(parents=True)
+    for n, name in enumerate(["racy.md", "other.md"]):
+        text = memory(90 + n, name=f"outside-{n}", description="SECRET-TOKEN outside the store")
+        (outside / name).write_text(text)
+        (outside / "b" / name).write_text(text)
+    return outside
+
+
+def nothing_from_outside(store) -> None:
+    assert not store.rows("select 1 from memories where description like '%SECRET%' or path like '%outside%'")
+
+
+def test_a_folder_swapped_for_a_symlink_between_walk_and_read_is_not_followed(store, tmp_path):
+    outside = outside_folder(tmp_path)
+    store.write("memories/seamless/racy.md", memory(1))
+    store.memory("good-neighbour", project="elsewhere")
+    command = [sys.executable, str(HERE / "race_run.py"), "folder-symlink", "memories/seamless/racy.md", outside]
+    command += ["--", "index", store.root, "--db", store.db_path, "--full"]
+    result = subprocess.run(list(map(str, command)), capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    nothing_from_outside(store)
+    assert problems_of(store, "memories/seamless/racy.md") == [("error", "unreadable")]
+    assert indexed(store, "memories/elsewhere/good-neighbour.md")
+    store.index()  # at rest, the symlink is not walked into: the file is gone
+    nothing_from_outside(store)
+    assert_accounted_for(store.root, store.db_path)
+
+
+@pytest.mark.parametrize("swapped", ["memories/a", "memories/a/b"])
+def test_a_folder_swapped_for_a_symlink_during_the_walk_is_not_followed(store, tmp_path, monkeypatch, swapped):
+    """Right after memories/a is listed, `swapped` becomes a symlink to a folder outside the store."""
+    outside = outside_folder(tmp_path)
+    store.write("memories/a/b/racy.md", memory(1))
+    store.memory("good-neighbour", project="elsewhere")
+    real_scandir, listed = os.scandir, str(store.root / "memories" / "a")
+
+    def scandir(folder):
+        entries = list(real_scandir(folder))
+        name = os.readlink(f"/proc/self/fd/{folder}") if isinstance(folder, int) else folder
+        if name == listed:  # the listing is taken: now the swap
+            target = store.root / swapped
+            target.rename(tmp_path / "moved")
+            target.symlink_to(outside)
+        return iter(entries)
+
+    monkeypatch.setattr(indexer.walk.os, "scandir", scandir)
+    store.index(full=True)
+    monkeypatch.undo()
+    nothing_from_outside(store)
+    assert indexed(store, "memories/elsewhere/good-neighbour.md")
+    assert_accounted_for(store.root, store.db_path)

@@ -253,3 +253,22 @@ def test_a_folder_swapped_for_a_symlink_during_the_walk_is_not_followed(store, t
     nothing_from_outside(store)
     assert indexed(store, "memories/elsewhere/good-neighbour.md")
     assert_accounted_for(store.root, store.db_path)
+
+
+# --- 5. a tilde-encoded name is the same query to the parameter checks ---
+
+TILDE_PATHS = [
+    ("/seamless/brief~69ng.json?project=seamless", "budget=abc", "budget: 'abc'"),
+    ("/seamless/recal~6C.json?q=chroma", "limit=0", "limit: '0'"),
+    ("/seamless/brief~69ng.md?project=seamless", "as_of=yesterday", "as_of: 'yesterday'"),
+    ("/seamle~73s/briefing_ledger.json?project=seamless", "budget=-1", "budget: '-1'"),
+    ("/seamless/~67ardener.json?_shape=array", "as_of=2026", "as_of: '2026'"),
+]
+
+
+@pytest.mark.parametrize(("path", "bad", "says"), TILDE_PATHS)
+async def test_a_tilde_encoded_query_name_is_checked_like_the_plain_one(ds, path, bad, says):
+    assert (await ds.client.get(path)).status_code == 200  # Datasette serves the query under that name
+    response = await ds.client.get(f"{path}&{bad}")
+    assert response.status_code == 400, response.text[:300]
+    assert says in response.text

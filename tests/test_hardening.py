@@ -4,10 +4,12 @@ Each test drives the real thing (a store on disk, the `seamless` command, a conf
 with an input an outside review used to break it.
 """
 
+import json
 import os
 import re
 import subprocess
 import sys
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,9 @@ from stores import assert_accounted_for, seamless
 from test_hostile_input import indexed, memory, problems_of, run_cli
 
 import indexer.walk
+from indexer import bounded_sql
 from indexer.cli import cli
+from indexer.sqlite import sqlite3
 from indexer.validate import first_heading
 
 # Times that parse but leave datetime's range once converted to UTC
@@ -272,3 +276,82 @@ async def test_a_tilde_encoded_query_name_is_checked_like_the_plain_one(ds, path
     response = await ds.client.get(f"{path}&{bad}")
     assert response.status_code == 400, response.text[:300]
     assert says in response.text
+
+
+# --- 6. one SQL call cannot stall the server or take its memory ---
+
+TOO_BIG = [
+    "select length(randomblob(999999999))",
+    "select length(replace(hex(zeroblob(2.4e8)), '0', 'ab'))",
+    "select length(printf('%.*c', 4000000, 'x') || printf('%.*c', 4000000, 'x'))",
+    "select length(zeroblob(100000000))",
+    "with recursive r(s) as (select 'x' union all select s || s from r limit 40) select max(length(s)) from r",
+]
+# a text of 4 MB (as long as the largest file's body) that instr, replace, trim and LIKE compared in length**2 steps
+FOUR_MB = "(select printf('%.*c', 4000000, 'a'))"
+QUADRATIC = [
+    (f"select instr({FOUR_MB}, substr({FOUR_MB}, 1, 2000000) || 'b')", 0),
+    (f"select length(replace({FOUR_MB}, substr({FOUR_MB}, 1, 2000000) || 'b', 'x'))", 4_000_000),
+    (f"select length(trim({FOUR_MB}, substr({FOUR_MB}, 1, 2000000) || 'bcdefghijklmnopqrstuvwxyz'))", 0),
+    (f"select length(rtrim({FOUR_MB}, 'bcdefghijklmnopqrstuvwxyz' || substr({FOUR_MB}, 1, 1000)))", 0),
+    (f"select {FOUR_MB} like '%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%b'", 0),
+]
+
+
+def sql_path(sql: str) -> str:
+    return "/seamless.json?" + urllib.parse.urlencode({"sql": sql, "_shape": "array"})
+
+
+def explorer_get(db, paths: list[str], timeout: float = 90) -> list[tuple[int, str]]:
+    """Each path's status and answer, asked of an explorer in a child process that must end within `timeout`."""
+    command = [sys.executable, str(HERE / "explorer_get.py"), str(db), *paths]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=HERE)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return [tuple(json.loads(line)) for line in result.stdout.splitlines()]
+
+
+@pytest.mark.parametrize("sql", TOO_BIG)
+async def test_a_value_past_the_largest_file_is_refused_at_once(ds, sql):
+    response = await ds.client.get(sql_path(sql))
+    assert response.status_code == 400, response.text[:300]
+    assert "string or blob too big" in response.text
+
+
+def test_functions_that_compared_long_texts_in_quadratic_time_answer(example_db):
+    """A hang detector, not a speed test: before, each took hours and held one of the server's SQL threads."""
+    answers = explorer_get(example_db, [sql_path(sql) for sql, _ in QUADRATIC])
+    for (sql, expected), (status, text) in zip(QUADRATIC, answers):
+        assert status == 200, (sql, text)
+        assert list(json.loads(text)[0].values()) == [expected], sql
+
+
+async def test_every_stored_body_is_still_readable(ds, example_db):
+    longest = await ds.client.get(sql_path("select max(length(body)) as n from memories"))
+    assert longest.status_code == 200 and longest.json()[0]["n"] > 0
+
+
+SQL_VALUES = st.one_of(
+    st.none(),
+    st.text(alphabet="ab*%é ", max_size=6),
+    st.text(alphabet="ab", max_size=4).map(str.encode),
+    st.integers(-5, 50),
+)  # blobs of UTF-8 only: SQLite itself returns invalid text for the others
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    SQL_VALUES,
+    SQL_VALUES,
+    SQL_VALUES,
+    st.sampled_from(["instr(?, ?)", "replace(?, ?, ?)", "trim(?, ?)", "ltrim(?, ?)", "rtrim(?, ?)"]),
+)
+def test_the_linear_functions_answer_as_sqlites_own(x, y, z, call):
+    args = (x, y, z)[: call.count("?")]
+    plain = sqlite3.connect(":memory:")
+    bounded = sqlite3.connect(":memory:")
+    bounded_sql.bound(bounded)
+    if call.startswith(("trim", "ltrim", "rtrim")) and isinstance(y, str) and len(y) < 17:
+        y = y * 3  # past the fast path's 16 characters too
+        args = (x, y)
+    expected = plain.execute(f"select {call}", args).fetchone()
+    assert bounded.execute(f"select {call}", args).fetchone() == expected

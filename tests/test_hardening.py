@@ -4,6 +4,7 @@ Each test drives the real thing (a store on disk, the `seamless` command, a conf
 with an input an outside review used to break it.
 """
 
+import asyncio
 import json
 import os
 import re
@@ -14,15 +15,17 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import started_explorer
+from conftest import Store, started_explorer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from stores import assert_accounted_for, seamless
 from test_hostile_input import indexed, memory, problems_of, run_cli
+from test_served import Server, browser, page  # noqa: F401 (the browser fixtures)
 
 import indexer.walk
 from indexer import bounded_sql
 from indexer.cli import cli
+from indexer.serve import build_datasette
 from indexer.sqlite import sqlite3
 from indexer.validate import first_heading
 
@@ -355,3 +358,87 @@ def test_the_linear_functions_answer_as_sqlites_own(x, y, z, call):
         args = (x, y)
     expected = plain.execute(f"select {call}", args).fetchone()
     assert bounded.execute(f"select {call}", args).fetchone() == expected
+
+
+# --- 7. bodies: no request to our own endpoints, no render on the event loop, a budget of size and time ---
+
+OWN_SOURCES = [
+    '<img src="/seamless.json?sql=select+1">',
+    "![run](/seamless.json?sql=select+2)",
+    '<img src="seamless.json?sql=select+3">',
+    '<img src="//127.0.0.1:8001/seamless.json?sql=select+4">',
+    '<img src="http://localhost:8001/seamless.json?sql=select+5">',
+    '<img src="http://[::1]:8001/seamless.json?sql=select+6">',
+    '<img src="HTTP://127.0.0.2/seamless.json?sql=select+7">',
+]
+FOREIGN_IMAGE = "https://example.com/diagram.png"
+
+
+def body_store(store) -> dict[str, str]:
+    """Memories whose bodies point images at our own endpoints, and two a renderer chokes on; their ids.
+
+    The slow bodies end with the store's path: rendered once, a body is cached for the process.
+    """
+    ids = {}
+    ids["own"] = store.memory("own-sources", body="\n\n".join([*OWN_SOURCES, f"![ok]({FOREIGN_IMAGE})", "The end."]))[
+        "id"
+    ]
+    ids["huge"] = store.memory("huge-body", body="![" * 500_000 + str(store.root))["id"]  # 1 MB: minutes in markdown-it
+    ids["slow"] = store.memory("slow-body", body="![" * 40_000 + str(store.root))[
+        "id"
+    ]  # 80 KB: under the size budget, seconds
+    store.index()
+    return ids
+
+
+async def explorer(db_path):
+    """The explorer, started from within a test's own event loop."""
+    ds = build_datasette(db_path)
+    await ds.invoke_startup()
+    return ds
+
+
+async def test_a_body_cannot_point_an_image_at_this_machine(store):
+    ids = body_store(store)
+    ds = await explorer(store.db_path)
+    for path in (f"/seamless/memories/{ids['own']}", "/seamless/memories?name=own-sources"):
+        sources = re.findall(r'src="([^"]*)"', (await ds.client.get(path)).text)
+        assert FOREIGN_IMAGE in sources
+        assert not [src for src in sources if "sql=" in src], path
+
+
+async def test_a_body_too_long_or_too_slow_for_markdown_is_shown_as_text(store):
+    ids = body_store(store)
+    ds = await explorer(store.db_path)
+    for name in ("huge", "slow"):
+        html = (await ds.client.get(f"/seamless/memories/{ids[name]}")).text
+        assert '<pre class="md-plain">![![![' in html, name
+
+
+async def test_other_requests_are_answered_while_a_body_renders(store):
+    ids = body_store(store)
+    ds = await explorer(store.db_path)
+    slow = asyncio.ensure_future(ds.client.get(f"/seamless/memories/{ids['slow']}"))
+    await asyncio.sleep(0.2)
+    quick = await ds.client.get("/seamless/settings.json?_shape=array")
+    assert quick.status_code == 200 and not slow.done()  # answered while the slow body was still rendering
+    assert (await slow).status_code == 200
+
+
+@pytest.mark.browser
+def test_viewing_a_body_requests_nothing_of_ours(tmp_path, page):  # noqa: F811 (test_served's fixture)
+    store = Store(tmp_path / "store")
+    ids = body_store(store)
+    server = Server(store.db_path, tmp_path / "serve.log")
+    try:
+        base, requested = server.url, []
+        page.on("request", lambda request: requested.append(request.url))
+        page.route(FOREIGN_IMAGE, lambda route: route.fulfill(status=204))
+        page.goto(f"{base}/seamless/memories/{ids['own']}")
+        assert "The end." in page.locator(".memory-body").inner_text()
+        page.goto(f"{base}/seamless/memories?name=own-sources")
+        page.wait_for_timeout(300)
+    finally:
+        server.stop()
+    assert not [url for url in requested if "sql=" in url], requested
+    assert FOREIGN_IMAGE in requested

@@ -15,6 +15,8 @@ from datasette import hookimpl
 from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 
+from indexer.serve import DATABASE
+
 BODY_COLUMNS = {("memories", "body"), ("notes", "body"), ("active_memories", "body")}
 HIGHLIGHT = re.compile(r"\*\*(.+?)\*\*")  # the markers recall.sql's snippet() puts around each match
 URL_SCHEMES = {"http", "https", "mailto"}
@@ -35,7 +37,7 @@ def highlighted(snippet: str) -> Markup:
 
 @hookimpl
 def render_cell(value, column, table, database):
-    if database != "seamless" or not isinstance(value, str):
+    if database != DATABASE or not isinstance(value, str):
         return None
     if (table, column) in BODY_COLUMNS:
         return Markup('<div class="md-body">') + render_markdown(value) + Markup("</div>")

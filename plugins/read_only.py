@@ -8,6 +8,8 @@ restart. Datasette's own /-/ endpoints (log out, MCP) keep their methods.
 from datasette import hookimpl
 from datasette.utils.asgi import Response
 
+from indexer.serve import DATABASE
+
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
@@ -20,7 +22,7 @@ MMAP_BYTES = 1 << 30
 
 @hookimpl
 def prepare_connection(conn, database):
-    if database == "seamless":
+    if database == DATABASE:
         conn.execute("PRAGMA query_only = 1")
         conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
 

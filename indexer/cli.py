@@ -322,7 +322,10 @@ def project_option(help_text: str):
 
 def _from_stdin(value):
     """`-` means standard input, read as bytes (the library refuses what is not UTF-8)."""
-    return click.get_binary_stream("stdin").read() if value == "-" else value
+    if value != "-":
+        return value
+    with click.open_file("-", "rb") as stdin:
+        return stdin.read()
 
 
 def _written(call, as_json: bool) -> None:

@@ -446,3 +446,20 @@ def note(store, project, title, tags, body, as_json, db_path):
         ),
         as_json,
     )
+
+
+@cli.command()
+@write_store_argument
+@write_db_option
+@click.option("--project", help="The session's project: where writes without one land (else SEAMLESS_PROJECT).")
+def mcp(store, db_path, project):
+    """Serve STORE to agents as an MCP server over stdio: the write tools, briefing, recall and history."""
+    try:
+        from .mcp_server import serve as run
+    except ImportError as e:
+        raise click.ClickException(
+            f"the MCP server needs the mcp extra: pip install 'seamless-explorer[mcp]' ({e})"
+        ) from None
+    if not store.is_dir():
+        raise click.ClickException(f"no store at {store}: give the folder that holds memories/ and notes/")
+    run(store, db_path, project)

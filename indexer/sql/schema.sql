@@ -25,11 +25,10 @@ CREATE INDEX IF NOT EXISTS memories_project_updated ON memories (project, update
 CREATE INDEX IF NOT EXISTS memories_project_pinned ON memories (project, pinned);  -- a briefing's pinned rows
 CREATE INDEX IF NOT EXISTS memories_superseded_by ON memories (superseded_by) WHERE superseded_by IS NOT NULL;
 CREATE INDEX IF NOT EXISTS memories_name ON memories (name);
--- the explorer's default order and its facets: at 100,000 memories each was a scan of every row (0.1 s),
--- and the memories page took 1.2 s with facets timing out
+-- the explorer's default order and its facets, each otherwise a scan of every row (docs/performance.md)
 CREATE INDEX IF NOT EXISTS memories_updated ON memories (updated);
 CREATE INDEX IF NOT EXISTS memories_facets ON memories (kind, status, stage_status, model);
--- the tags facet reads only this (plugins/array_facet.py): 0.3 s at 100,000 memories over the table, 0.12 s here
+-- the tags facet reads only this (plugins/array_facet.py), not the wide rows of the table
 CREATE INDEX IF NOT EXISTS memories_tags ON memories (tags);
 
 CREATE TABLE IF NOT EXISTS notes (

@@ -45,4 +45,4 @@ bench: $(STAMP)  ## performance figures (SIZES="1000 10000 100000")
 	$(BIN)/python -m bench $(if $(SIZES),--sizes "$(SIZES)")
 
 clean:
-	rm -rf $(VENV) $(DB) $(DB)-wal $(DB)-shm $(DB).lock test-artifacts
+	rm -rf $(VENV) $(DB) $(DB)-wal $(DB)-shm $(DB).lock test-artifacts .mypy_cache build dist

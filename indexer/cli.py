@@ -32,7 +32,7 @@ def index(store, db_path, full, strict):
     from .sqlite import sqlite3
 
     try:
-        summary = index_store(store, db_path, full=full, progress=sys.stderr.isatty())
+        summary = index_store(store, db_path, full=full, progress=_progress_bar(), on_wait=_waiting(db_path))
     except sqlite3.DatabaseError as e:
         raise click.ClickException(
             f"could not write the index at {db_path}: {e}; the previous index is unchanged"
@@ -50,10 +50,33 @@ def check(store):
     """Validate STORE without writing anything; exit 1 on any error problem."""
     from .build import index_store
 
-    summary = index_store(store, ":memory:", full=True, progress=sys.stderr.isatty())
+    summary = index_store(store, ":memory:", full=True, progress=_progress_bar())
     _report(store, summary)
     if summary.errors:
         sys.exit(1)
+
+
+PROGRESS_THRESHOLD = 2000  # files to read before a progress bar is worth showing
+
+
+def _progress_bar():
+    """What an index run wraps its files to read in: a bar on a terminal when there are many, else None."""
+    if not sys.stderr.isatty():
+        return None
+
+    def bar(files):
+        if len(files) < PROGRESS_THRESHOLD:
+            yield from files
+            return
+        with click.progressbar(files, label="indexing", file=click.get_text_stream("stderr")) as shown:
+            yield from shown
+
+    return bar
+
+
+def _waiting(db_path):
+    """The message shown when another run holds the index's lock."""
+    return lambda: click.echo(f"waiting for another seamless index run on {db_path} to finish...", err=True)
 
 
 def _report(store: Path, summary) -> None:

@@ -101,18 +101,26 @@ def apply(store: Files, op: tuple) -> list[str]:
     return []
 
 
-def memory(created: str) -> bytes:
-    return (
-        f"---\nid: {IDS[0]}\nkind: gotcha\nname: port-8000\ndescription: d\ncreated: {created}\n---\nBody.\n".encode()
-    )
+def memory(n: int = 0, created: str = "2026-07-10", superseded_by: int | None = None) -> bytes:
+    """A valid memory with the id IDS[n], replaced by IDS[superseded_by] if given."""
+    link = f"superseded_by: {IDS[superseded_by]}\ninvalid_at: 2026-07-12\n" if superseded_by is not None else ""
+    return f"---\nid: {IDS[n]}\nkind: gotcha\nname: m-{n}\ndescription: d\ncreated: {created}\n{link}---\nB.\n".encode()
+
+
+A, B, C = "memories/seamless/a.md", "memories/seamless/b.md", "memories/seamless/c.md"
 
 
 @settings(SETTINGS, max_examples=40)
-@example(  # the earlier of two memories with one id deleted: the other wins now
-    {"memories/seamless/a.md": memory("2026-07-10"), "memories/seamless/b.md": memory("2026-07-11")},
-    [[("delete", 0)]],
+# the earlier of two memories with one id deleted: the other wins now
+@example({A: memory(0, "2026-07-10"), B: memory(0, "2026-07-11")}, [[("delete", 0)]], False)
+@example({A: memory(0, superseded_by=1), B: memory(1)}, [[("delete", 1)]], False)  # a link dangles now
+@example({A: memory(0, superseded_by=1)}, [[("write", B, memory(1))]], False)  # and no longer
+@example(  # cycles broken and made
+    {A: memory(0, superseded_by=1), B: memory(1, superseded_by=2), C: memory(2, superseded_by=0)},
+    [[("write", C, memory(2))]],
     False,
 )
+@example({A: memory(0, superseded_by=1), B: memory(1)}, [[("write", B, memory(1, superseded_by=0))]], False)
 @given(
     st.dictionaries(PATHS, content, max_size=6),
     st.lists(st.lists(operation, min_size=1, max_size=5), min_size=1, max_size=3),

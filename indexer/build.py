@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import changes, crossfile, database, fts, timestamps
+from . import changes, crossfile, database, fts, timestamps, views
 from .problems import Problem, error
 from .settings import FILE as SETTINGS_FILE
 from .settings import FILE_SETTINGS, load_settings
@@ -71,8 +71,10 @@ def index_store(
         db_path = database.resolved(db_path)
         if db_path != ":memory:" and not os.path.exists(db_path):  # the first run: no reader to protect
             with database.fresh_db(db_path) as db:
+                views.ensure_views(db)
                 return _run_store(db, Path(root), True, progress)
         with contextlib.closing(database.open_db(db_path)) as db:
+            views.ensure_views(db)  # compared with sqlite_master each time: changed SQL sources reach old indexes
             return _run_store(db, Path(root), full, progress)
 
 
@@ -97,6 +99,7 @@ def index_paths(
             return index_store(root, db_path, progress=progress)
         with contextlib.closing(database.open_db(db_path)) as db:
             database.check_store(db, root, db_path)
+            views.ensure_views(db)
             if database.store_of(db) is not None:
                 run = _Run.start(Path(root))
                 if not _settings_changed(db, run.settings, run.settings_problems):

@@ -6,10 +6,9 @@ import itertools
 import os
 import threading
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 
-from . import fts
+from . import fts, sql
 from .sqlite import sqlite3
 
 # bump when schema.sql, fts.py or a rule changes: an older index gets the new parts on open, and its next
@@ -38,22 +37,6 @@ class IndexConnection(sqlite3.Connection):
         self.execute(f"RELEASE {name}")
 
 
-def sql_source(name: str) -> str:
-    """The text of `indexer/sql/<name>.sql`."""
-    return resources.files(__package__).joinpath("sql", f"{name}.sql").read_text("utf-8")
-
-
-def statements(script: str) -> list[str]:
-    """The SQL statements of `script`, one by one (executescript would commit the open transaction)."""
-    found, pending = [], ""
-    for line in script.splitlines(keepends=True):
-        pending += line
-        if sqlite3.complete_statement(pending):
-            found.append(pending.strip())
-            pending = ""
-    return found
-
-
 def open_db(path: str | Path, private: bool = False) -> IndexConnection:
     """Open (creating if needed) the index at `path` with its schema in place.
 
@@ -75,14 +58,11 @@ def open_db(path: str | Path, private: bool = False) -> IndexConnection:
         with db.atomic():
             if version:  # made by an older indexer: with no files on record (in the table as it is now), the
                 db.execute("DROP TABLE IF EXISTS index_files")  # next run is a full one
-            for statement in statements(sql_source("schema")):  # every statement is IF NOT EXISTS
+            for statement in sql.statements(sql.source("schema")):  # every statement is IF NOT EXISTS
                 db.execute(statement)
             fts.drop_triggers(db)
             fts.create(db)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    from . import views  # here, not at the top: views reads queries, which reads this module
-
-    views.ensure_views(db)  # compared with sqlite_master each time: changed SQL sources reach old indexes
     return db
 
 

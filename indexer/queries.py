@@ -9,7 +9,7 @@ one; views and other callers can fill it differently (see `compose`). No Dataset
 from itertools import repeat
 from pathlib import Path
 
-from .database import sql_source
+from .sql import source as sql_source
 from .sqlite import sqlite3
 
 # '' means "not given" (that is how Datasette sends a missing parameter): as_of '' is now. A date or a

@@ -241,8 +241,9 @@ def recall(query, project, limit, as_json, db_path):
             )
         else:
             click.echo(f"{n}. note {row['path']}: {row['title']}")
-        if row["snippet"] and (row["type"] == "note" or "**" in row["snippet"]):
-            click.echo("   " + " ".join(row["snippet"].split()))
+        if row["snippet"] and (row["type"] == "note" or queries.MATCH_START in row["snippet"]):
+            snippet = row["snippet"].replace(queries.MATCH_START, "**").replace(queries.MATCH_END, "**")
+            click.echo("   " + " ".join(snippet.split()))
     # only old truths that would have ranked among the results shown deserve a line
     # (fewer rows than asked for, at most RECALL_MAX, means every match was shown: any old truth ranked among them)
     worst = rows[-1]["rank"] if len(rows) == min(limit, queries.RECALL_MAX) else float("inf")

@@ -106,7 +106,7 @@ recall_best AS (
 recall AS (
     SELECT
         'memory' AS type, m.id, m.path, m.project, m.kind, m.name, m.description, NULL AS title,
-        (SELECT snippet(memories_fts, 3, '**', '**', '…', 12) FROM memories_fts
+        (SELECT snippet(memories_fts, 3, char(57344), char(57345), '…', 12) FROM memories_fts
          WHERE memories_fts MATCH (SELECT fts FROM recall_query) AND memories_fts.rowid = b.fts_rowid) AS snippet,
         b.fts_rank AS rank, m.updated, b.arm, b.fts_rowid
     FROM recall_best AS b JOIN recall_memory_ranked AS m ON m.fts_rowid = b.fts_rowid
@@ -115,7 +115,7 @@ recall AS (
     SELECT
         'note' AS type, coalesce(n.id, n.path) AS id, n.path, n.project, NULL AS kind, NULL AS name,
         NULL AS description, n.title,
-        (SELECT snippet(notes_fts, 2, '**', '**', '…', 12) FROM notes_fts
+        (SELECT snippet(notes_fts, 2, char(57344), char(57345), '…', 12) FROM notes_fts
          WHERE notes_fts MATCH (SELECT fts FROM recall_query) AND notes_fts.rowid = b.fts_rowid) AS snippet,
         b.fts_rank AS rank, n.updated, b.arm, b.fts_rowid
     FROM recall_best AS b JOIN notes AS n ON n.rowid = b.fts_rowid

@@ -1,7 +1,21 @@
 """Replacing a store file so that a reader, or a crash, sees the old bytes or the new ones, never a part."""
 
 import os
+import signal
+from collections import Counter
 from pathlib import Path
+
+KILL_AFTER = "SEAMLESS_WRITE_KILL_AFTER"  # tests: `step` or `step#n` (its n-th time) after which to SIGKILL
+_steps: Counter = Counter()
+
+
+def crash_point(step: str) -> None:
+    """Kill this process with SIGKILL (a real kill -9) here when the environment asks for `step`."""
+    wanted = os.environ.get(KILL_AFTER)
+    if wanted:
+        _steps[step] += 1
+        if wanted in (step, f"{step}#{_steps[step]}"):
+            os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _temporary(target: Path, data: bytes, mode: int | None) -> Path:
@@ -15,6 +29,7 @@ def _temporary(target: Path, data: bytes, mode: int | None) -> Path:
         while view:
             view = view[os.write(fd, view) :]
         os.fsync(fd)
+        crash_point("temp-file")
     except BaseException:
         os.close(fd)
         temp.unlink(missing_ok=True)

@@ -3,7 +3,7 @@ delete, note. The files first, then the index, for the files touched.
 
 Every rule is the indexer's own: the text to be written is parsed and validated by `parse` and
 `validate` exactly as an index run would, and any problem it would report refuses the write with
-that problem's code. Writers on one store take turns through `STORE/.seamless-write.lock` and look at
+that problem's code. Writers on one store take turns through a lock on the store's folder and look at
 their target again (on disk) once they hold it.
 """
 
@@ -13,7 +13,6 @@ import fcntl
 import json
 import os
 import re
-import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,11 +27,9 @@ from .sqlite import sqlite3
 from .validate import ULID_TEXT, memory_record, note_record
 from .walk import read_regular_file
 
-LOCK_FILE = ".seamless-write.lock"
 NAME_MAX = 200
 PROJECT_MAX = 100
 UNSAFE_PROJECT = re.compile(r"[/\\\x00-\x1f\x7f]|\A\.|\.\.")
-KILL_AFTER = "SEAMLESS_WRITE_KILL_AFTER"  # tests: the step after which the process SIGKILLs itself
 
 
 class WriteRefused(Exception):
@@ -69,11 +66,6 @@ class Written:
         if self.action == "created":
             out["similar"] = self.similar
         return out
-
-
-def _crash_point(step: str) -> None:
-    if os.environ.get(KILL_AFTER) == step:
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 # Checking what the caller gave, before anything is read
@@ -219,22 +211,26 @@ class Session:
 
 @contextlib.contextmanager
 def session(root: Path | str, db_path: str | Path):
-    """Hold the store's write lock and yield a Session; refuse a missing or read-only store."""
+    """Hold the store's write lock and yield a Session; refuse a missing or read-only store.
+
+    The lock is a flock on the store's folder itself (no lock file in the store): released when the
+    process ends, even by kill -9.
+    """
     root = Path(root)
     if not root.is_dir():
         raise WriteRefused("no-store", f"no store at {root}: give the folder that holds memories/ and notes/")
+    if not os.access(root, os.W_OK):
+        raise WriteRefused("store-read-only", f"cannot write to the store at {root}: it is read-only")
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        lock = open(root / LOCK_FILE, "a")  # noqa: SIM115 - held for the whole block
-    except OSError as e:
-        raise WriteRefused("store-read-only", f"cannot write to the store at {root}: {e.strerror or e}") from None
-    with lock:
-        fcntl.lockf(lock, fcntl.LOCK_EX)
+        fcntl.flock(fd, fcntl.LOCK_EX)
         s = Session(root, db_path)
         try:
             yield s
         finally:
             s.close()
-            fcntl.lockf(lock, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def _write_file(target: Path, data: bytes, create: bool) -> None:
@@ -444,12 +440,12 @@ def write_memory(
             stamped = _edited(old_data, {"invalid_at": valid_from, "superseded_by": memory_id}, None)
             s.check(old["path"], stamped, {"invalid_at": valid_from, "superseded_by": memory_id}, old_problems)
         _write_file(s.root / path, new_data, create=created)
-        _crash_point("replacement")
+        atomic.crash_point("replacement")
         if old:
             _write_file(s.root / old["path"], stamped, create=False)
-            _crash_point("stamped")
+            atomic.crash_point("stamped")
         _index_after(s, [path] + ([old["path"]] if old else []))
-        _crash_point("indexed")
+        atomic.crash_point("indexed")
         similar = []
         if created and not old:
             from .similar import similar_memories

@@ -10,7 +10,7 @@ import re
 
 from .sqlite import sqlite3
 
-SIMILAR_AT = 0.3
+SIMILAR_AT = 0.4
 LIMIT = 3
 WORD = re.compile(r"[^\W_]{3,}")
 SQL = """

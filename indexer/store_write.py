@@ -147,16 +147,23 @@ class Session:
         self.conn: sqlite3.Connection | None = None
 
     def refresh(self, paths: list[str]) -> None:
-        """Bring the index in step for `paths` (and open it, creating it when missing)."""
+        """Bring the index in step for `paths` (creating it when missing) and open it for reading."""
         if self.conn is not None:
             self.conn.close()
             self.conn = None
         try:
-            build.index_store(self.root, self.db_path)
-        except sqlite3.DatabaseError as e:
+            self.sync(paths)
+        except (sqlite3.DatabaseError, OSError) as e:
             raise WriteRefused("index-error", f"cannot update the index at {self.db_path}: {e}") from None
         self.conn = sqlite3.connect(self.db_path)
         self.conn.row_factory = sqlite3.Row
+
+    def sync(self, paths: list[str]) -> None:
+        """The one call that brings the index in step with files of the store (under the index's writer lock).
+
+        `build.index_store` walks the whole store; `paths` names the files this write touched.
+        """
+        build.index_store(self.root, self.db_path)
 
     def close(self) -> None:
         if self.conn is not None:
@@ -245,7 +252,7 @@ def _write_file(target: Path, data: bytes, create: bool) -> None:
 def _index_after(s: Session, paths: list[str]) -> None:
     """Bring the index in step with the files just written."""
     try:
-        build.index_store(s.root, s.db_path)
+        s.sync(paths)
     except (sqlite3.DatabaseError, OSError) as e:
         raise WriteRefused(
             "index-error",

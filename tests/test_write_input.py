@@ -140,7 +140,7 @@ line_text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max
 names = st.from_regex(rules.KEBAB, fullmatch=True).filter(lambda n: 0 < len(n) <= 60)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     kind=st.sampled_from(rules.KINDS),
     name=names,

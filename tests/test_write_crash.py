@@ -145,3 +145,23 @@ def test_a_full_disk_leaves_the_old_file_intact(chain_store, tmp_path):
     assert path.read_bytes() == before
     assert not [p for p in path.parent.iterdir() if p.name.startswith(".")]  # no temporary file left behind
     assert shutil.disk_usage(store.root).free > 0
+
+
+def test_a_write_waits_for_an_index_run_holding_the_writer_lock(chain_store):
+    """A write and `seamless index` on one database take turns: the write waits while the lock is held."""
+    import time
+
+    from indexer.database import writer_lock
+
+    store = chain_store
+    with writer_lock(store.db_path):
+        process = subprocess.Popen(
+            seamless_command("write", store.root, *SUPERSEDE[:6], "--description", "d", "--db", store.db_path),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_env(None),
+        )
+        time.sleep(1.5)
+        assert process.poll() is None, process.communicate()
+    assert process.wait(timeout=60) == 0, process.communicate()

@@ -1,5 +1,6 @@
 """Replacing a store file so that a reader, or a crash, sees the old bytes or the new ones, never a part."""
 
+import glob
 import os
 import signal
 from collections import Counter
@@ -19,7 +20,13 @@ def crash_point(step: str) -> None:
 
 
 def _temporary(target: Path, data: bytes, mode: int | None) -> Path:
-    """Write `data` to a hidden file beside `target` (the walk skips hidden files) and sync it to disk."""
+    """Write `data` to a hidden file beside `target` (the walk skips hidden files) and sync it to disk.
+
+    The caller holds the store's write lock, so a temporary file of `target` left by another process
+    was left by one that was killed: it is removed.
+    """
+    for leftover in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
+        leftover.unlink(missing_ok=True)
     temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o666)  # the umask applies
     try:

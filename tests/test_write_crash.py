@@ -73,6 +73,8 @@ def test_kill_9_at_each_step_of_a_supersede_then_rerun_completes_it(chain_store,
     assert old["superseded_by"] == new["id"] and old["invalid_at"] == new["valid_from"]
     assert new["status"] == "active" and new["body"] == "Moved.\n"
     assert store.rows("select status from memories where id = ?", (old["id"],)) == [("superseded",)]
+    # a temporary file left by the kill is removed by the next write of its file
+    assert not [p.name for p in (store.root / "memories/seamless").iterdir() if p.name.startswith(".")]
 
 
 def _env(step: str | None) -> dict:

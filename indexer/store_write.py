@@ -130,7 +130,10 @@ def text_of(value: str | bytes | None, what: str) -> str | None:
 def _body(text: str) -> str:
     """A body as the indexer will read it back: LF line ends, no leading blank lines, a final newline."""
     text = text.replace("\r\n", "\n")
-    text = re.sub(r"\A(?:[ \t]*\n)+", "", text)
+    if not text.strip():
+        return ""
+    # the closing `---` line is matched with `\s*$`: it takes the blank lines after it
+    text = text[re.match(r"\s*", text).group().rfind("\n") + 1 :]
     return text if not text or text.endswith("\n") else text + "\n"
 
 

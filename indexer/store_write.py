@@ -10,6 +10,7 @@ their target again (on disk) once they hold it.
 import contextlib
 import difflib
 import fcntl
+import itertools
 import json
 import os
 import re
@@ -200,23 +201,21 @@ class Session:
                     "not-read-back", f"{key} would be read back as {record[key]!r}, not {value!r}; nothing was written"
                 )
 
+    def _variants(self, folder: str, stem: str):
+        """`folder/stem.md`, then `folder/stem-2.md`, `-3` ..., each with whether it exists."""
+        n = 1
+        while True:
+            path = f"{folder}/{stem}.md" if n == 1 else f"{folder}/{stem}-{n}.md"
+            yield path, os.path.lexists(self.root / path)
+            n += 1
+
     def free_path(self, folder: str, stem: str) -> str:
         """`folder/stem.md`, or the first `folder/stem-N.md` that is free."""
-        path, n = f"{folder}/{stem}.md", 1
-        while os.path.lexists(self.root / path):
-            n += 1
-            path = f"{folder}/{stem}-{n}.md"
-        return path
+        return next(path for path, taken in self._variants(folder, stem) if not taken)
 
     def candidates(self, folder: str, stem: str) -> list[str]:
         """The files a write of `stem` may have made in `folder` before (the paths `free_path` hands out)."""
-        found, n = [], 1
-        path = f"{folder}/{stem}.md"
-        while os.path.lexists(self.root / path):
-            found.append(path)
-            n += 1
-            path = f"{folder}/{stem}-{n}.md"
-        return found
+        return [path for path, _ in itertools.takewhile(lambda v: v[1], self._variants(folder, stem))]
 
 
 @contextlib.contextmanager
@@ -244,12 +243,11 @@ def session(root: Path | str, db_path: str | Path):
 
 
 def _write_file(target: Path, data: bytes, create: bool) -> None:
+    """Write one file atomically; a failure (a full disk) leaves the file as it was."""
     try:
         (atomic.create if create else atomic.replace)(target, data)
     except OSError as e:
-        raise WriteRefused(
-            "write-failed", f"cannot write {target}: {e.strerror or e}; the store is unchanged"
-        ) from None
+        raise WriteRefused("write-failed", f"cannot write {target}: {e.strerror or e}; the file is unchanged") from None
 
 
 def _index_after(s: Session, paths: list[str]) -> None:
@@ -452,7 +450,14 @@ def write_memory(
         _write_file(s.root / path, new_data, create=created)
         atomic.crash_point("replacement")
         if old:
-            _write_file(s.root / old["path"], stamped, create=False)
+            try:
+                _write_file(s.root / old["path"], stamped, create=False)
+            except WriteRefused as e:
+                raise WriteRefused(
+                    e.code,
+                    f"the replacement {memory_id} was written to {path}, but {old['id']} could not be stamped "
+                    f"({e.message}): run the same command again to complete the supersede",
+                ) from None
             atomic.crash_point("stamped")
         _index_after(s, [path] + ([old["path"]] if old else []))
         atomic.crash_point("indexed")

@@ -379,6 +379,7 @@ def write_memory(
     if not isinstance(description, str):
         raise WriteRefused("missing-description", "description is required: the one line every index shows")
     description = description.strip()
+    kind = kind.strip() if isinstance(kind, str) else kind
     if "\n" not in description:
         description = rules.fold_description(description)
     folder = f"memories/{scope or '_global'}"

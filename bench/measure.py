@@ -24,6 +24,7 @@ from indexer.sqlite import sqlite3
 from . import straightforward
 from .floor import floor
 from .generate import COMMON_WORD, NOW, PROJECTS
+from .writes import write_figures
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -53,6 +54,10 @@ TARGETS = {
     ("recall_sql", 100_000): 50.0,
     ("briefing_http", 100_000): 50.0,
     ("recall_http", 100_000): 50.0,
+    ("write_in", 100_000): 0.05,
+    ("supersede_in", 100_000): 0.05,
+    ("write", 100_000): 0.4,
+    ("supersede", 100_000): 0.4,
 }
 
 # Issue 5's targets are for its own 2-core machine, on which the straightforward pipeline rebuilt 10k in 2.4 s
@@ -211,6 +216,7 @@ def measure_store(store: Path, memories: int, work: Path, repeat: int, queries: 
     ]
     if queries:
         figures += sql_latencies(db, sf_db) + http_latencies(db, sf_db)
+    figures += write_figures(store, db, repeat, Figure, run, SEAMLESS, timed_cpu, median)
     for f in figures:
         f.target = TARGETS.get((f.key, memories))
     return figures

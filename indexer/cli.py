@@ -93,6 +93,8 @@ def _watching(store: Path, db_path: str):
     """Run `seamless watch STORE` beside the block, from its first index until the block ends."""
     from .watch import WatcherProcess
 
+    # Should this process die of a signal (uvicorn raises SIGTERM again once the server is down), the
+    # watcher sees its parent gone within a tick and stops by itself
     try:
         with WatcherProcess(store, db_path) as watcher:
             yield watcher

@@ -1,13 +1,18 @@
 """`seamless watch` as a real process over real files: every kind of change ends in the index, and nothing stops it."""
 
+import json
 import os
 import random
 import shutil
 import signal
+import urllib.request
 from pathlib import Path
 
 import pytest
-from stores import dump, memory_text
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from stores import dump, memory_text, seamless_command
+from test_served import free_port
 from watching import Watching, read_freshness, wait_until
 
 from indexer.build import index_store
@@ -193,3 +198,99 @@ def test_a_heartbeat_goes_stale_when_the_watcher_is_killed(store, watched):
     watched.process.wait()
     row = wait_until(lambda: (r := read_freshness(store.db_path)) and not r["watching"] and r, timeout=25)
     assert row["watcher_stopped"] is None and row["heartbeat_age"] >= 15
+
+
+def get_json(port: int, path: str):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as response:
+        return json.load(response)
+
+
+def answers(port: int, path: str):
+    try:
+        return get_json(port, path)
+    except OSError:
+        return None
+
+
+def test_serve_watch_serves_and_follows_and_stops_both(store, tmp_path):
+    store.memory("served-memory")
+    port = free_port()
+    command = seamless_command("serve", "--watch", store.root, "--db", store.db_path, "--port", port)
+    with Watching(store.root, store.db_path, command=command) as served:
+        fresh = wait_until(lambda: answers(port, "/-/freshness.json"), timeout=30)
+        assert fresh["watching"] is True
+        watcher_pid = fresh["watcher_pid"]
+        assert watcher_pid != served.process.pid  # the watcher runs in a process of its own
+
+        store.memory("written-while-served")
+        query = "/seamless/memories.json?_shape=array&name=written-while-served"
+        wait_until(lambda: answers(port, query))
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/seamless/memories", timeout=10) as response:
+            assert f"<strong>Watching:</strong> pid {watcher_pid} on " in response.read().decode()
+
+        assert served.stop(signal.SIGTERM) in (0, -signal.SIGTERM)  # as `seamless serve` alone: uvicorn's way
+        wait_until(lambda: not pid_alive(watcher_pid), what="the watcher stopped with the server")
+        assert "Traceback" not in served.output()
+    assert read_freshness(store.db_path)["watcher_stopped"]
+
+
+def test_serve_watch_killed_hard_takes_its_watcher_along(store):
+    port = free_port()
+    command = seamless_command("serve", "--watch", store.root, "--db", store.db_path, "--port", port)
+    with Watching(store.root, store.db_path, command=command) as served:
+        watcher_pid = wait_until(lambda: answers(port, "/-/freshness.json"), timeout=30)["watcher_pid"]
+        served.process.kill()
+        wait_until(lambda: not pid_alive(watcher_pid), what="the orphaned watcher stopped")
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie (exited, not yet reaped by anyone) counts as stopped
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+OPERATIONS = st.lists(
+    st.tuples(st.sampled_from(["create", "edit", "rename", "delete", "break", "duplicate", "move"]), st.integers(0, 5)),
+    min_size=1,
+    max_size=15,
+)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(operations=OPERATIONS)
+def test_any_file_operations_while_watching_end_equal_to_a_full_run(tmp_path_factory, operations):
+    tmp_path = tmp_path_factory.mktemp("property")
+    root = tmp_path / "store"
+    (root / "memories" / "a").mkdir(parents=True)
+    db_path = tmp_path / "store.db"
+    rng = random.Random(0)
+
+    def path(n: int) -> Path:
+        return root / "memories" / "ab"[n % 2] / f"m{n}.md"
+
+    with Watching(root, db_path):
+        for action, n in operations:
+            target = path(n)
+            if action in ("create", "duplicate") or not target.exists():
+                memory_id = f"01K5{(n if action == 'duplicate' else 100 + n):022d}"  # a duplicate id: cross-file rules
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(memory_text(rng, n, memory_id, "prop"))
+            elif action == "edit":
+                target.write_text(target.read_text() + "Edited.\n")
+            elif action == "rename":
+                target.rename(path(n + 1) if not path(n + 1).exists() else target.with_name(f"r{n}.md"))
+            elif action == "delete":
+                target.unlink()
+            elif action == "break":
+                target.write_text("---\nkind: [\n---\n")
+            elif action == "move":  # a whole folder out of the store and back under another name
+                folder = target.parent
+                folder.rename(tmp_path / "out")
+                (tmp_path / "out").rename(root / "notes" if not (root / "notes").exists() else folder)
+        wait_until(lambda: in_step_with_full(root, db_path, tmp_path), timeout=30)

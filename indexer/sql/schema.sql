@@ -98,3 +98,17 @@ CREATE TABLE IF NOT EXISTS index_meta (
     key TEXT PRIMARY KEY,
     value TEXT
 );
+
+-- Who follows the store (`seamless watch`): one row per watcher process, its heartbeat renewed every few seconds.
+-- A heartbeat older than 15 s, or a row with `stopped` set, is not a live watcher (indexer/sql/freshness.sql).
+CREATE TABLE IF NOT EXISTS index_watch (
+    id INTEGER PRIMARY KEY,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    started TEXT NOT NULL,        -- UTC, when it began following changes
+    heartbeat TEXT NOT NULL,      -- UTC, renewed at least every 5 s while it runs
+    stopped TEXT,                 -- UTC, set when it stopped cleanly; NULL while running (or if it was killed)
+    last_batch TEXT,              -- UTC, when it last applied a batch of changes
+    last_batch_size INTEGER,      -- how many changed paths that batch held
+    batches INTEGER NOT NULL DEFAULT 0
+);

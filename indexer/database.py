@@ -13,7 +13,9 @@ from .sqlite import sqlite3
 
 # bump when schema.sql, fts.py or a rule changes: an older index gets the new parts on open, and its next
 # run reads every file (its rows and problems were made by older rules)
-SCHEMA_VERSION = 9  # 8: real-time timestamps, note titles outside code, YAML error lines; 9: ctime_ns
+SCHEMA_VERSION = (
+    10  # 8: real-time timestamps, note titles outside code, YAML error lines; 9: ctime_ns; 10: memories_overview
+)
 _savepoints = itertools.count()
 
 

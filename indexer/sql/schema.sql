@@ -93,3 +93,7 @@ CREATE TABLE IF NOT EXISTS index_folders (
 
 -- a briefing's pinned rows, read from this index alone (not from the wide rows, bodies and all)
 CREATE INDEX IF NOT EXISTS memories_pinned_briefing ON memories (project, pinned, kind, updated, id, name, description, status, stage_status, stage_gate, valid_from, invalid_at) WHERE pinned = 1;
+
+-- the explorer's home page, the store's life and the gardener count and filter from this index alone
+-- (overview.sql, store_life.sql, gardener.sql), never reading the wide rows
+CREATE INDEX IF NOT EXISTS memories_overview ON memories (project, kind, status, pinned, stage_status, valid_from, invalid_at, created, updated);

@@ -44,15 +44,18 @@ def section_urls(datasette, as_of: str) -> dict[str, str]:
     }
 
 
-def scope_links(datasette, project: str) -> dict[str, str]:
-    """A card's links: its briefing as a page and as markdown, its ledger, its memories."""
-    query = "?" + urlencode({"project": project})
+def scope_links(datasette, project: str, as_of: str) -> dict[str, str]:
+    """A card's links: its briefing as a page and as markdown, its ledger (at the page's as_of), its memories."""
+    query = "?" + urlencode({"project": project, **({"as_of": as_of} if as_of else {})})
     memories = datasette.urls.table("seamless", "memories")
     return {
         "briefing": datasette.urls.query("seamless", "briefing") + query,
         "markdown": datasette.urls.path("/seamless/briefing.md") + query,
         "ledger": datasette.urls.query("seamless", "briefing_ledger") + query,
-        "memories": memories + ("?project__isnull=1" if project == "global" else query) + "&status=active",
+        "memories": memories
+        + "?"
+        + ("project__isnull=1" if project == "global" else urlencode({"project": project}))
+        + "&status=active",
     }
 
 
@@ -68,7 +71,7 @@ async def home(datasette, request):
         if len(section["rows"]) < SHOWN_PER_SECTION:
             section["rows"].append(dict(row))
     for card in cards:
-        card["links"] = scope_links(datasette, card["project"])
+        card["links"] = scope_links(datasette, card["project"], as_of)
     json_query = "?" + urlencode({"_shape": "array", **({"as_of": as_of} if as_of else {})})
     context = {
         "title": datasette.metadata("title") or "Seamless memory explorer",

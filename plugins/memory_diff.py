@@ -21,7 +21,8 @@ MAX_TOKENS = 6000
 def word_diff(old: str | None, new: str | None) -> Markup | None:
     """`old` against `new` as escaped HTML with <del> and <ins>; None when a side is too long to compare.
 
-    Changes separated only by whitespace are shown as one: `<del>a b</del><ins>c d</ins>`, not four pieces.
+    Changes separated only by whitespace, a word of up to three letters or punctuation are shown as one:
+    `<del>a is b</del><ins>c is d</ins>`, not six pieces.
     """
     a, b = TOKEN.findall(old or ""), TOKEN.findall(new or "")
     if len(a) > MAX_TOKENS or len(b) > MAX_TOKENS:
@@ -42,7 +43,8 @@ def word_diff(old: str | None, new: str | None) -> Markup | None:
         if tag != "equal":
             removed.extend(a[i1:i2])
             added.extend(b[j1:j2])
-        elif (removed or added) and n + 1 < len(opcodes) and same.isspace():  # a change follows: one change
+        elif (removed or added) and n + 1 < len(opcodes) and len(same.strip()) <= 3:
+            # only whitespace, a short word or a stop between two changes: shown as one change, easier to read
             removed.append(same)
             added.append(same)
         else:

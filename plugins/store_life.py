@@ -20,9 +20,9 @@ from indexer.timestamps import normalize
 KIND_COLOURS = dict(
     zip(KINDS, ("#D55E00", "#0072B2", "#009E73", "#E69F00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"))
 )
-STEP = {"month": 30, "week": 22}  # pixels per period: the chart scrolls inside itself when wider than the screen
-BAR = {"month": 22, "week": 16}
-HEIGHT, TOP, BOTTOM, LEFT = 220, 12, 34, 36
+STEP = {"month": 34, "week": 22}  # pixels per period: the chart scrolls inside itself when wider than the screen
+BAR = {"month": 26, "week": 16}
+HEIGHT, TOP, BOTTOM, LEFT = 260, 12, 44, 36
 
 
 def periods(first: str, last: str, by: str) -> list[str]:
@@ -42,12 +42,17 @@ def period_start(moment: str, by: str) -> str:
     return (day - dt.timedelta(days=day.weekday())).isoformat() if by == "week" else day.replace(day=1).isoformat()
 
 
-def label(period: str, by: str, index: int) -> str:
-    """An axis label: months by name (the year at January and at the first), every fourth week by date."""
+def label(period: str, by: str, index: int) -> tuple[str, str]:
+    """An axis label and the year under it: months by name, every fourth week by day; the year at the first
+    period and wherever a year begins."""
     day = dt.date.fromisoformat(period)
     if by == "week":
-        return day.strftime("%d %b") if index % 4 == 0 else ""
-    return day.strftime("%b %Y") if day.month == 1 or index == 0 else day.strftime("%b")
+        shown = index % 4 == 0
+        return (
+            day.strftime("%d %b") if shown else "",
+            str(day.year) if shown and (index == 0 or (day.month == 1 and day.day <= 28)) else "",
+        )
+    return day.strftime("%b"), str(day.year) if day.month == 1 or index == 0 else ""
 
 
 def chart(rows: list, by: str, as_of: str) -> dict:
@@ -93,10 +98,12 @@ def chart(rows: list, by: str, as_of: str) -> dict:
             if n:
                 bars.append({"y": y, "h": n * scale, "fill": None, "class": event, "title": f"{n} {event}"})
                 y += n * scale
+        month_or_day, year = label(start, by, index)
         columns.append(
             {
                 "period": start,
-                "label": label(start, by, index),
+                "label": month_or_day,
+                "year": year,
                 "x": x,
                 "bars": bars,
                 "total": total,

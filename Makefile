@@ -7,7 +7,7 @@ DB ?= seamless.db
 PORT ?= 8001
 STAMP := $(VENV)/.installed
 
-.PHONY: install index check serve test lint browser bench clean
+.PHONY: install index check serve test lint docs browser bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,9 @@ browser:  ## Debian's chromium for the browser tests (installed when missing and
 lint: $(STAMP)  ## ruff: lint, import order and format
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+docs: $(STAMP)  ## write the generated parts of docs/ (the rules table, the CLI reference)
+	$(BIN)/python -m docs.generate
 
 test: $(STAMP) browser lint  ## the whole test suite, after the lint
 	$(BIN)/pytest -q

@@ -301,3 +301,165 @@ def gardener(as_of, as_json, db_path):
             f"{row['proposal']} {row['id']} [{row['kind']}] {row['name']} ({_scope(row['project'])}): {row['reason']}"
         )
     click.echo(f"{len(rows)} proposals; nothing was changed (the gardener only proposes)", err=True)
+
+
+# Writing: the seed's write operations (docs/writing.md). Each command calls one function of indexer.store_write.
+
+
+def write_db_option(function):
+    return click.option(
+        "--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to update (created when missing)."
+    )(function)
+
+
+def write_store_argument(function):
+    return click.argument("store", type=click.Path(file_okay=False, path_type=Path))(function)
+
+
+def project_option(help_text: str):
+    return click.option("--project", envvar="SEAMLESS_PROJECT", show_envvar=True, help=help_text)
+
+
+def _from_stdin(value):
+    """`-` means standard input, read as bytes (the library refuses what is not UTF-8)."""
+    if value != "-":
+        return value
+    with click.open_file("-", "rb") as stdin:
+        return stdin.read()
+
+
+def _written(call, as_json: bool) -> None:
+    """Run one write, print its result (one JSON object with --json), or turn its refusal into a click error."""
+    import json
+
+    from .store_write import WriteRefused
+
+    try:
+        result = call()
+    except WriteRefused as e:
+        raise click.ClickException(str(e)) from None
+    if as_json:
+        click.echo(json.dumps(result.as_json(), indent=2, ensure_ascii=False))
+        return
+    what = result.name if result.title is None else result.title
+    click.echo(f"{result.action} {result.id} {result.path} ({what}, {_scope(result.project)}, {result.status})")
+    if result.superseded:
+        click.echo(f"superseded {result.superseded}: it stays on disk, invalid from now, pointing to {result.id}")
+    if result.similar:
+        click.echo("similar active memories (use --supersedes ID to replace one instead of adding another):")
+        for row in result.similar:
+            click.echo(f"  {row['id']} {row['name']}: {row['description']}")
+
+
+@cli.command()
+@write_store_argument
+@project_option("The memory's project; `global` for a global memory. Required (fail closed).")
+@click.option(
+    "--kind", required=True, help="constraint, runbook, protocol, gotcha, decision, refuted, reference, stage."
+)
+@click.option("--name", required=True, help="kebab-case; an active memory of the project with this name is updated.")
+@click.option("--description", required=True, help="One line, at most 150 characters: all an index shows.")
+@click.option("--tag", "tags", multiple=True, help="A tag (repeat for several); given tags replace the old ones.")
+@click.option("--supersedes", metavar="X", help="The id or name of the active memory this one replaces.")
+@click.option("--session", envvar="SEAMLESS_SESSION", show_envvar=True, help="source_session of the memory.")
+@click.option("--model", envvar="SEAMLESS_MODEL", show_envvar=True, help="The model that produced the content.")
+@click.option("--body", metavar="TEXT", help="The body markdown; `-` reads standard input. Omitted: kept on update.")
+@json_option
+@write_db_option
+def write(store, project, kind, name, description, tags, supersedes, session, model, body, as_json, db_path):
+    """Write a memory to STORE: new, updated in place (same name), or replacing another (--supersedes)."""
+    from .store_write import write_memory
+
+    _written(
+        lambda: write_memory(
+            store,
+            db_path,
+            project=project,
+            kind=kind,
+            name=name,
+            description=description,
+            tags=list(tags) if tags else None,
+            supersedes=supersedes,
+            session_id=session,
+            model=model,
+            body=_from_stdin(body),
+        ),
+        as_json,
+    )
+
+
+@cli.command()
+@write_store_argument
+@click.argument("memory", metavar="X")
+@project_option("The project to look the name X up in (then global).")
+@click.option("--text", required=True, help="The text to add to the end of the body; `-` reads standard input.")
+@json_option
+@write_db_option
+def append(store, memory, project, text, as_json, db_path):
+    """Add text to the end of the body of active memory X (an id or a name); `updated` becomes now."""
+    from .store_write import append_memory
+
+    _written(lambda: append_memory(store, db_path, memory, _from_stdin(text), project=project), as_json)
+
+
+@cli.command()
+@write_store_argument
+@click.argument("memory", metavar="X")
+@project_option("The project to look the name X up in (then global).")
+@json_option
+@write_db_option
+def archive(store, memory, project, as_json, db_path):
+    """Archive active memory X: invalid from now, with no successor; it stays on disk."""
+    from .store_write import archive_memory
+
+    _written(lambda: archive_memory(store, db_path, memory, project=project), as_json)
+
+
+@cli.command()
+@write_store_argument
+@click.argument("memory", metavar="X")
+@project_option("The project to look the name X up in (then global).")
+@json_option
+@write_db_option
+def delete(store, memory, project, as_json, db_path):
+    """Delete memory X's file: for what was never true. Refused if a memory was replaced by X."""
+    from .store_write import delete_memory
+
+    _written(lambda: delete_memory(store, db_path, memory, project=project), as_json)
+
+
+@cli.command()
+@write_store_argument
+@project_option("The note's project; `global` for a global note. Required (fail closed).")
+@click.option("--title", required=True, help="The note's title (also its file name).")
+@click.option("--tag", "tags", multiple=True, help="A tag (repeat for several).")
+@click.option("--body", metavar="TEXT", help="The note's markdown; `-` reads standard input.")
+@json_option
+@write_db_option
+def note(store, project, title, tags, body, as_json, db_path):
+    """Write a note (research, a meeting summary, a design record) under STORE/notes/<project>/."""
+    from .store_write import write_note
+
+    _written(
+        lambda: write_note(
+            store, db_path, project=project, title=title, tags=list(tags) or None, body=_from_stdin(body)
+        ),
+        as_json,
+    )
+
+
+@cli.command()
+@write_store_argument
+@write_db_option
+@click.option("--project", help="The session's project: where writes without one land (else SEAMLESS_PROJECT).")
+def mcp(store, db_path, project):
+    """Serve STORE to agents as an MCP server over stdio: the write tools, briefing, recall and history."""
+    try:
+        from .mcp_server import serve as run
+    except ImportError as e:
+        raise click.ClickException(
+            f"the MCP server needs the mcp extra: pip install 'seamless-explorer[mcp]' ({e})"
+        ) from None
+    if not store.is_dir():
+        raise click.ClickException(f"no store at {store}: give the folder that holds memories/ and notes/")
+    run(store, db_path, project)

@@ -18,7 +18,9 @@ DEFAULTS = {
 }
 # the settings a file's verdict depends on: when one changes, the next run judges every file again
 FILE_SETTINGS = ("index.max_file_bytes",)
-LARGEST = 2**53  # past this a number is no sensible setting, and too large for read() and SQLite
+LARGEST = 2**53  # past this a number is no sensible setting, and too large for SQLite
+# a file is read whole into memory to be parsed: a larger limit would let one file take the machine's memory
+MAXIMUM = {"index.max_file_bytes": 64 * 1024 * 1024}
 MAX_SETTINGS_BYTES = 1_000_000
 
 
@@ -27,10 +29,18 @@ def load_settings(root: Path) -> tuple[dict[str, int], list[Problem]]:
     settings = dict(DEFAULTS)
     path = root / FILE
     try:
-        text = read_regular_file(str(path), MAX_SETTINGS_BYTES).decode("utf-8")
+        data = read_regular_file(str(path), MAX_SETTINGS_BYTES + 1)
     except FileNotFoundError:
         return settings, []
-    except (OSError, UnicodeDecodeError) as e:
+    except OSError as e:
+        return settings, [error(FILE, 1, "bad-settings", f"cannot read settings, defaults used: {e}")]
+    if len(data) > MAX_SETTINGS_BYTES:  # read in part, a setting after the cut would be silently lost
+        return settings, [
+            error(FILE, 1, "bad-settings", f"the file is over {MAX_SETTINGS_BYTES:,} bytes, defaults used")
+        ]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
         return settings, [error(FILE, 1, "bad-settings", f"cannot read settings, defaults used: {e}")]
     try:
         data = tomllib.loads(text)
@@ -38,22 +48,27 @@ def load_settings(root: Path) -> tuple[dict[str, int], list[Problem]]:
         m = re.search(r"line (\d+)", str(e))
         line = int(m.group(1)) if m else 1
         return settings, [error(FILE, line, "bad-settings", f"TOML syntax error, defaults used: {e}")]
+    except RecursionError:  # tomllib recurses once per nested array or table: a thousand deep exhaust the stack
+        return settings, [error(FILE, 1, "bad-settings", "TOML nested too deeply, defaults used")]
     problems = []
+    lines = _key_lines(text)
     for section, values in data.items():
         if not isinstance(values, dict):
             values = {"": values}
         for name, value in values.items():
             key = f"{section}.{name}"
-            line = _line_of(text, name)
+            line = lines.get(name, 1)
             if key not in DEFAULTS:
                 problems.append(warning(FILE, line, "unknown-setting", f"unknown setting {key!r} ignored"))
-            elif isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= LARGEST:
+            elif isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAXIMUM.get(key, LARGEST):
+                most = MAXIMUM.get(key)
                 problems.append(
                     error(
                         FILE,
                         line,
                         "bad-settings",
-                        f"{key} must be a whole number from 0 to 2**53; default {DEFAULTS[key]} used",
+                        f"{key} must be a whole number from 0 to {f'{most:,}' if most else '2**53'}; "
+                        f"default {DEFAULTS[key]} used",
                     )
                 )
             else:
@@ -61,8 +76,11 @@ def load_settings(root: Path) -> tuple[dict[str, int], list[Problem]]:
     return settings, problems
 
 
-def _line_of(text: str, name: str) -> int:
+def _key_lines(text: str) -> dict[str, int]:
+    """The first line of each `name = value` (one pass: a line search per key is quadratic in a big file)."""
+    lines: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), 1):
-        if line.strip().startswith(name) and "=" in line:
-            return number
-    return 1
+        name, equals, _ = line.partition("=")
+        if equals:
+            lines.setdefault(name.strip(), number)
+    return lines

@@ -12,7 +12,7 @@ def normalize(text: str) -> str:
     """Return ISO 8601 `text` (a date, or a date and time) as canonical UTC text.
 
     A date means midnight UTC; a time without an offset is taken as UTC.
-    Raises ValueError for anything else.
+    Raises ValueError for anything else, and for a time that leaves years 1-9999 once in UTC.
     """
     text = text.strip()
     if CANONICAL.match(text):
@@ -24,7 +24,10 @@ def normalize(text: str) -> str:
             f"{text!r} is not an ISO 8601 date or time (like 2026-07-10 or 2026-07-10T18:00:00Z)"
         ) from None
     if value.tzinfo is not None:
-        value = value.astimezone(dt.UTC)
+        try:
+            value = value.astimezone(dt.UTC)
+        except OverflowError:  # 0001-01-01T00:00:00+01:00 is in year 0 in UTC, which datetime cannot hold
+            raise ValueError(f"{text!r} is outside years 1 to 9999 once converted to UTC") from None
     return canonical(value)
 
 

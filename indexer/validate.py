@@ -12,7 +12,9 @@ from .parse import ParsedFile
 from .problems import Problem, error, warning
 from .yaml_loader import Trap
 
-HEADING = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+# The whole heading line; closing spaces and #s are stripped in Python (see heading_text): a lazy `(.+?)` before
+# `[ \t#]*$` retried the tail at every character, hours for `# a` and four megabytes of spaces before `x`.
+HEADING = re.compile(r"^#[ \t]+(.+)$", re.MULTILINE)
 FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")  # a fenced code block opens or closes: a `#` line in it is code
 # a ULID as text: 26 characters of Crockford base32, the first at most 7 so it fits 128 bits
 ULID_TEXT = re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}\Z")
@@ -68,8 +70,8 @@ class FieldReader:
             return None
         try:
             return timestamps.normalize(value)
-        except ValueError:
-            self.error(key, "bad-timestamp", f"{key}: {str(value)!r} is not an ISO 8601 date or time")
+        except ValueError as e:
+            self.error(key, "bad-timestamp", f"{key}: {e}")
             return None
 
     def ulid(self, key: str, required: bool) -> str | None:
@@ -226,7 +228,7 @@ def first_heading(body: str) -> str | None:
     """The text of the body's first `# heading` outside fenced code blocks (a shell comment is no title)."""
     if "```" not in body and "~~~" not in body:  # the usual case: no code block to skip
         heading = HEADING.search(body)
-        return heading.group(1).strip() if heading else None
+        return heading_text(heading) if heading else None
     fence = ""
     for line in body.splitlines():
         mark = FENCE.match(line)
@@ -236,8 +238,14 @@ def first_heading(body: str) -> str | None:
         elif mark:
             fence = mark[1]
         elif heading := HEADING.match(line):
-            return heading.group(1).strip()
+            return heading_text(heading)
     return None
+
+
+def heading_text(heading: re.Match) -> str:
+    """A HEADING's text without its closing spaces and #s (a heading of #s only keeps its first)."""
+    text = heading.group(1)
+    return (text.rstrip(" \t#") or text[:1]).strip()
 
 
 def note_record(parsed: ParsedFile) -> tuple[dict | None, list[Problem]]:

@@ -120,6 +120,9 @@ def _is_utf8(name: str) -> bool:
     return True
 
 
+CHUNK_BYTES = 1 << 20  # what one read() may allocate: a file's stated size is not trusted with memory
+
+
 def read_regular_file(name: str, limit: int) -> bytes:
     """At most `limit` bytes of the regular file `name`, refusing symlinks and special files."""
     # the walk skipped those, but the path may have been replaced since: a symlink must not
@@ -132,16 +135,15 @@ def read_regular_file(name: str, limit: int) -> bytes:
         # ask for the size we know, plus one to see growth: a read sized by the limit alone
         # would allocate megabytes for every small file
         want, got, chunks = min(info.st_size + 1, limit), 0, []
-        while True:
-            chunk = os.read(fd, want - got)
+        while got < want:
+            ask = min(want - got, CHUNK_BYTES)
+            chunk = os.read(fd, ask)
             chunks.append(chunk)
             got += len(chunk)
-            if got < want:  # a short read of a regular file is its end: no second read to see it
+            if len(chunk) < ask:  # a short read of a regular file is its end: no second read to see it
                 break
-            if got > info.st_size and want < limit:  # it grew since fstat: read on, up to the limit
+            if got == want and got > info.st_size:  # it grew since fstat: read on, up to the limit
                 want = limit
-            else:
-                break
         return b"".join(chunks)
     finally:
         os.close(fd)

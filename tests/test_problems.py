@@ -40,6 +40,7 @@ CASES = {
     "yaml-trap-name-no": ([("case.md", 4, "warning", "yaml-trap")], True),
     "yaml-trap-digit-id": ([("case.md", 2, "warning", "yaml-trap")], True),
     "tags-bare-string": ([("case.md", 14, "warning", "tags-bare-string")], True),
+    "bad-tags": ([("case.md", 14, "warning", "bad-tags")], True),  # a tag that is a mapping
     "stage-header": ([("case.md", 17, "warning", "stage-header")], True),
     "dangling-supersession": ([("case.md", 11, "warning", "dangling-supersession")], True),
     "supersession-cycle": (
@@ -111,6 +112,21 @@ def test_timestamps_become_utc_text(store):
     assert store.rows("select created, updated, valid_from from memories where path = 'memories/seamless/case.md'") == [
         ("2026-07-10T00:00:00Z", "2026-07-10T18:00:00Z", "2026-07-10T00:00:00Z")
     ]
+
+
+def test_a_tag_that_is_not_text_is_left_out(store):
+    load_case(store, "bad-tags")
+    store.index()
+    assert store.rows("select tags from memories where path = 'memories/seamless/case.md'") == [('["chroma"]',)]
+
+
+def test_an_unknown_setting_is_a_warning_at_its_line(store):
+    store.write("seamless.toml", "[briefing]\nbudget_chars = 3000\nbudget_words = 500\n")
+    store.memory("one")
+    assert [(p.path, p.line, p.severity, p.code) for p in store.index().problems] == [
+        ("seamless.toml", 3, "warning", "unknown-setting")
+    ]
+    assert store.rows("select value from settings where key = 'briefing.budget_chars'") == [(3000,)]
 
 
 def test_bare_string_tag_becomes_one_tag(store):

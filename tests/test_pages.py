@@ -215,8 +215,10 @@ def test_word_diff(old, new, expected):
 
 
 def test_word_diff_declines_what_is_too_long_to_compare():
-    long = "word " * (memory_diff.MAX_TOKENS // 2 + 1)
-    assert memory_diff.word_diff(long, "short") is None
+    assert memory_diff.word_diff("line\n" * (memory_diff.MAX_LINES + 1), "short") is None
+    # a changed block too long to compare word by word is shown removed and added whole
+    old, new = "old " * memory_diff.MAX_BLOCK_TOKENS, "new " * memory_diff.MAX_BLOCK_TOKENS
+    assert memory_diff.word_diff(old, new) == f"<del>{old}</del><ins>{new}</ins>"
 
 
 # --- recall and the briefing ---

@@ -17,26 +17,48 @@ overview_settings AS MATERIALIZED (
     WHERE as_of IS NOT NULL
 ),
 
-overview_memories AS (
-    -- grouped by the index's own order (project first), each row's validity and change tested once
+overview_valid AS (
+    -- the memories valid at T, counted by what the cards tell apart: a few rows per project. Testing validity
+    -- in WHERE and grouping by the index's own leading columns took 7 ms at 10,000 memories; testing it in
+    -- sums over every row, 12 ms
+    SELECT m.project, m.kind, m.pinned, m.stage_status, count(*) AS n
+    FROM overview_settings AS s
+    CROSS JOIN memories AS m
+    WHERE coalesce(m.valid_from, '') <= s.as_of AND (m.invalid_at IS NULL OR m.invalid_at > s.as_of)
+    GROUP BY m.project, m.kind, m.pinned, m.stage_status
+),
+
+overview_changed AS (
+    SELECT m.project, count(*) AS n
+    FROM overview_settings AS s
+    CROSS JOIN memories AS m
+    WHERE (m.updated > s.week_ago AND m.updated <= s.as_of) OR (m.invalid_at > s.week_ago AND m.invalid_at <= s.as_of)
+    GROUP BY m.project
+),
+
+overview_memories AS MATERIALIZED (  -- read twice below: computed once
     SELECT
-        coalesce(project, 'global') AS project,
-        count(*) AS memories,
-        sum(valid) AS active,
-        sum(valid AND pinned) AS pinned,
-        sum(valid AND kind = 'stage' AND stage_status = 'open') AS stages_open,
-        sum(valid AND kind = 'stage' AND stage_status = 'in_progress') AS stages_in_progress,
-        sum(valid AND kind = 'stage' AND stage_status = 'blocked') AS stages_blocked,
-        sum(changed) AS changed_7d
-    FROM (
+        coalesce(a.project, 'global') AS project,
+        a.memories,
+        coalesce(v.active, 0) AS active,
+        coalesce(v.pinned, 0) AS pinned,
+        coalesce(v.stages_open, 0) AS stages_open,
+        coalesce(v.stages_in_progress, 0) AS stages_in_progress,
+        coalesce(v.stages_blocked, 0) AS stages_blocked,
+        coalesce(c.n, 0) AS changed_7d
+    FROM (SELECT project, count(*) AS memories FROM memories GROUP BY project) AS a
+    LEFT JOIN (
         SELECT
-            m.project, m.kind, m.pinned, m.stage_status,
-            coalesce(m.valid_from, '') <= s.as_of AND (m.invalid_at IS NULL OR m.invalid_at > s.as_of) AS valid,
-            (m.updated > s.week_ago AND m.updated <= s.as_of)
-                OR (m.invalid_at > s.week_ago AND m.invalid_at <= s.as_of) AS changed
-        FROM overview_settings AS s, memories AS m
-    )
-    GROUP BY project
+            project,
+            sum(n) AS active,
+            sum(n * pinned) AS pinned,
+            sum(n * (kind = 'stage' AND stage_status = 'open')) AS stages_open,
+            sum(n * (kind = 'stage' AND stage_status = 'in_progress')) AS stages_in_progress,
+            sum(n * (kind = 'stage' AND stage_status = 'blocked')) AS stages_blocked
+        FROM overview_valid
+        GROUP BY project
+    ) AS v ON v.project IS a.project
+    LEFT JOIN overview_changed AS c ON c.project IS a.project
 ),
 
 overview_notes AS (

@@ -25,8 +25,12 @@ _md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]
 @lru_cache(maxsize=2048)
 def render_markdown(text: str | None) -> Markup:
     """Markdown text -> sanitised HTML, safe to put in a page as is."""
-    html = _md.render(text or "")
-    return Markup(nh3.clean(html, url_schemes=URL_SCHEMES, link_rel="nofollow noopener noreferrer"))
+    return sanitise(_md.render(text or ""))
+
+
+def sanitise(html: str) -> Markup:
+    """HTML with only harmless tags and attributes left: what every body and diff goes through."""
+    return Markup(nh3.clean(str(html), url_schemes=URL_SCHEMES, link_rel="nofollow noopener noreferrer"))
 
 
 def highlighted(snippet: str) -> Markup:
@@ -48,3 +52,4 @@ def render_cell(value, column, table, database):
 @hookimpl
 def prepare_jinja2_environment(env):
     env.filters["markdown"] = render_markdown
+    env.filters["sanitise"] = sanitise

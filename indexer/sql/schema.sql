@@ -112,3 +112,7 @@ CREATE TABLE IF NOT EXISTS index_watch (
     last_batch_size INTEGER,      -- how many changed paths that batch held
     batches INTEGER NOT NULL DEFAULT 0
 );
+
+-- the explorer's home page, the store's life and the gardener count and filter from this index alone
+-- (overview.sql, store_life.sql, gardener.sql), never reading the wide rows
+CREATE INDEX IF NOT EXISTS memories_overview ON memories (project, kind, status, pinned, stage_status, valid_from, invalid_at, created, updated);

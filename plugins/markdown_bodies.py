@@ -13,7 +13,6 @@ that takes longer, is shown as plain text. The JSON API is untouched: it returns
 """
 
 import asyncio
-import re
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from urllib.parse import urlsplit
@@ -23,11 +22,13 @@ from datasette import hookimpl
 from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 
+from indexer.queries import MATCH_END, MATCH_START
+from indexer.serve import DATABASE
+
 BODY_COLUMNS = {("memories", "body"), ("notes", "body"), ("active_memories", "body")}
-HIGHLIGHT = re.compile(r"\*\*(.+?)\*\*")  # the markers recall.sql's snippet() puts around each match
 URL_SCHEMES = {"http", "https", "mailto"}
 MAX_MARKDOWN_CHARS = 100_000
-RENDER_SECONDS = 2.0
+RENDER_SECONDS = 1.0
 # names that reach this machine whatever the page's own address; a src to any of them is dropped too
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "[::1]"}
 _md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
@@ -53,9 +54,15 @@ def _foreign_src(tag: str, attribute: str, value: str) -> str | None:
 @lru_cache(maxsize=2048)
 def render_markdown(text: str | None) -> Markup:
     """Markdown text -> sanitised HTML, safe to put in a page as is (no time budget: see rendered)."""
-    html = _md.render(text or "")
+    return sanitise(_md.render(text or ""))
+
+
+def sanitise(html: str) -> Markup:
+    """HTML with only harmless tags and attributes left: what every body and diff goes through."""
     return Markup(
-        nh3.clean(html, url_schemes=URL_SCHEMES, link_rel="nofollow noopener noreferrer", attribute_filter=_foreign_src)
+        nh3.clean(
+            str(html), url_schemes=URL_SCHEMES, link_rel="nofollow noopener noreferrer", attribute_filter=_foreign_src
+        )
     )
 
 
@@ -77,7 +84,7 @@ async def rendered(text: str | None) -> Markup:
 
 def highlighted(snippet: str) -> Markup:
     """A recall snippet (a slice of markdown source) as escaped text, each match in <mark>."""
-    return Markup(HIGHLIGHT.sub(r"<mark>\1</mark>", str(escape(snippet))))
+    return Markup(str(escape(snippet)).replace(MATCH_START, "<mark>").replace(MATCH_END, "</mark>"))
 
 
 async def _body_cell(value: str) -> Markup:
@@ -86,7 +93,7 @@ async def _body_cell(value: str) -> Markup:
 
 @hookimpl
 def render_cell(value, column, table, database):
-    if database != "seamless" or not isinstance(value, str):
+    if database != DATABASE or not isinstance(value, str):
         return None
     if (table, column) in BODY_COLUMNS:
         return _body_cell(value)
@@ -98,3 +105,4 @@ def render_cell(value, column, table, database):
 @hookimpl
 def prepare_jinja2_environment(env):
     env.filters["markdown"] = rendered  # templates are rendered asynchronously: the filter is awaited
+    env.filters["sanitise"] = sanitise

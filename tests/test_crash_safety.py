@@ -2,7 +2,7 @@
 
 The index is the previous one or the new one, `pragma integrity_check` is clean, and the next run
 brings it to the tables of a full rebuild. tests/crash_campaign.py runs the same kills at many
-more points (the figures in the README come from it).
+more points (the figures in docs/reliability.md come from it).
 """
 
 import random

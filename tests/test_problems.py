@@ -40,6 +40,7 @@ CASES = {
     "yaml-trap-name-no": ([("case.md", 4, "warning", "yaml-trap")], True),
     "yaml-trap-digit-id": ([("case.md", 2, "warning", "yaml-trap")], True),
     "tags-bare-string": ([("case.md", 14, "warning", "tags-bare-string")], True),
+    "bad-tags": ([("case.md", 14, "warning", "bad-tags")], True),  # a tag that is a mapping
     "stage-header": ([("case.md", 17, "warning", "stage-header")], True),
     "dangling-supersession": ([("case.md", 11, "warning", "dangling-supersession")], True),
     "supersession-cycle": (
@@ -113,6 +114,21 @@ def test_timestamps_become_utc_text(store):
     ]
 
 
+def test_a_tag_that_is_not_text_is_left_out(store):
+    load_case(store, "bad-tags")
+    store.index()
+    assert store.rows("select tags from memories where path = 'memories/seamless/case.md'") == [('["chroma"]',)]
+
+
+def test_an_unknown_setting_is_a_warning_at_its_line(store):
+    store.write("seamless.toml", "[briefing]\nbudget_chars = 3000\nbudget_words = 500\n")
+    store.memory("one")
+    assert [(p.path, p.line, p.severity, p.code) for p in store.index().problems] == [
+        ("seamless.toml", 3, "warning", "unknown-setting")
+    ]
+    assert store.rows("select value from settings where key = 'briefing.budget_chars'") == [(3000,)]
+
+
 def test_bare_string_tag_becomes_one_tag(store):
     load_case(store, "tags-bare-string")
     store.index()
@@ -128,11 +144,17 @@ def test_multiline_description_is_folded(store):
     ]
 
 
-def test_crlf_and_bom_come_out_right(store):
-    load_case(store, "crlf")
+@pytest.mark.parametrize(
+    "case, bom, body",
+    [("crlf", False, "Status line\nbody\n"), ("utf8-bom", False, "body\n"), ("crlf", True, "Status line\nbody\n")],
+)
+def test_crlf_and_bom_come_out_right(store, case, bom, body):
+    load_case(store, case)
+    if bom:  # both at once: the CRLF file with a byte order mark
+        store.write("memories/seamless/case.md", b"\xef\xbb\xbf" + (RULES / case / "case.md").read_bytes())
     store.index()
     assert store.rows("select body, name from memories where path = 'memories/seamless/case.md'") == [
-        ("Status line\nbody\n", "case-memory")
+        (body, "case-memory")
     ]
 
 

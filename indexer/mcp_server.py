@@ -1,0 +1,142 @@
+"""`seamless mcp`: the write path and the read queries as MCP tools over stdio, for agents.
+
+Each tool calls the same library function as the matching CLI command and returns the fields of its
+`--json` output. A refused write is a tool error (the refusal's code and sentence), never a crash.
+The SDK keeps standard output for JSON-RPC alone while it serves.
+"""
+
+import os
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from . import queries, store_write
+from .sqlite import sqlite3
+from .store_write import WriteRefused
+
+INSTRUCTIONS = """A Seamless memory store: durable knowledge for agents, one markdown file per memory.
+Read with briefing (before starting work), recall (search) and history (a memory's supersession chain).
+Write with memory_write (a new memory; the same name updates it in place; `supersedes` replaces a memory
+that stopped being true), memory_append, memory_archive, memory_delete (only for what was never true) and
+note_write (long artifacts). Writes without a project land in this session's project."""
+
+
+def build_server(store: Path | str, db_path: str | Path, project: str | None = None) -> MCPServer:
+    """The MCP server over `store`, its index at `db_path`; `project` is the session's (else SEAMLESS_PROJECT)."""
+    store, db_path = Path(store), str(db_path)
+    session_project = project or os.environ.get("SEAMLESS_PROJECT") or None
+    server = MCPServer("seamless", instructions=INSTRUCTIONS)
+
+    def scope(given: str | None) -> str | None:
+        return given or session_project
+
+    def call(function, *args, **kwargs) -> dict:
+        try:
+            return function(store, db_path, *args, **kwargs).as_json()
+        except WriteRefused as e:
+            raise ToolError(str(e)) from None
+
+    def index() -> sqlite3.Connection:
+        if not Path(db_path).is_file():
+            raise ToolError(f"no index at {db_path}: run `seamless index {store} --db {db_path}` first")
+        return sqlite3.connect(db_path)
+
+    @server.tool()
+    def memory_write(
+        kind: str,
+        name: str,
+        description: str,
+        body: str | None = None,
+        project: str | None = None,
+        tags: list[str] | None = None,
+        supersedes: str | None = None,
+    ) -> dict:
+        """Write a memory: new; or, when an active memory of the project has this name, update it in place;
+        with `supersedes` (an id or name), replace that memory, which stays on disk, invalid from now.
+        kind: constraint, runbook, protocol, gotcha, decision, refuted, reference or stage. name: kebab-case.
+        description: one line, at most 150 characters, the only text indexes show. project: `global` for
+        global. The result lists `similar` active memories: supersede one rather than restating it."""
+        return call(
+            store_write.write_memory,
+            project=scope(project),
+            kind=kind,
+            name=name,
+            description=description,
+            tags=tags,
+            supersedes=supersedes,
+            session_id=os.environ.get("SEAMLESS_SESSION"),
+            model=os.environ.get("SEAMLESS_MODEL"),
+            body=body,
+        )
+
+    @server.tool()
+    def memory_append(memory: str, text: str, project: str | None = None) -> dict:
+        """Add text to the end of an active memory's body (memory: its id, or its name in the project)."""
+        return call(store_write.append_memory, memory, text, project=scope(project))
+
+    @server.tool()
+    def memory_archive(memory: str, project: str | None = None) -> dict:
+        """Archive an active memory: invalid from now, no successor; it stays readable on disk."""
+        return call(store_write.archive_memory, memory, project=scope(project))
+
+    @server.tool()
+    def memory_delete(memory: str, project: str | None = None) -> dict:
+        """Delete a memory's file: only for what was never true (refused when it would break a chain)."""
+        return call(store_write.delete_memory, memory, project=scope(project))
+
+    @server.tool()
+    def note_write(title: str, body: str, project: str | None = None, tags: list[str] | None = None) -> dict:
+        """Write a note (research, a meeting summary, a design record): found by recall, never briefed."""
+        return call(store_write.write_note, project=scope(project), title=title, tags=tags, body=body)
+
+    @server.tool()
+    def briefing(project: str, as_of: str | None = None, budget: int | None = None) -> list[dict]:
+        """What an agent on `project` should know before starting: pinned memories, then the newest that fit."""
+        return _read(lambda: queries.run(index(), "briefing", project=project, as_of=_time(as_of), budget=budget))
+
+    @server.tool()
+    def recall(query: str, project: str | None = None, limit: int = 20) -> list[dict]:
+        """Full-text search over the memories valid now and the notes (project: that project plus global)."""
+        return _read(lambda: queries.recall(index(), query, project=scope(project), limit=limit))
+
+    @server.tool()
+    def history(memory: str, project: str | None = None) -> list[dict]:
+        """A memory's supersession chain (memory: an id or a name), oldest first, with its current truth."""
+        rows = _read(lambda: queries.run(index(), "history", id=memory))
+        starts = {r["start_id"] for r in rows if r["is_start"]}
+        if len(starts) > 1 and memory.strip().upper() not in starts:
+            wanted = scope(project)
+            wanted = None if wanted in (None, "", "global") else wanted
+            keep = {r["start_id"] for r in rows if r["is_start"] and r["project"] == wanted}
+            if len(keep) != 1:
+                raise ToolError(f"the name {memory!r} is used in several projects: give `project`")
+            rows = [r for r in rows if r["start_id"] in keep]
+        if not rows:
+            raise ToolError(f"no memory has the id or name {memory!r}")
+        return rows
+
+    return server
+
+
+def _time(value: str | None) -> str | None:
+    from .timestamps import normalize
+
+    if value is None:
+        return None
+    try:
+        return normalize(value)
+    except ValueError as e:
+        raise ToolError(str(e)) from None
+
+
+def _read(query):
+    try:
+        return query()
+    except sqlite3.DatabaseError as e:
+        raise ToolError(f"cannot read the index: {e}") from None
+
+
+def serve(store: Path | str, db_path: str | Path, project: str | None = None) -> None:
+    """Run the server on standard input and output until the client closes them."""
+    build_server(store, db_path, project).run("stdio")

@@ -1,0 +1,582 @@
+"""The seed's write operations on a store: write (new, update in place, supersede), append, archive,
+delete, note. The files first, then the index, for the files touched.
+
+Every rule is the indexer's own: the text to be written is parsed and validated by `parse` and
+`validate` exactly as an index run would, and any problem it would report refuses the write with
+that problem's code. Writers on one store take turns through a lock on the store's folder and look at
+their target again (on disk) once they hold it.
+"""
+
+import contextlib
+import difflib
+import fcntl
+import itertools
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ulid import ULID
+
+from . import atomic, build, rules, timestamps
+from .frontmatter_edit import MEMORY_ORDER, NOTE_ORDER, Document, EditError, new_text
+from .parse import parse_bytes
+from .problems import Problem
+from .settings import load_settings
+from .sqlite import sqlite3
+from .validate import ULID_TEXT, memory_record, note_record
+from .walk import read_regular_file
+
+NAME_MAX = 200
+PROJECT_MAX = 100
+UNSAFE_PROJECT = re.compile(r"[/\\\x00-\x1f\x7f]|\A\.|\.\.")
+
+
+class WriteRefused(Exception):
+    """A write that was not done, and why: `code` (the indexer's problem code where there is one) and a sentence."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class Written:
+    """What a write did: the memory (or note) written, as the CLI's --json and the MCP tools give it."""
+
+    id: str | None
+    path: str
+    project: str | None
+    status: str
+    action: str  # created, updated, superseded, appended, archived, deleted, noted
+    name: str | None = None
+    title: str | None = None
+    superseded: str | None = None
+    similar: list[dict] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        out = {"id": self.id, "path": self.path, "project": self.project, "status": self.status, "action": self.action}
+        if self.title is not None:
+            out["title"] = self.title
+        else:
+            out["name"] = self.name
+        if self.superseded:
+            out["superseded"] = self.superseded
+        if self.action == "created":
+            out["similar"] = self.similar
+        return out
+
+
+# Checking what the caller gave, before anything is read
+
+
+def scope_of(project: str | None) -> str | None:
+    """The scope a write lands in (None: global), refusing a missing or unsafe project."""
+    if project is None or not project.strip():
+        raise WriteRefused(
+            "ambiguous-scope",
+            "no project given: pass --project P (or set SEAMLESS_PROJECT); --project global writes a global memory",
+        )
+    if project != project.strip() or len(project) > PROJECT_MAX or UNSAFE_PROJECT.search(project):
+        raise WriteRefused(
+            "bad-project",
+            f"project {project[:120]!r} is not a safe folder name (no /, \\, .., leading dot or control "
+            f"characters; at most {PROJECT_MAX} characters)",
+        )
+    return rules.scope(project)
+
+
+def _check_name(name: str) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise WriteRefused("missing-name", "name is required (kebab-case, like chroma-boot-race)")
+    name = name.strip()
+    if len(name) > NAME_MAX:
+        raise WriteRefused("name-too-long", f"name is {len(name)} characters; at most {NAME_MAX}")
+    if not rules.is_kebab_case(name):  # checked again by validate; here too, as it becomes a file name
+        raise WriteRefused("name-not-kebab", f"name {name[:120]!r} is not kebab-case (like chroma-boot-race)")
+    return name
+
+
+def _check_tags(tags) -> list[str] | None:
+    if tags is None:
+        return None
+    if isinstance(tags, str) or not isinstance(tags, list | tuple):
+        raise WriteRefused("bad-tags", "tags must be a list of texts")
+    for tag in tags:
+        if not isinstance(tag, str):
+            raise WriteRefused("bad-tags", f"a tag must be text, not a {type(tag).__name__} ({tag!r})")
+        if not tag.strip():
+            raise WriteRefused("bad-tags", "a tag is empty")
+    return list(dict.fromkeys(tag.strip() for tag in tags))
+
+
+def text_of(value: str | bytes | None, what: str) -> str | None:
+    """A body or text as str, refusing bytes that are not UTF-8 (and text that holds undecodable bytes)."""
+    if value is None:
+        return None
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise WriteRefused("not-utf8", f"the {what} is not UTF-8 text (byte 0x{value[e.start]:02x})") from None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise WriteRefused("not-utf8", f"the {what} is not UTF-8 text") from None
+    return value
+
+
+def _body(text: str) -> str:
+    """A body as the indexer will read it back: LF line ends, no leading blank lines, a final newline."""
+    text = text.replace("\r\n", "\n")
+    if not text.strip():
+        return ""
+    # the closing `---` line is matched with `\s*$`: it takes the blank lines after it
+    text = text[re.match(r"\s*", text).group().rfind("\n") + 1 :]
+    return text if not text or text.endswith("\n") else text + "\n"
+
+
+# The store and its index
+
+
+class Session:
+    """One write's view of the store, under its lock: settings, the index connection, files read and checked."""
+
+    def __init__(self, root: Path, db_path: str | Path):
+        self.root = Path(root)
+        self.db_path = str(db_path)
+        self.max_bytes = load_settings(self.root)[0]["index.max_file_bytes"]
+        self.conn: sqlite3.Connection | None = None
+
+    def refresh(self, paths: list[str]) -> None:
+        """Bring the index in step for `paths` (creating it when missing) and open it for reading."""
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+        try:
+            self.sync(paths)
+        except (sqlite3.DatabaseError, OSError) as e:
+            raise WriteRefused("index-error", f"cannot update the index at {self.db_path}: {e}") from None
+        self.conn = sqlite3.connect(self.db_path)
+        self.conn.row_factory = sqlite3.Row
+
+    def sync(self, paths: list[str]) -> None:
+        """The one call that brings the index in step with files of the store (under the index's writer lock).
+
+        `build.index_store` walks the whole store; `paths` names the files this write touched.
+        """
+        build.index_store(self.root, self.db_path)
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+
+    def rows(self, sql: str, params=()) -> list[dict]:
+        return [dict(row) for row in self.conn.execute(sql, params)]
+
+    def read(self, path: str) -> tuple[bytes, dict | None, list[Problem]]:
+        """A memory file's bytes, its record as the indexer reads it (None on error) and its problems."""
+        try:
+            data = read_regular_file(str(self.root / path), self.max_bytes + 1)
+        except OSError as e:
+            raise WriteRefused("unreadable", f"cannot read {path}: {e.strerror or e}") from None
+        record, problems = memory_record(parse_bytes(path, data, self.max_bytes))
+        return data, record, problems
+
+    def check(self, path: str, data: bytes, expected: dict, before: list[Problem] = (), note: bool = False) -> None:
+        """Refuse `data` for `path` if the indexer would report a problem `before` did not have, or would read
+        a field other than `expected`."""
+        record, problems = (note_record if note else memory_record)(parse_bytes(path, data, self.max_bytes))
+        had = {(p.severity, p.code) for p in before}
+        new = [p for p in problems if (p.severity, p.code) not in had]
+        if new:
+            raise WriteRefused(new[0].code, new[0].message)
+        if record is None:
+            raise WriteRefused("not-read-back", f"{path} would not be indexed")
+        for key, value in expected.items():
+            if record[key] != value:
+                raise WriteRefused(
+                    "not-read-back", f"{key} would be read back as {record[key]!r}, not {value!r}; nothing was written"
+                )
+
+    def _variants(self, folder: str, stem: str):
+        """`folder/stem.md`, then `folder/stem-2.md`, `-3` ..., each with whether it exists."""
+        n = 1
+        while True:
+            path = f"{folder}/{stem}.md" if n == 1 else f"{folder}/{stem}-{n}.md"
+            yield path, os.path.lexists(self.root / path)
+            n += 1
+
+    def free_path(self, folder: str, stem: str) -> str:
+        """`folder/stem.md`, or the first `folder/stem-N.md` that is free."""
+        return next(path for path, taken in self._variants(folder, stem) if not taken)
+
+    def candidates(self, folder: str, stem: str) -> list[str]:
+        """The files a write of `stem` may have made in `folder` before (the paths `free_path` hands out)."""
+        return [path for path, _ in itertools.takewhile(lambda v: v[1], self._variants(folder, stem))]
+
+
+@contextlib.contextmanager
+def session(root: Path | str, db_path: str | Path):
+    """Hold the store's write lock and yield a Session; refuse a missing or read-only store.
+
+    The lock is a flock on the store's folder itself (no lock file in the store): released when the
+    process ends, even by kill -9.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise WriteRefused("no-store", f"no store at {root}: give the folder that holds memories/ and notes/")
+    if not os.access(root, os.W_OK):
+        raise WriteRefused("store-read-only", f"cannot write to the store at {root}: it is read-only")
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        s = Session(root, db_path)
+        try:
+            yield s
+        finally:
+            s.close()
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _write_file(target: Path, data: bytes, create: bool) -> None:
+    """Write one file atomically; a failure (a full disk) leaves the file as it was."""
+    try:
+        (atomic.create if create else atomic.replace)(target, data)
+    except OSError as e:
+        raise WriteRefused("write-failed", f"cannot write {target}: {e.strerror or e}; the file is unchanged") from None
+
+
+def _index_after(s: Session, paths: list[str]) -> None:
+    """Bring the index in step with the files just written."""
+    try:
+        s.sync(paths)
+    except (sqlite3.DatabaseError, OSError) as e:
+        raise WriteRefused(
+            "index-error",
+            f"the files were written, but the index at {s.db_path} could not be updated ({e}): "
+            f"run `seamless index {s.root} --db {s.db_path}`",
+        ) from None
+
+
+# Finding X: an id, or a name in a project
+
+
+def _describe(row: dict) -> str:
+    return f"{row['id']} {row['name']} ({row['project'] or 'global'}, {row['status']})"
+
+
+def resolve(s: Session, ref: str, project: str | None, active: bool = True) -> dict:
+    """The index row of the memory `ref` (an id, or an active memory's name), refusing unknown or ambiguous ones."""
+    if not isinstance(ref, str) or not ref.strip():
+        raise WriteRefused("unknown-memory", "give the memory's id or name")
+    ref = ref.strip()
+    if ULID_TEXT.match(ref.upper()):
+        rows = s.rows("select * from memories where id = ?", (ref.upper(),))
+        if not rows:
+            raise WriteRefused("unknown-memory", f"no memory has the id {ref} in the index")
+        row = rows[0]
+    else:
+        rows = s.rows("select * from memories where name = ? and status = 'active'", (ref,))
+        if project is not None:
+            scope = rules.scope(project)
+            rows = [r for r in rows if r["project"] == scope] or [r for r in rows if r["project"] is None]
+        if not rows:
+            raise WriteRefused("unknown-memory", _unknown(s, ref, project))
+        if len(rows) > 1:
+            raise WriteRefused(
+                "ambiguous-memory",
+                f"{len(rows)} active memories are named {ref!r}: "
+                + "; ".join(map(_describe, rows))
+                + "; give the id, or --project",
+            )
+        row = rows[0]
+    if active and row["status"] != "active":
+        successor = f", replaced by {row['superseded_by']}" if row["superseded_by"] else ""
+        raise WriteRefused("not-active", f"{_describe(row)} is no longer active{successor}: act on the active memory")
+    return row
+
+
+def _unknown(s: Session, name: str, project: str | None) -> str:
+    where = f" in project {project!r} or global" if project is not None else ""
+    inactive = s.rows("select * from memories where name = ? and status != 'active'", (name,))
+    names = [r["name"] for r in s.rows("select distinct name from memories where status = 'active'")]
+    close = difflib.get_close_matches(name, names, n=5, cutoff=0.6)
+    message = f"no active memory is named {name!r}{where}"
+    if inactive:
+        message += "; inactive ones: " + "; ".join(map(_describe, inactive[:5]))
+    if close:
+        message += "; did you mean: " + ", ".join(close)
+    return message
+
+
+def _on_disk(s: Session, row: dict, active: bool) -> tuple[bytes, dict, list[Problem]]:
+    """X's file as it is now (checked again under the lock): its bytes, record and problems."""
+    data, record, problems = s.read(row["path"])
+    if record is None or record["id"] != row["id"]:
+        raise WriteRefused(
+            "index-behind",
+            f"{row['path']} no longer holds memory {row['id']}: run `seamless index {s.root} --db {s.db_path}`",
+        )
+    if active and record["status"] != "active":
+        raise WriteRefused("not-active", f"{_describe(record)} is no longer active")
+    return data, record, problems
+
+
+def _same_name(s: Session, scope: str | None, name: str, folder: str, exclude: str | None) -> list[tuple]:
+    """The active memories of `scope` named `name`, as (path, bytes, record, problems), from their files:
+    those the index knows and those at the paths a write of `name` would have used."""
+    paths = [
+        r["path"]
+        for r in s.rows(
+            "select path from memories where name = ? and project is ? and status = 'active'", (name, scope)
+        )
+    ]
+    paths += [p for p in s.candidates(folder, name) if p not in paths]
+    found = []
+    for path in paths:
+        try:
+            data, record, problems = s.read(path)
+        except WriteRefused:
+            continue
+        if (
+            record
+            and record["status"] == "active"
+            and record["project"] == scope
+            and record["name"] == name
+            and record["id"] != exclude
+        ):
+            found.append((path, data, record, problems))
+    return found
+
+
+# The operations
+
+
+def write_memory(
+    root: Path | str,
+    db_path: str | Path,
+    *,
+    project: str | None,
+    kind: str,
+    name: str,
+    description: str,
+    tags: list[str] | None = None,
+    supersedes: str | None = None,
+    session_id: str | None = None,
+    model: str | None = None,
+    body: str | bytes | None = None,
+) -> Written:
+    """A new memory; or the active memory of `project` named `name` updated in place; with `supersedes`,
+    that replacement written first and then the memory it replaces stamped invalid."""
+    scope = scope_of(project)
+    name = _check_name(name)
+    tags = _check_tags(tags)
+    body = text_of(body, "body")
+    if not isinstance(description, str):
+        raise WriteRefused("missing-description", "description is required: the one line every index shows")
+    description = description.strip()
+    kind = kind.strip() if isinstance(kind, str) else kind
+    if "\n" not in description:
+        description = rules.fold_description(description)
+    folder = f"memories/{scope or '_global'}"
+    with session(root, db_path) as s:
+        s.refresh(s.candidates(folder, name))
+        old = old_data = old_problems = None
+        if supersedes is not None:
+            old = resolve(s, supersedes, project)
+            old_data, _, old_problems = _on_disk(s, old, active=True)
+        existing = _same_name(s, scope, name, folder, old["id"] if old else None)
+        if len(existing) > 1:
+            raise WriteRefused(
+                "duplicate-name",
+                f"{len(existing)} active memories of {scope or 'global'} are named {name!r}: "
+                + ", ".join(e[0] for e in existing)
+                + "; supersede or archive all but one first",
+            )
+        now = timestamps.now()
+        if existing:
+            path, data, record, problems = existing[0]
+            fields = {
+                "kind": kind,
+                "description": description,
+                "updated": now,
+                **({"tags": tags} if tags is not None else {}),
+                **({"source_session": session_id} if session_id is not None else {}),
+                **({"model": model} if model is not None else {}),
+            }
+            new_data = _edited(data, fields, _body(body) if body is not None else None)
+            expected = {k: v for k, v in fields.items() if k != "tags"} | {"id": record["id"]}
+            if tags is not None:
+                expected["tags"] = json.dumps(tags, ensure_ascii=False)
+            if body is not None:
+                expected["body"] = _body(body)
+            s.check(path, new_data, expected, problems)
+            memory_id, valid_from, created = record["id"], record["valid_from"], False
+        else:
+            memory_id = str(ULID())
+            if s.rows("select 1 from memories where id = ?", (memory_id,)):  # never in practice: 80 random bits
+                raise WriteRefused("duplicate-id", f"id {memory_id} is taken; try again")
+            fields = {
+                "id": memory_id,
+                "kind": kind,
+                "name": name,
+                "description": description,
+                "project": scope or "",
+                "created": now,
+                "updated": now,
+                "valid_from": now,
+                "invalid_at": None,
+                "superseded_by": None,
+                "source_session": session_id,
+                "model": model,
+                "tags": tags or [],
+            }
+            path = s.free_path(folder, name)
+            new_data = new_text(fields, _body(body or ""), MEMORY_ORDER).encode("utf-8")
+            expected = {k: v for k, v in fields.items() if k != "tags"} | {
+                "project": scope,
+                "tags": json.dumps(tags or [], ensure_ascii=False),
+                "body": _body(body or ""),
+            }
+            s.check(path, new_data, expected)
+            valid_from, created = now, True
+        stamped = None
+        if old:
+            stamped = _edited(old_data, {"invalid_at": valid_from, "superseded_by": memory_id}, None)
+            s.check(old["path"], stamped, {"invalid_at": valid_from, "superseded_by": memory_id}, old_problems)
+        _write_file(s.root / path, new_data, create=created)
+        atomic.crash_point("replacement")
+        if old:
+            try:
+                _write_file(s.root / old["path"], stamped, create=False)
+            except WriteRefused as e:
+                raise WriteRefused(
+                    e.code,
+                    f"the replacement {memory_id} was written to {path}, but {old['id']} could not be stamped "
+                    f"({e.message}): run the same command again to complete the supersede",
+                ) from None
+            atomic.crash_point("stamped")
+        _index_after(s, [path] + ([old["path"]] if old else []))
+        atomic.crash_point("indexed")
+        similar = []
+        if created and not old:
+            from .similar import similar_memories
+
+            similar = similar_memories(s.conn, memory_id)
+        return Written(
+            memory_id,
+            path,
+            scope,
+            "active",
+            "superseded" if old else "created" if created else "updated",
+            name=name,
+            superseded=old["id"] if old else None,
+            similar=similar,
+        )
+
+
+def _edited(data: bytes, fields: dict, body: str | None) -> bytes:
+    try:
+        doc = Document.from_bytes(data)
+        for key, value in fields.items():
+            doc.set(key, value, MEMORY_ORDER)
+    except (EditError, UnicodeDecodeError) as e:
+        raise WriteRefused("cannot-edit", f"cannot edit this file in place: {e}") from None
+    if body is not None:
+        doc.body = body
+    return doc.to_bytes()
+
+
+def _change(root, db_path, memory: str, project: str | None, action: str, fields, body_of=None, active=True) -> Written:
+    """Edit one existing memory: `fields(record)` are the frontmatter changes, `body_of(body)` the new body."""
+    with session(root, db_path) as s:
+        s.refresh([])
+        row = resolve(s, memory, project, active=active)
+        data, record, problems = _on_disk(s, row, active=active)
+        changes = fields(record)
+        body = body_of(record["body"]) if body_of else None
+        new_data = _edited(data, changes, body)
+        s.check(row["path"], new_data, changes | ({"body": body} if body is not None else {}), problems)
+        _write_file(s.root / row["path"], new_data, create=False)
+        _index_after(s, [row["path"]])
+        status = rules.status(changes.get("invalid_at", record["invalid_at"]), record["superseded_by"])
+        return Written(row["id"], row["path"], record["project"], status, action, name=record["name"])
+
+
+def append_memory(root, db_path, memory: str, text: str | bytes, project: str | None = None) -> Written:
+    """Add `text` to the end of an active memory's body; `updated` = now, id kept."""
+    text = text_of(text, "text")
+    if text is None or not text.strip():
+        raise WriteRefused("empty-text", "nothing to append: the text is empty")
+    addition = _body(text).strip("\n")
+
+    def body_of(body: str) -> str:
+        return _body((body.rstrip("\n") + "\n\n" if body.strip() else "") + addition)
+
+    return _change(root, db_path, memory, project, "appended", lambda r: {"updated": timestamps.now()}, body_of)
+
+
+def archive_memory(root, db_path, memory: str, project: str | None = None) -> Written:
+    """Mark an active memory invalid from now, with no successor (`updated` unchanged)."""
+    return _change(root, db_path, memory, project, "archived", lambda r: {"invalid_at": timestamps.now()})
+
+
+def delete_memory(root, db_path, memory: str, project: str | None = None) -> Written:
+    """Remove a memory's file (for what was never true), refused when another memory's superseded_by names it."""
+    with session(root, db_path) as s:
+        s.refresh([])
+        row = resolve(s, memory, project, active=False)
+        _on_disk(s, row, active=False)
+        pointing = s.rows("select * from memories where superseded_by = ?", (row["id"],))
+        if pointing:
+            raise WriteRefused(
+                "breaks-chain",
+                f"{_describe(row)} replaced " + "; ".join(map(_describe, pointing)) + ": deleting it would break "
+                "that chain. Archive it, or supersede it, instead",
+            )
+        try:
+            atomic.remove(s.root / row["path"])
+        except OSError as e:
+            raise WriteRefused("write-failed", f"cannot delete {row['path']}: {e.strerror or e}") from None
+        _index_after(s, [row["path"]])
+        return Written(row["id"], row["path"], row["project"], "deleted", "deleted", name=row["name"])
+
+
+def slug(title: str) -> str:
+    """A note's file name from its title: lower-case words joined by `-` (`note` when none are left)."""
+    words = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+    return words[:80].rstrip("-") or "note"
+
+
+def write_note(
+    root, db_path, *, project: str | None, title: str, tags: list[str] | None = None, body: str | bytes | None = None
+) -> Written:
+    """A new note under `notes/<scope>/`, its file named after its title."""
+    scope = scope_of(project)
+    tags = _check_tags(tags)
+    body = _body(text_of(body, "body") or "")
+    if not isinstance(title, str) or not title.strip() or "\n" in title.strip():
+        raise WriteRefused("bad-title", "a note needs a title on one line")
+    title = title.strip()
+    with session(root, db_path) as s:
+        s.refresh([])
+        now, note_id = timestamps.now(), str(ULID())
+        fields = {
+            "id": note_id,
+            "title": title,
+            "project": scope or "",
+            "created": now,
+            "updated": now,
+            "tags": tags or [],
+        }
+        path = s.free_path(f"notes/{scope or '_global'}", slug(title))
+        data = new_text(fields, body, NOTE_ORDER).encode("utf-8")
+        expected = {"id": note_id, "title": title, "project": scope, "created": now, "body": body}
+        s.check(path, data, expected | {"tags": json.dumps(tags or [], ensure_ascii=False)}, note=True)
+        _write_file(s.root / path, data, create=True)
+        _index_after(s, [path])
+        return Written(note_id, path, scope, "active", "noted", title=title)

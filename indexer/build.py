@@ -45,7 +45,8 @@ class RunSummary:
     errors: int = 0
     warnings: int = 0
     seconds: float = 0.0
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)  # those of the files this run read (a full run: all)
+    unlisted: int = 0  # problems on record in files this run did not read
 
     def line(self) -> str:
         return (
@@ -375,8 +376,15 @@ def _record(
     db: database.IndexConnection, run: _Run, plan: Plan, mode: str, changed: int, deleted: int, vanished: int = 0
 ) -> RunSummary:
     """Sum up the run and add it to `index_runs`."""
-    # a paths run reports the problems of the files it looked at, not the whole store's
-    paths = None if plan.fingerprints is not None else set(plan.files) | set(plan.deleted)
+    # a full run reports every problem; a paths run those of the files it looked at; an incremental run
+    # (a no-op too) those of the files it read: the others were reported by the run that read them
+    if plan.full:
+        paths = None
+    elif plan.fingerprints is None:
+        paths = set(plan.files) | set(plan.deleted)
+    else:
+        paths = {sf.path for sf in plan.stale} | plan.losers | set(plan.deleted)
+        paths |= {p.path for p in plan.folder_problems or ()} | ({SETTINGS_FILE} if plan.settings_changed else set())
     summary = _summary(db, mode, plan.seen - vanished, changed, deleted, paths)
     summary.seconds = round(time.perf_counter() - run.started, 3)
     db.execute(
@@ -467,4 +475,17 @@ def _summary(
         errors=counts.get("error", 0),
         warnings=counts.get("warning", 0),
         problems=problems,
+        unlisted=sum(counts.values()) - len(problems),
     )
+
+
+def recorded_problems(db_path: str | Path) -> list[Problem]:
+    """Every problem the index at `db_path` holds, in order (what a full run lists)."""
+    db = database.open_db(db_path)
+    try:
+        return [
+            Problem(*row)
+            for row in db.execute("select path, line, severity, code, message from problems order by path, line, code")
+        ]
+    finally:
+        db.close()

@@ -40,6 +40,10 @@ def index(store, db_path, full, strict):
         ) from e
     except OSError as e:  # e.g. the folder of --db does not exist, so the lock file cannot be made
         raise click.ClickException(f"cannot open the index at {db_path}: {e.strerror or e}") from e
+    if strict and summary.unlisted:  # --strict lists every problem on record, as a full run does
+        from .build import recorded_problems
+
+        summary.problems, summary.unlisted = recorded_problems(db_path), 0
     _report(store, summary)
     if strict and summary.errors:
         sys.exit(1)
@@ -83,6 +87,12 @@ def _waiting(db_path):
 def _report(store: Path, summary) -> None:
     if summary.problems:  # one write: thousands of echo calls cost more than the rest of a no-op's reporting
         click.echo("\n".join(problem.format(str(store)) for problem in summary.problems))
+    if summary.unlisted:  # reported by the runs that read those files; listing them all again cost seconds
+        click.echo(
+            f"{summary.unlisted:,} problems on record in files this run did not read are not listed: "
+            f"`seamless check {store}` or `seamless index --strict` lists them all",
+            err=True,
+        )
     click.echo(summary.line(), err=True)
 
 

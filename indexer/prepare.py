@@ -7,6 +7,7 @@ than the parsing they take over (docs/performance.md).
 from dataclasses import dataclass, field
 
 from .parse import read_store_file
+from .problem_cap import capped
 from .problems import Problem, error
 from .validate import memory_record, note_record
 from .walk import FolderFds, StoreFile
@@ -39,4 +40,4 @@ def prepare(
     if parsed.digest == known_digest:
         return Prepared(sf, parsed.digest, unchanged=True)
     record, problems = (memory_record if sf.type == "memory" else note_record)(parsed)
-    return Prepared(sf, parsed.digest, record=record, problems=problems)
+    return Prepared(sf, parsed.digest, record=record, problems=capped(problems))

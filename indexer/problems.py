@@ -78,6 +78,11 @@ RULES = (
     Rule("supersession-cycle", WARNING, "following `superseded_by` comes back to the start (each member gets it)"),
     Rule("bad-settings", ERROR, "`seamless.toml` cannot be read, or a value is not a whole number (defaults are used)"),
     Rule("unknown-setting", WARNING, "`seamless.toml` names a key that does not exist (ignored)"),
+    Rule(
+        "more-warnings",
+        WARNING,
+        "a file with over 20 warnings: the first 20 are listed, and this one counts the rest by code",
+    ),
 )
 CODES = {rule.code: rule for rule in RULES}
 

@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import urllib.parse
 from pathlib import Path
 
@@ -442,3 +443,53 @@ def test_viewing_a_body_requests_nothing_of_ours(tmp_path, page):  # noqa: F811 
         server.stop()
     assert not [url for url in requested if "sql=" in url], requested
     assert FOREIGN_IMAGE in requested
+
+
+# --- 8. problems capped per file; a run prints what it found ---
+
+
+def test_a_flood_of_warnings_in_one_file_is_capped_and_counted(store):
+    store.write("memories/seamless/flood.md", memory(1, tags="[" + ", ".join(["[]"] * 16_000) + "]"))
+    store.write("seamless.toml", "".join(f"[unknown{n}]\nk = 1\n" for n in range(30)))
+    store.index()
+    rows = store.rows("select code, message from problems where path = 'memories/seamless/flood.md' order by rowid")
+    assert rows[:-1] == [("bad-tags", "a tag must be text, not a list; ignored")] * 20
+    assert rows[-1] == ("more-warnings", "15,980 more warnings not listed: 15,980 bad-tags")
+    assert indexed(store, "memories/seamless/flood.md")  # warnings only: indexed, as before
+    assert [code for _, _, code, _ in settings_problems(store)] == ["unknown-setting"] * 20 + ["more-warnings"]
+
+
+def test_errors_are_never_capped(store):
+    extra = "".join(f"k{n}: 1\n" for n in range(3))
+    store.write(
+        "memories/seamless/m.md", memory(1, kind="nonsense", tags="[" + ", ".join(["[]"] * 30) + "]", extra=extra)
+    )
+    store.index()
+    codes = [code for _, code in problems_of(store, "memories/seamless/m.md")]
+    assert "unknown-kind" in codes and "more-warnings" in codes
+    assert not indexed(store, "memories/seamless/m.md")
+
+
+def settled(*paths: Path) -> None:
+    """Files written an hour ago: a run trusts their size and time (a file just written is read again)."""
+    for path in paths:
+        os.utime(path, (time.time() - 3600,) * 2)
+
+
+def test_a_run_prints_the_problems_of_the_files_it_read(store):
+    settled(
+        store.write("memories/seamless/bad.md", memory(1, kind="nonsense")),
+        store.write("memories/other/warned.md", memory(2, name="Not_Kebab")),
+    )
+    first = run_cli("index", store.root, "--db", store.db_path)
+    assert "bad.md:" in first.stdout and "warned.md:" in first.stdout
+    noop = run_cli("index", store.root, "--db", store.db_path)
+    assert noop.stdout == ""  # nothing read, nothing new to say
+    assert "2 problems on record in files this run did not read are not listed" in noop.stderr
+    settled(store.write("memories/other/warned.md", memory(2, name="Still_Not_Kebab")))
+    edited = run_cli("index", store.root, "--db", store.db_path)
+    assert "warned.md:" in edited.stdout and "bad.md:" not in edited.stdout
+    for command in (["index", "--strict"], ["index", "--full"], ["check"]):
+        result = run_cli(*command, store.root, *(["--db", store.db_path] if command[0] == "index" else []))
+        assert "bad.md:" in result.stdout and "warned.md:" in result.stdout, command
+        assert "not listed" not in result.stderr

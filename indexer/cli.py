@@ -109,14 +109,21 @@ def _report(store: Path, summary) -> None:
     metavar="STORE",
     help="Also keep the index in step with STORE (`seamless watch` in a second process, stopped with the server).",
 )
-def serve(db_path, host, port, watch_store):
+@click.option(
+    "--allow-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="A host name the explorer answers to besides localhost, 127.0.0.1, [::1] and --host (repeatable).",
+)
+def serve(db_path, host, port, watch_store, allowed_hosts):
     """Serve the explorer (Datasette, read-only) on the index at --db."""
     from .serve import ExplorerError
     from .serve import serve as run
 
     with _watching(watch_store, db_path) if watch_store else contextlib.nullcontext():
         try:
-            run(db_path, host=host, port=port)
+            run(db_path, host=host, port=port, allowed_hosts=allowed_hosts)
         except ExplorerError as e:
             raise click.ClickException(str(e)) from e
 

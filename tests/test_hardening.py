@@ -5,13 +5,16 @@ with an input an outside review used to break it.
 """
 
 import asyncio
+import importlib.util
 import json
 import os
 import re
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.parse
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -21,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from stores import assert_accounted_for, seamless
 from test_hostile_input import indexed, memory, problems_of, run_cli
-from test_served import Server, browser, page  # noqa: F401 (the browser fixtures)
+from test_served import Server, browser, free_port, page  # noqa: F401 (the browser fixtures)
 
 import indexer.walk
 from indexer import bounded_sql
@@ -493,3 +496,76 @@ def test_a_run_prints_the_problems_of_the_files_it_read(store):
         result = run_cli(*command, store.root, *(["--db", store.db_path] if command[0] == "index" else []))
         assert "bad.md:" in result.stdout and "warned.md:" in result.stdout, command
         assert "not listed" not in result.stderr
+
+
+# --- 10. DNS rebinding: only the host names the server was started for, no foreign Origin ---
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+}
+MCP_HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+
+
+@pytest.mark.parametrize("host", ["localhost:8001", "127.0.0.1:8001", "[::1]:8001", "localhost"])
+async def test_the_local_names_are_answered(ds, host):
+    response = await ds.client.get("/seamless/memories.json?_size=1", headers={"host": host})
+    assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize(
+    "path", ["/seamless/memories.json", "/seamless/briefing.json?project=seamless", "/seamless.json?sql=select+1", "/"]
+)
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"host": "rebind.attacker.example"},
+        {"host": "rebind.attacker.example:8001"},
+        {"host": "localhost:8001", "origin": "http://rebind.attacker.example"},
+        {"host": "localhost:8001", "origin": "null"},
+    ],
+)
+async def test_a_foreign_host_or_origin_is_refused(ds, path, headers):
+    response = await ds.client.get(path, headers=headers)
+    assert response.status_code == 403, response.text[:300]
+    assert "Forbidden" in response.text
+
+
+def test_serve_answers_to_the_names_it_is_given_and_mcp_to_its_own_pages(example_db, tmp_path):
+    port = free_port()
+    command = [sys.executable, "-c", "from indexer.cli import cli; cli()", "serve", "--db", str(example_db)]
+    command += ["--port", str(port), "--allow-host", "explorer.lan"]
+    log = open(tmp_path / "serve.log", "w")  # noqa: SIM115 (closed below)
+    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    try:
+
+        def status(host: str, path: str = "/seamless/settings.json", origin: str | None = None) -> int:
+            headers = {"Host": host} | ({"Origin": origin, **MCP_HEADERS} if origin else {})
+            data = json.dumps(INITIALIZE).encode() if origin else None
+            request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data, headers)
+            try:
+                with urllib.request.urlopen(request, timeout=5) as response:
+                    return response.status
+            except urllib.error.HTTPError as e:
+                return e.code
+
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                first = status("explorer.lan")
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
+                time.sleep(0.2)
+        assert first == 200
+        assert status(f"127.0.0.1:{port}") == 200
+        assert status("rebind.attacker.example") == 403
+        if importlib.util.find_spec("datasette_mcp") is not None:  # MCP's initialize, from a page of another site
+            assert status(f"localhost:{port}", "/-/mcp", "https://rebind.attacker.example") == 403
+            assert status(f"localhost:{port}", "/-/mcp", f"http://localhost:{port}") == 200
+    finally:
+        server.terminate()
+        server.wait(10)
+        log.close()

@@ -5,6 +5,7 @@ with an input an outside review used to break it.
 """
 
 import asyncio
+import html
 import importlib.util
 import json
 import os
@@ -569,3 +570,41 @@ def test_serve_answers_to_the_names_it_is_given_and_mcp_to_its_own_pages(example
         server.terminate()
         server.wait(10)
         log.close()
+
+
+# --- 11. a table page's unreadable parameter is a 400 that says what is wrong ---
+
+BAD_TABLE_PARAMETERS = {
+    "_through={}": "_through must be JSON like",
+    '_through={"table":"x"}': "_through must be JSON like",
+    "_through=[1]": "_through must be JSON like",
+    "_through=abc": "_through must be JSON like",
+    '_through={"table":"x","column":"y","value":"z"}': "Invalid _through",
+    "id__in=[": "id__in must be a JSON list",
+    "id__in=[1": "id__in must be a JSON list",
+    "id__notin=[": "id__notin must be a JSON list",
+    "_sort=nope": "Cannot sort table by nope",
+    "_sort_desc=nope": "Cannot sort table by nope",
+    "_sort=body&_sort_desc=id": "Cannot use _sort and _sort_desc at the same time",
+    "_timelimit=abc": "_timelimit must be a whole number",
+}
+
+
+@pytest.mark.parametrize(
+    "table_page", ["memories.json", "memories", "active_memories.json", "notes.json", "memories.csv"]
+)
+@pytest.mark.parametrize("parameter", BAD_TABLE_PARAMETERS)
+async def test_a_parameter_datasette_cannot_read_is_a_400_saying_why(ds, table_page, parameter):
+    response = await ds.client.get(f"/seamless/{table_page}?{parameter}")
+    assert response.status_code == 400, response.text[:300]
+    assert html.escape(BAD_TABLE_PARAMETERS[parameter], quote=False) in response.text.replace("&#34;", '"')
+
+
+async def test_a_view_with_a_next_that_is_no_number_is_a_400(ds):
+    response = await ds.client.get("/seamless/active_memories.json?_next=abc")
+    assert response.status_code == 400 and "_next" in response.text
+
+
+async def test_good_parameters_still_answer(ds):
+    for query in ("_sort=updated", "_sort_desc=created", 'id__in=["a","b"]', "id__in=a,b", "_timelimit=500"):
+        assert (await ds.client.get(f"/seamless/memories.json?{query}")).status_code == 200, query

@@ -608,3 +608,20 @@ async def test_a_view_with_a_next_that_is_no_number_is_a_400(ds):
 async def test_good_parameters_still_answer(ds):
     for query in ("_sort=updated", "_sort_desc=created", 'id__in=["a","b"]', "id__in=a,b", "_timelimit=500"):
         assert (await ds.client.get(f"/seamless/memories.json?{query}")).status_code == 200, query
+
+
+# --- 12. control characters in printed paths are escaped: one problem, one line ---
+
+
+def test_a_file_name_cannot_forge_a_problem_line(store):
+    forged = "x.md\nmemories/seamless/innocent.md:1: error yaml-error: forged\x1b[2K\r"
+    store.write(f"memories/seamless/{forged}.md", "---\nkind: [\n---\n")
+    store.write("memories/seamless/tab\there.md", "---\nkind: [\n---\n")
+    for command in ("index", "check"):
+        result = run_cli(command, store.root, *(["--db", store.db_path] if command == "index" else []))
+        lines = result.stdout.splitlines()
+        assert len(lines) == 2, lines  # one line per problem, nothing else
+        assert all(line.startswith(f"{store.root}/memories/seamless/") for line in lines)
+        assert "x.md\\nmemories/seamless/innocent.md:1: error yaml-error: forged\\x1b[2K\\r.md:3:" in result.stdout
+        assert "tab\\there.md:3:" in result.stdout
+        assert "\x1b" not in result.stdout

@@ -30,10 +30,13 @@ def cli():
 def index(store, db_path, full, strict):
     """Build or update the index of STORE (a folder with memories/ and notes/)."""
     from .build import index_store
+    from .database import NotAnIndexError
     from .sqlite import sqlite3
 
     try:
         summary = index_store(store, db_path, full=full, progress=_progress_bar(), on_wait=_waiting(db_path))
+    except NotAnIndexError as e:
+        raise click.ClickException(str(e)) from None
     except sqlite3.DatabaseError as e:
         raise click.ClickException(
             f"could not write the index at {db_path}: {e}; the previous index is unchanged"
@@ -186,11 +189,16 @@ def _connect(db_path: str, read_only: bool = False):
         if read_only
         else sqlite3.connect(db_path)
     )
+    from .database import is_index, not_an_index
+
     try:
-        if not conn.execute("select 1 from sqlite_master where name = 'memories'").fetchone():
-            raise missing
-    except sqlite3.DatabaseError:
-        raise missing from None
+        ours = is_index(conn)
+    except sqlite3.DatabaseError:  # not SQLite at all
+        ours = False
+    if ours is None:
+        raise missing
+    if not ours:
+        raise click.ClickException(not_an_index(db_path))
     return conn
 
 

@@ -79,8 +79,16 @@ def serve(db_path: str | Path, host: str = "127.0.0.1", port: int = 8001, allowe
 async def _startup(ds) -> None:
     """Run the plugins' startup hooks and check the file is a seamless index."""
     await ds.invoke_startup()
+    from .database import is_index, not_an_index
+
     db = ds.get_database(DATABASE)
     try:
-        await db.execute("select id from memories limit 1")
-    except Exception as e:  # sqlite3.DatabaseError and friends: not SQLite, or no memories table
+        ours = await db.execute_fn(is_index)
+    except Exception as e:  # sqlite3.DatabaseError and friends: not SQLite at all
         raise ExplorerError(f"{db.path} is not a seamless index ({e}): build it with `seamless index`") from e
+    if not ours:
+        raise ExplorerError(
+            not_an_index(db.path)
+            if ours is False
+            else f"{db.path} is an empty database, not an index: build it with `seamless index`"
+        )

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import Store, started_explorer
+from conftest import EXAMPLE_STORE, Store, started_explorer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from stores import assert_accounted_for, seamless
@@ -625,3 +625,56 @@ def test_a_file_name_cannot_forge_a_problem_line(store):
         assert "x.md\\nmemories/seamless/innocent.md:1: error yaml-error: forged\\x1b[2K\\r.md:3:" in result.stdout
         assert "tab\\there.md:3:" in result.stdout
         assert "\x1b" not in result.stdout
+
+
+# --- 13. our own index is recognised (PRAGMA application_id); any other SQLite file is refused, untouched ---
+
+
+def unrelated_database(path: Path) -> bytes:
+    """A SQLite file of someone else's that happens to hold a `memories` table; its bytes."""
+    with sqlite3.connect(path) as conn:
+        conn.execute("create table memories (id integer primary key, text)")
+        conn.execute("insert into memories (text) values ('not ours')")
+    conn.close()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["briefing", "--project", "seamless"],
+        ["recall", "chroma"],
+        ["history", "chroma-boot-race"],
+        ["gardener"],
+        ["index", str(EXAMPLE_STORE)],
+    ],
+)
+def test_another_sqlite_database_is_refused_in_one_sentence_and_left_untouched(tmp_path, command):
+    other = tmp_path / "other.db"
+    before = unrelated_database(other)
+    result = CliRunner().invoke(cli, [*command, "--db", str(other)])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "is a SQLite database but not a seamless index" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert other.read_bytes() == before and not Path(f"{other}-wal").exists()
+
+
+def test_serve_refuses_another_sqlite_database(tmp_path):
+    other = tmp_path / "other.db"
+    unrelated_database(other)
+    result = seamless("serve", "--db", other, "--port", free_port(), timeout=60)  # a server that starts never ends
+    assert result.returncode == 1 and "is a SQLite database but not a seamless index" in result.stderr
+
+
+def test_an_index_is_stamped_and_an_older_one_still_read(store):
+    store.memory("chroma-boot-race")
+    store.index()
+    assert store.rows("pragma application_id") == [(0x5345414D,)]
+    with sqlite3.connect(store.db_path) as conn:  # as an index made before application_id was set
+        conn.execute("pragma application_id = 0")
+    conn.close()
+    result = run_cli("history", "chroma-boot-race", "--db", store.db_path)
+    assert result.exit_code == 0 and "chroma-boot-race" in result.output
+    store.index()
+    assert store.rows("pragma application_id") == [(0x5345414D,)]

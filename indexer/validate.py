@@ -149,7 +149,7 @@ def memory_record(parsed: ParsedFile) -> tuple[dict | None, list[Problem]]:
     if description is None or not description.strip():
         f.error("description", "missing-description", "description is required: the one line every index shows")
     else:
-        if "\n" in description.strip():
+        if rules.spans_lines(description.strip()):
             f.warning("description", "description-multiline", "description spans several lines; folded onto one")
         description = rules.fold_description(description)
         if len(description) > rules.DESCRIPTION_MAX:

@@ -13,7 +13,8 @@ from .sqlite import sqlite3
 
 # bump when schema.sql, fts.py or a rule changes: an older index gets the new parts on open, and its next
 # run reads every file (its rows and problems were made by older rules)
-SCHEMA_VERSION = 10  # 8: real-time timestamps, note titles outside code, YAML error lines; 9: ctime_ns; 10: index_meta
+SCHEMA_VERSION = 12  # 8: real-time timestamps, note titles outside code, YAML error lines; 9: ctime_ns; 10: index_meta;
+# 11: index_watch; 12: memories_overview
 _savepoints = itertools.count()
 
 

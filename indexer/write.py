@@ -43,9 +43,7 @@ NOTE_COLUMNS = ("path", "id", "title", "project", "created", "updated", "tags", 
 PROBLEM_COLUMNS = ("path", "line", "severity", "code", "message")
 FILE_COLUMNS = ("path", "type", "size", "mtime_ns", "ctime_ns", "digest")
 # files per batch; each batch's FTS rows are one statement, and so one FTS5 segment to merge at the end.
-# The last batch is moved and indexed while nothing else runs: with staged rows, 2,000 rather than 8,000
-# rebuilt 10,000 memories in 1.08-1.20 s instead of 1.21-1.41 s (8 alternating runs each), and 100,000
-# in the same time
+# Small, because the last batch is moved and indexed while nothing else runs (docs/performance.md)
 BATCH = 2000
 memory_row = operator.itemgetter(*MEMORY_COLUMNS)  # a record's values in column order
 note_row = operator.itemgetter(*NOTE_COLUMNS)
@@ -63,9 +61,9 @@ def insert_problems(conn, problems) -> None:
 # Memories, notes and the bookkeeping rows are first inserted into a temporary table with no indexes
 # (`temp.<table>_stage`), and the writer thread moves each batch into its table with one INSERT ... SELECT
 # (then indexes the new memories and notes for FTS5). Binding the values stays on the main thread; the
-# B-tree work of the tables' keys and indexes runs on the second core while the next batch is parsed: at
-# 100,000 memories the main thread spent 1.2-1.4 s on these inserts instead of 3.2-3.3 s. The moved rows
-# keep the order, and so the rowids, a direct insert gives them. table: (columns, verb)
+# B-tree work of the tables' keys and indexes runs on the second core while the next batch is parsed
+# (docs/performance.md, staged inserts). The moved rows keep the order, and so the rowids, a direct
+# insert gives them. table: (columns, verb)
 STAGED = {
     "memories": (MEMORY_COLUMNS, "insert"),
     "notes": (NOTE_COLUMNS, "insert"),

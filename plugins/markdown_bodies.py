@@ -15,6 +15,7 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 
 from indexer.queries import MATCH_END, MATCH_START
+from indexer.serve import DATABASE
 
 BODY_COLUMNS = {("memories", "body"), ("notes", "body"), ("active_memories", "body")}
 URL_SCHEMES = {"http", "https", "mailto"}
@@ -24,8 +25,12 @@ _md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]
 @lru_cache(maxsize=2048)
 def render_markdown(text: str | None) -> Markup:
     """Markdown text -> sanitised HTML, safe to put in a page as is."""
-    html = _md.render(text or "")
-    return Markup(nh3.clean(html, url_schemes=URL_SCHEMES, link_rel="nofollow noopener noreferrer"))
+    return sanitise(_md.render(text or ""))
+
+
+def sanitise(html: str) -> Markup:
+    """HTML with only harmless tags and attributes left: what every body and diff goes through."""
+    return Markup(nh3.clean(str(html), url_schemes=URL_SCHEMES, link_rel="nofollow noopener noreferrer"))
 
 
 def highlighted(snippet: str) -> Markup:
@@ -35,7 +40,7 @@ def highlighted(snippet: str) -> Markup:
 
 @hookimpl
 def render_cell(value, column, table, database):
-    if database != "seamless" or not isinstance(value, str):
+    if database != DATABASE or not isinstance(value, str):
         return None
     if (table, column) in BODY_COLUMNS:
         return Markup('<div class="md-body">') + render_markdown(value) + Markup("</div>")
@@ -47,3 +52,4 @@ def render_cell(value, column, table, database):
 @hookimpl
 def prepare_jinja2_environment(env):
     env.filters["markdown"] = render_markdown
+    env.filters["sanitise"] = sanitise

@@ -421,8 +421,8 @@ async def test_recall_links_memories_and_notes(ds):
 
 async def test_recall_snippets_are_escaped_text_with_the_matches_highlighted(ds):
     html = (await ds.client.get("/seamless/recall?q=supersession")).text
-    cells = html.split('<td class="col-snippet')[1:]
-    cells = [cell.split("</td>")[0] for cell in cells]
+    cells = html.split('<p class="result-snippet">')[1:]  # the recall page's results (test_pages.py)
+    cells = [cell.split("</p>")[0] for cell in cells]
     # a snippet is of the body: a match only in the name or description leaves it unmarked
     assert any("<mark>supersession</mark>" in cell.lower() for cell in cells)
     assert not any(queries.MATCH_START in cell for cell in cells)

@@ -14,9 +14,9 @@
 -- rows returned only. With no project, the best matches are ranked on the FTS table alone and then
 -- checked for validity (most matches are valid): when too few of the best are valid, every valid match
 -- is ranked instead. With a project, the scope is checked first and only the matches in it are ranked.
--- The plan is pinned where SQLite 3.51 chose worse than 3.40: CROSS JOIN keeps the FTS table outside (it
--- had looked notes up by project and matched each one, 560 ms instead of 100 with a project at 100k), and
--- the ranked arms are MATERIALIZED (one used twice was computed twice).
+-- The plan is pinned where SQLite 3.51 chose worse than 3.40 (docs/performance.md): CROSS JOIN keeps the FTS
+-- table outside (it had looked notes up by project and matched each one), and the ranked arms are
+-- MATERIALIZED (one used twice was computed twice).
 
 recall_scope AS (
     SELECT
@@ -31,7 +31,7 @@ recall_scope AS (
 recall_memory_best AS MATERIALIZED (
     -- no project: the best matches, valid or not, with their rows (LIMIT 0, nothing is read, when there is
     -- a project). The ranking is a subquery the join reads: materialized directly, SQLite built a record of
-    -- every match for its sort, 2-5 ms more at 100k.
+    -- every match for its sort.
     SELECT b.fts_rowid, b.fts_rank, m.id, m.path, m.project, m.kind, m.name, m.description, m.updated,
         coalesce(m.valid_from, '') <= (SELECT now FROM recall_scope)
             AND (m.invalid_at IS NULL OR m.invalid_at > (SELECT now FROM recall_scope)) AS valid

@@ -63,15 +63,20 @@ RECALL_PARAMS = f"""SELECT :q AS q, :project AS project,
         THEN min(CAST(trim(:limit) AS INTEGER), {RECALL_MAX}) ELSE {RECALL_DEFAULT} END AS max_rows"""
 RECALL_ORDER = "rank, arm, fts_rowid"  # bm25, then a memory before a note, then FTS5's own order
 
-# :id is an id (any case), or else a name: then one start in each project that uses the name, its
-# active memory if it has one, else its newest. Each start gives its own chain (start_id tells them apart).
+# :id is an id (any case), or else a name: then one start in each project that uses the name (only in
+# :project if given; `global` for the global scope), its active memory if it has one, else its newest.
+# Each start gives its own chain (start_id tells them apart).
 HISTORY_PARAMS = """SELECT id FROM memories WHERE id = upper(trim(:id))
 UNION
 SELECT (
     SELECT m.id FROM memories AS m WHERE m.name = named.name AND m.project IS named.project
     ORDER BY m.status = 'active' DESC, m.updated DESC, m.id LIMIT 1
 )
-FROM (SELECT DISTINCT name, project FROM memories WHERE name = trim(:id)) AS named
+FROM (
+    SELECT DISTINCT name, project FROM memories
+    WHERE name = trim(:id)
+        AND (coalesce(:project, '') = '' OR project IS (CASE WHEN :project = 'global' THEN NULL ELSE :project END))
+) AS named
 WHERE NOT EXISTS (SELECT 1 FROM memories WHERE id = upper(trim(:id)))"""
 HISTORY_COLUMNS = """start_id, position, id, kind, name, description, project, status, valid_from, invalid_at,
     superseded_by, link, is_start, chain_end_id, current_id"""
@@ -149,11 +154,12 @@ QUERIES = {
     ),
 }
 
-# Used by the CLI only, not canned queries: what replaced the superseded memories a recall matches.
+# Not a canned query: what replaced the superseded memories a recall matches, for those that would have
+# ranked among the results recall gives for the same parameters (:limit as recall's).
 RECALL_SUPERSEDED = compose(
     "recall_params",
-    "SELECT :q AS q, :project AS project, :limit AS superseded_limit",
-    ["recall_query", "recall_superseded"],
+    f"{RECALL_PARAMS}, :superseded_limit AS superseded_limit",
+    ["recall_query", "recall", "recall_superseded"],
     "SELECT id, kind, name, description, project, replaces, replaces_ids, rank\nFROM recall_superseded ORDER BY rank, id",
 )
 
@@ -161,7 +167,7 @@ PARAMS = {
     "briefing": ("project", "as_of", "budget"),
     "briefing_ledger": ("project", "as_of", "budget"),
     "recall": ("q", "project", "limit"),
-    "history": ("id",),
+    "history": ("id", "project"),
     "gardener": ("as_of",),
     "overview": ("as_of",),
     "needs_human": ("as_of",),
@@ -210,6 +216,10 @@ def recall(conn_or_db, q: str, project: str | None = None, limit: int = RECALL_D
     return run(conn_or_db, "recall", q=q, project=project, limit=limit)
 
 
-def recall_superseded(conn_or_db, q: str, project: str | None = None, limit: int = 5) -> list[dict]:
-    """The current memories that replaced the best `limit` superseded matches of `q`, with what they replace."""
-    return execute(conn_or_db, RECALL_SUPERSEDED, {"q": q, "project": project, "limit": limit})
+def recall_superseded(
+    conn_or_db, q: str, project: str | None = None, limit: int = RECALL_DEFAULT, superseded_limit: int = 5
+) -> list[dict]:
+    """The current memories that replaced the best `superseded_limit` superseded matches of `q` that rank
+    among recall's `limit` results, each with what it replaces."""
+    params = {"q": q, "project": project, "limit": limit, "superseded_limit": superseded_limit}
+    return execute(conn_or_db, RECALL_SUPERSEDED, params)

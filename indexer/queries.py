@@ -22,12 +22,13 @@ AS_OF = """CASE WHEN coalesce(:as_of, '') = '' THEN strftime('%Y-%m-%dT%H:%M:%SZ
         AND date(substr(trim(:as_of), 1, 10)) IS substr(trim(:as_of), 1, 10)
     THEN strftime('%Y-%m-%dT%H:%M:%SZ', trim(:as_of)) END"""
 
-# project '' or `global`: the global scope only; budget '': the store's briefing.budget_chars
+# project '' or `global`: the global scope only; budget '': the store's briefing.budget_chars (the settings
+# table holds every setting, defaults included: indexer/settings.py is their one source)
 BRIEFING_PARAMS = f"""SELECT
     CASE WHEN :project IN ('', 'global') THEN NULL ELSE :project END AS project,
     {AS_OF} AS as_of,
     coalesce(CAST(nullif(:budget, '') AS INTEGER),
-             (SELECT value FROM settings WHERE key = 'briefing.budget_chars'), 6000) AS budget"""
+             (SELECT value FROM settings WHERE key = 'briefing.budget_chars')) AS budget"""
 
 LEDGER_COLUMNS = """position, id, kind, name, description, project, pinned, stage_status, stage_gate, status,
     updated, valid_from, invalid_at, length(description) AS chars, running_chars, included, reason, as_of, budget"""

@@ -13,15 +13,15 @@ strftime('now') inside the view, so it is the moment the view is read, never the
 
 import re
 
-from . import queries
+from . import queries, sql
 from .queries import compose
 
 NOW = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 
-# SPEC section 2, as briefing_ledger.sql and gardener.sql read it: a missing valid_from means valid since forever
-ACTIVE_MEMORIES = f"""SELECT m.*
+# the validity test of SPEC section 2, as every query reads it (indexer/sql/shared.sql)
+ACTIVE_MEMORIES = sql.expand(f"""SELECT m.*
 FROM memories AS m
-WHERE coalesce(m.valid_from, '') <= {NOW} AND (m.invalid_at IS NULL OR m.invalid_at > {NOW})"""
+WHERE VALID_AT(m, {NOW})""")
 
 # The global-only briefing is included as project 'global' (what `seamless briefing --project global`
 # prints): `project` is the project briefed, never NULL, so `where project = 'x'` always works.

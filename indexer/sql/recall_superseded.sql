@@ -7,7 +7,7 @@
 -- (superseded_limit) are followed, and only those that would have ranked among recall's results are told.
 
 recall_old AS (
-    SELECT m.id, m.name, m.superseded_by, bm25(memories_fts, 8.0, 10.0, 3.0, 1.0) AS rank
+    SELECT m.id, m.name, m.superseded_by, MEMORY_RANK AS rank
     FROM memories_fts CROSS JOIN memories AS m ON m.rowid = memories_fts.rowid
     WHERE memories_fts MATCH (SELECT fts FROM recall_query)
         AND m.superseded_by IS NOT NULL

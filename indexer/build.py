@@ -109,7 +109,7 @@ def index_paths(
 
 @contextlib.contextmanager
 def _no_gc():
-    gc.disable()  # records hold no cycles; collecting while creating 100,000s of them costs a fifth
+    gc.disable()  # records hold no cycles: collecting while a run creates them is time lost (docs/performance.md)
     try:
         yield
     finally:

@@ -46,8 +46,8 @@ ALPHABETS = {
     "tag:yaml.org,2002:yaml": "!&*",
 }
 _PYYAML = {tag: regexp for resolvers in Resolver.yaml_implicit_resolvers.values() for tag, regexp in resolvers}
-# most cached scalars are seen once (ids, names, times): a small cache stays in the CPU's cache
-# (lookups in one of 100,000 entries measured 5-10% slower), and the values that recur come back at once
+# most cached scalars are seen once (ids, names, times): a small cache stays in the CPU's cache, and the
+# values that recur come back at once (docs/performance.md)
 MAX_CACHED = 5_000
 _constructor = SafeConstructor()
 _keys: set[str] = set()  # keys already known to be plain strings

@@ -24,8 +24,8 @@ gardener_settings AS MATERIALIZED (  -- once, not once per memory
 
 gardener_candidates AS (
     -- the memories to propose: valid at T, not pinned, and not updated since their cutoff. The tests read `k`,
-    -- whose columns the memories_overview index holds, so `m`, the whole row, is read for the proposals alone
-    -- (at 10,000 memories 5 ms instead of 28); CROSS JOIN keeps that order (SQLite does not reorder it).
+    -- whose columns the memories_overview index holds, so `m`, the whole row, is read for the proposals alone;
+    -- CROSS JOIN keeps that order (SQLite does not reorder it).
     SELECT
         g.*, m.id, m.kind, m.name, m.description, m.project, m.stage_status, m.updated, m.path,
         m.kind = 'stage' AND m.stage_status IN ('done', 'unknown') AS gateless_stage,

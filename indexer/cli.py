@@ -69,7 +69,7 @@ def _progress_bar():
         if len(files) < PROGRESS_THRESHOLD:
             yield from files
             return
-        with click.progressbar(files, label="indexing", file=click.get_text_stream("stderr")) as shown:
+        with click.progressbar(files, label="indexing", file=sys.stderr) as shown:
             yield from shown
 
     return bar

@@ -24,6 +24,7 @@ from indexer.sqlite import sqlite3
 from . import straightforward
 from .floor import floor
 from .generate import COMMON_WORD, NOW, PROJECTS
+from .writes import write_figures
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -31,6 +32,9 @@ PYTHON = sys.executable
 SEAMLESS = str(Path(PYTHON).with_name("seamless")) if Path(PYTHON).with_name("seamless").exists() else "seamless"
 BRIEFING_PROJECT = PROJECTS[0]  # the biggest project
 HTTP_REQUESTS = 50
+PAGE_REQUESTS = 20  # the people pages are slower than the JSON queries: fewer calls give as steady a median
+# what every page pays before it does anything of its own: Datasette answering one row of SQL
+PAGE_FLOOR = "/seamless.json?sql=select+1&_shape=array"
 # recall's floor: what FTS5 does for the word whatever SQL is around it, bm25 over every match of the
 # memories, the best 20 kept; nothing else (no validity, notes, snippets or rows)
 RECALL_FLOOR = "select rowid from memories_fts where memories_fts match :q order by bm25(memories_fts) limit 20"
@@ -53,10 +57,16 @@ TARGETS = {
     ("recall_sql", 100_000): 50.0,
     ("briefing_http", 100_000): 50.0,
     ("recall_http", 100_000): 50.0,
+    ("write_in", 100_000): 0.05,
+    ("supersede_in", 100_000): 0.05,
+    ("write", 100_000): 0.4,
+    ("supersede", 100_000): 0.4,
     ("watch_edit_p50", 100_000): 100.0,  # issue 17
     ("watch_edit_p95", 100_000): 250.0,
     ("watch_burst", 100_000): 3.0,
     ("watch_idle_cpu", 100_000): 1.0,
+    # issue 19: every people page within 300 ms at 100,000 memories
+    **{(f"page_{name}", 100_000): 300.0 for name in ("home", "life", "memory", "recall", "briefing")},
 }
 
 # Issue 5's targets are for its own 2-core machine, on which the straightforward pipeline rebuilt 10k in 2.4 s
@@ -214,7 +224,8 @@ def measure_store(store: Path, memories: int, work: Path, repeat: int, queries: 
         ),
     ]
     if queries:
-        figures += sql_latencies(db, sf_db) + http_latencies(db, sf_db)
+        figures += sql_latencies(db, sf_db) + http_latencies(db, sf_db) + page_latencies(db)
+    figures += write_figures(store, db, repeat, Figure, run, SEAMLESS, timed_cpu, median)
     figures += watch_figures(store, db)
     for f in figures:
         f.target = TARGETS.get((f.key, memories))
@@ -408,6 +419,38 @@ def watch_figures(store: Path, db: Path) -> list[Figure]:
             note=f"peak {w['rss_peak']:.0f} MB",
         ),
     ]
+
+
+def page_latencies(db: Path) -> list[Figure]:
+    """The people pages (issue 19) as HTML through `seamless serve`, each in turn with the server's floor."""
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:  # a superseded memory: its page has the diff
+        superseded = conn.execute("select id from memories where status = 'superseded' order by id limit 1").fetchone()
+    pages = {
+        "home": ("home page (needs a human, a card per project)", "/?" + urlencode({"as_of": NOW})),
+        "life": ("the store's life (chart and table)", "/-/life?" + urlencode({"as_of": NOW})),
+        "memory": (
+            "a superseded memory's page (timeline and diff)",
+            f"/seamless/memories/{superseded[0] if superseded else ''}",
+        ),
+        "recall": (f"recall page '{COMMON_WORD}'", "/seamless/recall?" + urlencode({"q": COMMON_WORD})),
+        "briefing": (
+            f"briefing page ({BRIEFING_PROJECT})",
+            "/seamless/briefing?" + urlencode({"project": BRIEFING_PROJECT, "as_of": NOW}),
+        ),
+    }
+    figures = {name: Figure(f"page_{name}", f"{label}, HTML", "ms", None) for name, (label, _) in pages.items()}
+    try:
+        with serving([SEAMLESS, "serve", "--db", db, "--port"]) as get:
+            for name, (_, path) in pages.items():
+                figure = figures[name]
+                figure.value, figure.floor = paired_latency_ms(
+                    lambda path=path: get(path), lambda: get(PAGE_FLOOR), PAGE_REQUESTS, PAGE_REQUESTS
+                )
+                figure.note = "floor: Datasette answering `select 1` as JSON, through the same server"
+    except BenchError as e:
+        for figure in figures.values():
+            figure.note = str(e)
+    return list(figures.values())
 
 
 @contextmanager

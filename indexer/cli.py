@@ -33,7 +33,7 @@ def index(store, db_path, full, strict):
     from .sqlite import sqlite3
 
     try:
-        summary = index_store(store, db_path, full=full, progress=sys.stderr.isatty())
+        summary = index_store(store, db_path, full=full, progress=_progress_bar(), on_wait=_waiting(db_path))
     except sqlite3.DatabaseError as e:
         raise click.ClickException(
             f"could not write the index at {db_path}: {e}; the previous index is unchanged"
@@ -51,10 +51,33 @@ def check(store):
     """Validate STORE without writing anything; exit 1 on any error problem."""
     from .build import index_store
 
-    summary = index_store(store, ":memory:", full=True, progress=sys.stderr.isatty())
+    summary = index_store(store, ":memory:", full=True, progress=_progress_bar())
     _report(store, summary)
     if summary.errors:
         sys.exit(1)
+
+
+PROGRESS_THRESHOLD = 2000  # files to read before a progress bar is worth showing
+
+
+def _progress_bar():
+    """What an index run wraps its files to read in: a bar on a terminal when there are many, else None."""
+    if not sys.stderr.isatty():
+        return None
+
+    def bar(files):
+        if len(files) < PROGRESS_THRESHOLD:
+            yield from files
+            return
+        with click.progressbar(files, label="indexing", file=click.get_text_stream("stderr")) as shown:
+            yield from shown
+
+    return bar
+
+
+def _waiting(db_path):
+    """The message shown when another run holds the index's lock."""
+    return lambda: click.echo(f"waiting for another seamless index run on {db_path} to finish...", err=True)
 
 
 def _report(store: Path, summary) -> None:
@@ -245,8 +268,9 @@ def recall(query, project, limit, as_json, db_path):
             )
         else:
             click.echo(f"{n}. note {row['path']}: {row['title']}")
-        if row["snippet"] and (row["type"] == "note" or "**" in row["snippet"]):
-            click.echo("   " + " ".join(row["snippet"].split()))
+        if row["snippet"] and (row["type"] == "note" or queries.MATCH_START in row["snippet"]):
+            snippet = row["snippet"].replace(queries.MATCH_START, "**").replace(queries.MATCH_END, "**")
+            click.echo("   " + " ".join(snippet.split()))
     # only old truths that would have ranked among the results shown deserve a line
     # (fewer rows than asked for, at most RECALL_MAX, means every match was shown: any old truth ranked among them)
     worst = rows[-1]["rank"] if len(rows) == min(limit, queries.RECALL_MAX) else float("inf")

@@ -4,7 +4,7 @@ One SQL source (sql/freshness.sql) read by `seamless status`, the explorer's ban
 the sentences below are the words all three use.
 """
 
-from .database import sql_source
+from .sql import source as sql_source
 
 FRESHNESS = sql_source("freshness")
 

@@ -9,7 +9,7 @@ one; views and other callers can fill it differently (see `compose`). No Dataset
 from itertools import repeat
 from pathlib import Path
 
-from .database import sql_source
+from .sql import source as sql_source
 from .sqlite import sqlite3
 
 # '' means "not given" (that is how Datasette sends a missing parameter): as_of '' is now. A date or a
@@ -48,6 +48,11 @@ if f"WINDOW briefing_order AS ({BRIEFING_WINDOW})" not in sql_source("briefing_l
     raise RuntimeError("briefing_ledger.sql numbers the briefing differently from queries.BRIEFING_WINDOW")
 
 RECALL_COLUMNS = "type, id, path, project, kind, name, description, title, snippet, rank, updated"
+# what recall.sql's snippets put around each match: private-use characters, which no text of the store means
+# as anything (a body's own `**` is not a match)
+MATCH_START, MATCH_END = "\ue000", "\ue001"
+if f"char({ord(MATCH_START)}), char({ord(MATCH_END)})" not in sql_source("recall"):
+    raise RuntimeError("recall.sql marks matches differently from queries.MATCH_START and MATCH_END")
 RECALL_DEFAULT = 20  # recall answers with the best matches; agents read the first few
 RECALL_MAX = 100
 # project '': every project; otherwise that project plus the global scope. limit: how many results
@@ -72,6 +77,16 @@ HISTORY_COLUMNS = """start_id, position, id, kind, name, description, project, s
     superseded_by, link, is_start, chain_end_id, current_id"""
 
 GARDENER_PARAMS = f"SELECT {AS_OF} AS as_of"
+
+# The explorer's pages (docs/pages.md): the home page's cards, what needs a human, and the store's life.
+# by: 'week' or 'month', anything else lets store_life.sql choose by the length of the history.
+OVERVIEW_PARAMS = f"SELECT {AS_OF} AS as_of"
+LIFE_PARAMS = f"SELECT {AS_OF} AS as_of, :by AS by"
+OVERVIEW_COLUMNS = """project, active, pinned, stages_open, stages_in_progress, stages_blocked, changed_7d, memories,
+    notes, errors, warnings, as_of"""
+NEEDS_HUMAN_COLUMNS = (
+    "position, section, in_section, id, path, kind, name, description, project, stage_status, updated, detail"
+)
 GARDENER_COLUMNS = (
     "proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, as_of"
 )
@@ -114,6 +129,24 @@ QUERIES = {
         ["gardener"],
         f"SELECT {GARDENER_COLUMNS}\nFROM gardener ORDER BY coalesce(updated, ''), id",
     ),
+    "overview": compose(
+        "overview_params",
+        OVERVIEW_PARAMS,
+        ["problem_scope", "overview"],
+        f"SELECT {OVERVIEW_COLUMNS}\nFROM overview ORDER BY project = 'global', project",
+    ),
+    "needs_human": compose(
+        "gardener_params",
+        GARDENER_PARAMS,
+        ["gardener", "problem_scope", "needs_human"],
+        f"SELECT {NEEDS_HUMAN_COLUMNS}\nFROM needs_human ORDER BY position",
+    ),
+    "store_life": compose(
+        "life_params",
+        LIFE_PARAMS,
+        ["store_life"],
+        "SELECT period, by, kind, written, superseded, archived\nFROM store_life ORDER BY period, kind",
+    ),
 }
 
 # Used by the CLI only, not canned queries: what replaced the superseded memories a recall matches.
@@ -130,6 +163,9 @@ PARAMS = {
     "recall": ("q", "project", "limit"),
     "history": ("id",),
     "gardener": ("as_of",),
+    "overview": ("as_of",),
+    "needs_human": ("as_of",),
+    "store_life": ("as_of", "by"),
 }
 
 

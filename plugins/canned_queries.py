@@ -6,6 +6,7 @@ None is writable. Each also answers as JSON, e.g. /seamless/briefing.json?projec
 from datasette import hookimpl
 
 from indexer.queries import QUERIES
+from indexer.serve import DATABASE
 
 DESCRIPTIONS = {
     "briefing": (
@@ -33,6 +34,21 @@ DESCRIPTIONS = {
         "Gardener",
         "Proposals only, never acted on: stale stages and long-unchanged memories that could be archived.",
     ),
+    "overview": (
+        "Overview",
+        "The home page's cards: per project, and for global, the active and pinned memories, live stages by "
+        "status, memories changed in the 7 days up to as_of, notes, errors and warnings. Empty as_of means now.",
+    ),
+    "needs_human": (
+        "Needs a human",
+        "The home page's list: live stages gated human (blocked first), the gardener's proposals, and every "
+        "file with an error, in that order. Empty as_of means now.",
+    ),
+    "store_life": (
+        "The store's life",
+        "Memories written, superseded and archived per period (by: week or month; empty chooses by the length "
+        "of the history) and kind, up to as_of. Drawn as a chart at /-/life.",
+    ),
 }
 
 PROBLEMS_SQL = """\
@@ -46,7 +62,7 @@ order by severity = 'warning', problems desc, code
 
 @hookimpl
 def canned_queries(database):
-    if database != "seamless":
+    if database != DATABASE:
         return {}
     queries = {}
     for name, sql in QUERIES.items():

@@ -1,4 +1,5 @@
-"""What a memory's page needs beyond its row: its successor and the current truth, from the `history` query."""
+"""What a memory's page needs beyond its row, from the `history` query: its successor and the current truth,
+the whole chain for the timeline, and the successor's own text for "what changed"."""
 
 from urllib.parse import urlencode
 
@@ -6,28 +7,36 @@ from datasette import hookimpl
 from datasette.utils import tilde_decode, tilde_encode
 
 from indexer.queries import QUERIES
+from indexer.serve import DATABASE
+
+SUCCESSOR_TEXT = "select description, body from memories where id = ?"
 
 
 @hookimpl
 def extra_template_vars(view_name, database, table, request, datasette):
-    if view_name != "row" or database != "seamless" or table != "memories":
+    if view_name != "row" or database != DATABASE or table != "memories":
         return {}
 
     async def inner():
+        db = datasette.get_database(DATABASE)
         memory_id = tilde_decode(request.url_vars["pks"])
-        chain = {
-            row["id"]: dict(row)
-            for row in (await datasette.get_database("seamless").execute(QUERIES["history"], {"id": memory_id})).rows
-        }
+        members = [dict(row) for row in (await db.execute(QUERIES["history"], {"id": memory_id})).rows]
+        chain = {row["id"]: row for row in members}
         start = chain.get(memory_id, {})
         successor_id = start.get("superseded_by")
         current_id = start.get("current_id")
+        successor = chain.get(successor_id, {"id": successor_id, "missing": True}) if successor_id else None
+        if successor and not successor.get("missing"):
+            text = (await db.execute(SUCCESSOR_TEXT, [successor_id])).first()
+            successor |= {"description": text["description"], "body": text["body"]}
         return {
             # the successor, or {"missing": True} when superseded_by points to no memory
-            "successor": chain.get(successor_id, {"id": successor_id, "missing": True}) if successor_id else None,
+            "successor": successor,
             "current": chain.get(current_id) if current_id not in (None, memory_id, successor_id) else None,
-            "history_url": datasette.urls.query("seamless", "history") + "?" + urlencode({"id": memory_id}),
-            "memory_url": lambda other_id: datasette.urls.row("seamless", "memories", tilde_encode(other_id)),
+            # every member of the chain, oldest first (empty for a memory that replaced nothing and was never replaced)
+            "chain": members if len(members) > 1 else [],
+            "history_url": datasette.urls.query(DATABASE, "history") + "?" + urlencode({"id": memory_id}),
+            "memory_url": lambda other_id: datasette.urls.row(DATABASE, "memories", tilde_encode(other_id)),
         }
 
     return inner

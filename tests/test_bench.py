@@ -61,10 +61,19 @@ def test_smoke_run_at_1k_prints_the_table(tmp_path):
     assert full["floor"] > 0 and 0 < full["value"] < 600 and full["straightforward"] > 0
     assert 1 < figures["rss"]["value"] < 4000
     assert 0 < figures["db"]["value"] < 1000
-    assert {"in_place", "noop", "edit", "help", "briefing_sql", "recall_sql", "briefing_http", "recall_http"} <= set(
-        figures
-    )
-    for key in ("briefing_sql", "recall_sql", "briefing_http", "recall_http", "recall_http_100"):
+    assert {
+        "in_place",
+        "noop",
+        "edit",
+        "help",
+        "briefing_sql",
+        "recall_sql",
+        "briefing_http",
+        "recall_http",
+        "page_home",
+    } <= set(figures)
+    pages = ("page_home", "page_life", "page_memory", "page_recall", "page_briefing")
+    for key in ("briefing_sql", "recall_sql", "briefing_http", "recall_http", "recall_http_100", *pages):
         assert figures[key]["floor"] > 0 and figures[key]["value"] > 0, figures[key]
     for key in ("watch_edit_p50", "watch_edit_p95", "watch_burst", "watch_rss"):  # bench/watch.py
         assert figures[key]["value"] > 0, figures[key]

@@ -7,7 +7,7 @@
 --     WITH RECURSIVE gardener_params(as_of) AS (...),
 -- with as_of as canonical UTC text (NULL rows are ignored).
 
-gardener_settings AS (
+gardener_settings AS MATERIALIZED (  -- once, not once per memory
     SELECT
         p.as_of,
         s.stale_stage_days,
@@ -23,15 +23,21 @@ gardener_settings AS (
 ),
 
 gardener_candidates AS (
+    -- the memories to propose: valid at T, not pinned, and not updated since their cutoff. The tests read `k`,
+    -- whose columns the memories_overview index holds, so `m`, the whole row, is read for the proposals alone
+    -- (at 10,000 memories 5 ms instead of 28); CROSS JOIN keeps that order (SQLite does not reorder it).
     SELECT
         g.*, m.id, m.kind, m.name, m.description, m.project, m.stage_status, m.updated, m.path,
         m.kind = 'stage' AND m.stage_status IN ('done', 'unknown') AS gateless_stage,
         -- a missing updated date counts as the oldest possible
         CAST(julianday(g.as_of) - julianday(m.updated) AS INTEGER) AS idle_days
     FROM gardener_settings AS g
-    JOIN memories AS m
-        ON coalesce(m.valid_from, '') <= g.as_of AND (m.invalid_at IS NULL OR m.invalid_at > g.as_of)
-    WHERE NOT m.pinned
+    CROSS JOIN memories AS k
+        ON coalesce(k.valid_from, '') <= g.as_of AND (k.invalid_at IS NULL OR k.invalid_at > g.as_of)
+        AND NOT k.pinned
+        AND coalesce(k.updated, '') < CASE WHEN k.kind = 'stage' AND k.stage_status IN ('done', 'unknown')
+            THEN g.stage_cutoff ELSE g.stale_cutoff END
+    CROSS JOIN memories AS m ON m.rowid = k.rowid
 ),
 
 gardener AS (
@@ -50,6 +56,4 @@ gardener AS (
         END AS reason,
         path
     FROM gardener_candidates
-    WHERE CASE WHEN gateless_stage THEN coalesce(updated, '') < stage_cutoff
-               ELSE coalesce(updated, '') < stale_cutoff END
 )

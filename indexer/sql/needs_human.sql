@@ -1,0 +1,54 @@
+-- What needs a human (the explorer's home page, docs/pages.md), at time T, in the order to work through it:
+--   stage     live stages (open, in_progress, blocked) gated `human` and valid at T: blocked first, then
+--             the one waiting longest (oldest `updated`) first
+--   proposal  the gardener's proposals (gardener.sql), oldest first, as the gardener lists them
+--   error     every file with an error (it is not indexed): its first error, by path
+-- Each row says how many its section holds (`in_section`), so a page can show the first few and the count.
+--
+-- A fragment: CTEs ending in `needs_human`, placed after
+--     WITH RECURSIVE gardener_params(as_of) AS (...), <gardener.sql>, <problem_scope.sql>,
+
+needs_human_stages AS (
+    SELECT
+        'stage' AS section, m.id, m.path, m.kind, m.name, m.description, coalesce(m.project, 'global') AS project,
+        m.stage_status, m.updated,
+        printf('Status: %s · Gate: human', m.stage_status) AS detail,
+        m.stage_status <> 'blocked' AS rank_in_section
+    FROM gardener_params AS p
+    JOIN memories AS m
+        ON m.kind = 'stage' AND m.stage_status IN ('open', 'in_progress', 'blocked') AND m.stage_gate = 'human'
+        AND coalesce(m.valid_from, '') <= p.as_of AND (m.invalid_at IS NULL OR m.invalid_at > p.as_of)
+),
+
+needs_human_errors AS (
+    -- a file's first error: the lowest line, then the code
+    SELECT path, line, code, message, project
+    FROM (
+        SELECT *, row_number() OVER (PARTITION BY path ORDER BY line, code) AS n
+        FROM problem_scopes
+        WHERE severity = 'error'
+    )
+    WHERE n = 1
+),
+
+needs_human_items AS (
+    SELECT 1 AS section_order, * FROM needs_human_stages
+    UNION ALL
+    SELECT
+        2, 'proposal', id, path, kind, name, description, coalesce(project, 'global'), stage_status, updated,
+        reason, 0
+    FROM gardener
+    UNION ALL
+    SELECT 3, 'error', NULL, path, NULL, NULL, message, project, NULL, NULL, printf('line %d: %s', line, code), 0
+    FROM needs_human_errors
+),
+
+needs_human AS (
+    SELECT
+        row_number() OVER (
+            ORDER BY section_order, rank_in_section, CASE WHEN section = 'error' THEN path END, coalesce(updated, ''), id
+        ) AS position,
+        count(*) OVER (PARTITION BY section) AS in_section,
+        section, id, path, kind, name, description, project, stage_status, updated, detail
+    FROM needs_human_items
+)

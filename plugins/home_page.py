@@ -1,0 +1,97 @@
+"""The home page, `/`: what needs a human, then one card per project and one for global (docs/pages.md).
+
+Both come from canned queries (`needs_human`, `overview`), so the page and its JSON run the same SQL:
+/seamless/needs_human.json?_shape=array and /seamless/overview.json?_shape=array. `?as_of=` shows the
+store at another time, read as the CLI reads --as-of.
+"""
+
+from urllib.parse import urlencode
+
+from datasette import hookimpl
+from datasette.utils import tilde_encode
+from datasette.utils.asgi import BadRequest, Response
+
+from indexer.queries import QUERIES
+from indexer.timestamps import normalize
+
+SHOWN_PER_SECTION = 20  # the rest are one link away
+SECTIONS = {
+    "stage": "Stages waiting for a human",
+    "proposal": "The gardener's proposals",
+    "error": "Files with errors (not indexed)",
+}
+
+
+def as_of_parameter(request) -> str:
+    """The request's as_of as canonical UTC text, '' for now; a 400 that says why for a bad one."""
+    value = request.args.get("as_of", "")
+    if not value.strip():
+        return ""
+    try:
+        return normalize(value)
+    except ValueError as e:
+        raise BadRequest(f"as_of: {e}") from None
+
+
+def section_urls(datasette, as_of: str) -> dict[str, str]:
+    """Where each section's whole list is."""
+    memories = datasette.urls.table("seamless", "memories")
+    gardener = datasette.urls.query("seamless", "gardener")
+    return {
+        "stage": memories + "?kind=stage&stage_gate=human&stage_status__in=open,in_progress,blocked&status=active",
+        "proposal": gardener + ("?" + urlencode({"as_of": as_of}) if as_of else ""),
+        "error": datasette.urls.table("seamless", "problems") + "?severity=error",
+    }
+
+
+def scope_links(datasette, project: str, as_of: str) -> dict[str, str]:
+    """A card's links: its briefing as a page and as markdown, its ledger (at the page's as_of), its memories."""
+    query = "?" + urlencode({"project": project, **({"as_of": as_of} if as_of else {})})
+    memories = datasette.urls.table("seamless", "memories")
+    return {
+        "briefing": datasette.urls.query("seamless", "briefing") + query,
+        "markdown": datasette.urls.path("/seamless/briefing.md") + query,
+        "ledger": datasette.urls.query("seamless", "briefing_ledger") + query,
+        "memories": memories
+        + "?"
+        + ("project__isnull=1" if project == "global" else urlencode({"project": project}))
+        + "&status=active",
+    }
+
+
+async def home(datasette, request):
+    as_of = as_of_parameter(request)
+    db = datasette.get_database("seamless")
+    cards = [dict(r) for r in (await db.execute(QUERIES["overview"], {"as_of": as_of})).rows]
+    items = (await db.execute(QUERIES["needs_human"], {"as_of": as_of})).rows
+    sections = {name: {"title": title, "rows": [], "count": 0} for name, title in SECTIONS.items()}
+    for row in items:  # the query numbers them; only the first few of each section are listed
+        section = sections[row["section"]]
+        section["count"] = row["in_section"]
+        if len(section["rows"]) < SHOWN_PER_SECTION:
+            section["rows"].append(dict(row))
+    for card in cards:
+        card["links"] = scope_links(datasette, card["project"], as_of)
+    json_query = "?" + urlencode({"_shape": "array", **({"as_of": as_of} if as_of else {})})
+    context = {
+        "title": datasette.metadata("title") or "Seamless memory explorer",
+        "cards": cards,
+        "sections": sections,
+        "waiting": sum(s["count"] for s in sections.values()),
+        "section_urls": section_urls(datasette, as_of),
+        "as_of": cards[0]["as_of"] if cards else as_of,
+        "asked_as_of": as_of,
+        "json_urls": {
+            "needs_human": datasette.urls.path("/seamless/needs_human.json") + json_query,
+            "overview": datasette.urls.path("/seamless/overview.json") + json_query,
+        },
+        "memory_url": lambda memory_id: datasette.urls.row("seamless", "memories", tilde_encode(memory_id)),
+        "problems_url": lambda path: datasette.urls.table("seamless", "problems") + "?" + urlencode({"path": path}),
+    }
+    html = await datasette.render_template("seamless-home.html", context, request=request, view_name="seamless-home")
+    return Response.html(html)
+
+
+@hookimpl
+def register_routes():
+    return [(r"^/$", home)]

@@ -1,0 +1,226 @@
+"""The people pages in headless Chromium, against a real `seamless serve` over the bundled example store.
+
+What the pages must show is worked out here from the store's files and the seed's rules, not from the
+index. Screenshots go to test-artifacts/pages-*.png (at 1280 and at 390 pixels wide).
+"""
+
+import datetime as dt
+import re
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+from test_served import Server, browser, page, screenshot  # noqa: F401 (fixtures, used by name)
+
+from indexer.build import index_store
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "store"
+AS_OF = "2026-12-02T00:00:00Z"  # the pages are asked for this moment, so the expectation does not age
+LIVE = ("open", "in_progress", "blocked")
+
+
+@pytest.fixture(scope="module")
+def example_served(tmp_path_factory):
+    """`seamless serve` over a copy of examples/store, exactly as bundled."""
+    tmp = tmp_path_factory.mktemp("pages")
+    shutil.copytree(EXAMPLE, tmp / "store")
+    index_store(tmp / "store", tmp / "pages.db", full=True)
+    server = Server(tmp / "pages.db", tmp / "serve.log")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def narrow(browser):  # noqa: F811 (the fixture imported above)
+    """A phone-sized page: 390 pixels wide."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    narrow_page = context.new_page()
+    narrow_page.set_default_timeout(10_000)
+    yield narrow_page
+    context.close()
+
+
+# --- the store, read from its files with the seed's rules ---
+
+
+def read_memories(store: Path) -> list[dict]:
+    """Every memory file's frontmatter, with `body` and the stage header read as the seed says."""
+    memories = []
+    for path in sorted((store / "memories").rglob("*.md")):
+        _, front, body = path.read_text("utf-8").split("---\n", 2)
+        meta = yaml.safe_load(front)
+        for key in ("created", "updated", "valid_from", "invalid_at"):  # YAML reads timestamps as datetimes
+            if isinstance(meta.get(key), dt.datetime):
+                meta[key] = meta[key].astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        lines = [line.strip() for line in body.splitlines() if line.strip()]
+        status = re.fullmatch(r"Status: (\w+)", lines[0]) if lines else None
+        gate = re.fullmatch(r"Gate: (\w+)", lines[1]) if status and len(lines) > 1 else None
+        meta["stage_status"] = status[1] if status else "unknown"
+        meta["stage_gate"] = gate[1] if gate else None
+        memories.append(meta)
+    return memories
+
+
+def days_before(moment: str, days: int) -> str:
+    when = dt.datetime.strptime(moment, "%Y-%m-%dT%H:%M:%SZ") - dt.timedelta(days=days)
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def needs_a_human(store: Path, as_of: str) -> dict[str, list[str]]:
+    """What the seed says a person must look at, by name: human-gated live stages (blocked first, then the longest
+    waiting), the gardener's proposals (oldest first); the example store has no broken file."""
+    settings = tomllib.loads((store / "seamless.toml").read_text())["gardener"]
+    valid = [m for m in read_memories(store) if m.get("invalid_at") is None or m["invalid_at"] > as_of]
+    stages = [m for m in valid if m["kind"] == "stage" and m["stage_status"] in LIVE and m["stage_gate"] == "human"]
+    stages.sort(key=lambda m: (m["stage_status"] != "blocked", m["updated"]))
+    proposals = []
+    for m in valid:
+        pinned = m["kind"] == "constraint" or (m["kind"] == "stage" and m["stage_status"] in LIVE)
+        if pinned:
+            continue
+        gateless = m["kind"] == "stage" and m["stage_status"] in ("done", "unknown")
+        days = settings["stale_stage_days"] if gateless else settings["stale_days"]
+        if m["updated"] < days_before(as_of, days):
+            proposals.append(m)
+    proposals.sort(key=lambda m: m["updated"])
+    return {"stage": [m["name"] for m in stages], "proposal": [m["name"] for m in proposals]}
+
+
+def chain_of(store: Path, name: str) -> list[dict]:
+    """The supersession chain `name` belongs to, oldest first, followed through the files' superseded_by."""
+    memories = read_memories(store)
+    by_id = {m["id"]: m for m in memories}
+    replaced = {m["superseded_by"]: m for m in memories if m.get("superseded_by")}
+    first = next(m for m in memories if m["name"] == name)
+    while first["id"] in replaced:
+        first = replaced[first["id"]]
+    chain = [first]
+    while chain[-1].get("superseded_by"):
+        chain.append(by_id[chain[-1]["superseded_by"]])
+    return chain
+
+
+def watch_errors(page_) -> list[str]:
+    """Collect the page's script errors and console errors from now on."""
+    errors = []
+    page_.on("pageerror", lambda e: errors.append(str(e)))
+    page_.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    return errors
+
+
+# --- the tests ---
+
+
+@pytest.mark.browser
+def test_needs_a_human_is_what_the_seeds_rules_say(example_served, page):  # noqa: F811
+    expected = needs_a_human(EXAMPLE, AS_OF)
+    assert expected["stage"] and expected["proposal"]  # the example store has both, so the test can fail
+    errors = watch_errors(page)
+    page.goto(f"{example_served.url}/?as_of={AS_OF}")
+    for section, names in expected.items():
+        assert page.locator(f"ul.needs-{section} .needs-link").all_inner_texts() == names, section
+    assert page.locator("ul.needs-error").count() == 0
+    # each links to its memory's page
+    page.locator("ul.needs-stage .needs-link").first.click()
+    page.wait_for_url("**/seamless/memories/*")
+    assert page.locator("h1.memory-name").inner_text() == expected["stage"][0]
+    assert errors == []
+
+
+@pytest.mark.browser
+def test_the_home_cards_link_to_each_briefing_and_ledger(example_served, page):  # noqa: F811
+    page.goto(f"{example_served.url}/?as_of={AS_OF}")
+    projects = {m["project"] or "global" for m in read_memories(EXAMPLE)}
+    titles = [t.split("(")[0].strip().lower() for t in page.locator(".scope-card h3").all_inner_texts()]
+    assert sorted(titles) == sorted(projects)
+    screenshot(page, "pages-1-home")
+    card = page.locator(".scope-card", has_text="tidepool")
+    card.get_by_role("link", name="Briefing").click()
+    page.wait_for_url("**/seamless/briefing?project=tidepool&as_of=*")
+    assert page.locator(".briefing-line").count() > 0
+    screenshot(page, "pages-2-briefing")
+    page.locator("a.ledger-link").click()
+    page.wait_for_url("**/seamless/briefing_ledger?*project=tidepool*")
+
+
+@pytest.mark.browser
+def test_the_diff_and_the_timeline_link_the_right_memories(example_served, page):  # noqa: F811
+    chain = chain_of(EXAMPLE, "chroma-port-8000")
+    assert len(chain) >= 3
+    old, successor = chain[0], chain[1]
+    errors = watch_errors(page)
+    page.goto(f"{example_served.url}/seamless/memories/{old['id']}")
+    nodes = page.locator("svg.timeline-picture a")
+    assert [h.split("/")[-1] for h in nodes.evaluate_all("as => as.map(a => a.getAttribute('href'))")] == [
+        m["id"] for m in chain
+    ]
+    current = [m["id"] for m in chain if m.get("invalid_at") is None]
+    assert page.locator("svg.timeline-picture a.current").get_attribute("href").endswith(current[-1])
+    assert "current truth" in page.locator("svg.timeline-picture a.current").text_content()
+    assert page.locator(".what-changed a.diff-successor").get_attribute("href").endswith(successor["id"])
+    assert page.locator(".diff-description del").count() and page.locator(".diff-description ins").count()
+    removed = " ".join(page.locator(".diff-body del").all_inner_texts())
+    assert "8000" in removed and "8001" in " ".join(page.locator(".diff-body ins").all_inner_texts())
+    screenshot(page, "pages-3-chain", scroll_to=".timeline")
+    screenshot(page, "pages-4-what-changed", scroll_to=".what-changed")
+    nodes.nth(2).click()
+    page.wait_for_url(f"**/seamless/memories/{chain[2]['id']}")
+    assert page.locator("h1.memory-name").inner_text() == chain[2]["name"]
+    assert errors == []
+
+
+@pytest.mark.browser
+def test_recall_reads_like_search_results(example_served, page):  # noqa: F811
+    page.goto(f"{example_served.url}/seamless/recall")
+    page.fill("input[name=q]", "chroma")
+    page.press("input[name=q]", "Enter")
+    page.wait_for_url("**/seamless/recall?q=chroma*")
+    results = page.locator(".search-result")
+    assert results.count() > 0
+    assert page.locator(".result-snippet mark").count() > 0
+    screenshot(page, "pages-5-recall")
+    headline = results.first.locator(".result-headline a")
+    text = headline.inner_text()
+    headline.click()
+    page.wait_for_url("**/seamless/memories/*")
+    assert page.locator(".memory-description").inner_text() == text
+
+
+PAGES = {
+    "home": "/?as_of=" + AS_OF,
+    "life": "/-/life?as_of=" + AS_OF,
+    "memory": "/seamless/memories/{old}",
+    "recall": "/seamless/recall?q=chroma",
+    "briefing": "/seamless/briefing?project=seamless&as_of=" + AS_OF,
+}
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("name", PAGES)
+def test_each_page_renders_at_390_pixels_without_script_errors(example_served, narrow, name):
+    old = chain_of(EXAMPLE, "chroma-port-8000")[0]["id"]
+    errors = watch_errors(narrow)
+    response = narrow.goto(example_served.url + PAGES[name].format(old=old))
+    assert response.status == 200
+    assert narrow.locator("h1").count() >= 1
+    width = narrow.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, width  # nothing wider than a phone: wide pictures scroll inside themselves
+    screenshot(narrow, f"pages-390-{name}")
+    assert errors == []
+
+
+@pytest.mark.browser
+def test_the_store_life_chart_has_its_figures_as_text(example_served, page):  # noqa: F811
+    page.goto(f"{example_served.url}/-/life?as_of={AS_OF}&by=month")
+    memories = read_memories(EXAMPLE)
+    rows = page.locator(".life-table tbody tr")
+    written = sum(int(t) for t in rows.locator("td:nth-of-type(1)").all_inner_texts())
+    assert written == sum(1 for m in memories if m["created"] <= AS_OF)
+    superseded = sum(int(t) for t in rows.locator("td:nth-of-type(2)").all_inner_texts())
+    assert superseded == sum(1 for m in memories if m.get("superseded_by"))
+    bars = page.locator("svg rect.bar")
+    assert bars.count() > 0 and all(bars.locator("title").all_text_contents())
+    screenshot(page, "pages-6-life")

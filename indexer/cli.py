@@ -537,6 +537,7 @@ def watch(store, db_path, sweep, parent):
     import signal
     import threading
 
+    from .database import OtherStoreError
     from .sqlite import sqlite3
     from .watch import Watcher
 
@@ -552,6 +553,8 @@ def watch(store, db_path, sweep, parent):
     watcher = Watcher(store, db_path, **({"sweep": sweep} if sweep else {}), say=_say, parent=parent)
     try:
         watcher.run(stop)
+    except OtherStoreError as e:
+        raise click.ClickException(str(e)) from e
     except KeyboardInterrupt:
         click.echo("stopped at once: the batch in progress was rolled back", err=True)
         sys.exit(130)

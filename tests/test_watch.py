@@ -15,7 +15,8 @@ from stores import dump, memory_text, seamless_command
 from test_served import free_port
 from watching import Watching, read_freshness, wait_until
 
-from indexer.build import index_store
+from indexer.build import index_paths, index_store
+from indexer.database import writer_lock
 from indexer.sqlite import sqlite3
 from indexer.watch import queue_capacity
 
@@ -164,11 +165,14 @@ def test_the_settings_file_changes_the_whole_index(store, watched):
 
 
 def test_a_file_the_index_already_has_is_not_indexed_again(store, watched):
-    """The write path indexes what it writes; the watcher then finds it in step and changes nothing."""
+    """The write path writes and indexes under the writer lock; the watcher's batch waits for the lock,
+    then finds the file in step (same size, times or content hash) and changes nothing."""
     before = watched.batches()
-    store.memory("written-and-indexed")
-    index_store(store.root, store.db_path)  # as `seamless write` does, taking turns through the lock
+    with writer_lock(store.db_path):
+        store.memory("written-and-indexed")
+        index_paths(store.root, store.db_path, ["memories/seamless/written-and-indexed.md"])
     wait_until(lambda: watched.batches() > before)
+    assert store.rows("select files_changed from index_runs order by id desc limit 1") == [(0,)]
     assert "1 changed" not in watched.output().split("watching ", 1)[1]
 
 

@@ -155,7 +155,10 @@ class Watcher:
             self.say("the process that started this watcher has exited; stopping")
             stop.set()
         elif self.conn is not None:
-            if self.pending and now >= self.retry_at:
+            if not os.path.exists(self.db_path) and not self.pending:  # removed (`make clean`): built again
+                self.say(f"the index at {self.db_path} is gone; building it again")
+                self._index_all("built again:")
+            elif self.pending and now >= self.retry_at:
                 self._index_all("after the failed batch,")
             elif now >= self.next_sweep:
                 self._index_all("the sweep found what the events missed:")

@@ -159,6 +159,16 @@ def test_a_watcher_error_falls_back_and_watches_again(store, watched):
     wait_until(lambda: "after-the-error" in names(store.db_path))
 
 
+def test_the_index_removed_while_watching_is_built_again(store, watched):
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{store.db_path}{suffix}").unlink(missing_ok=True)
+    watched.wait_for("is gone; building it again")
+    wait_until(lambda: store.db_path.exists() and names(store.db_path) == {"first-memory"})
+    wait_until(lambda: read_freshness(store.db_path)["watcher_pid"] == watched.process.pid)
+    store.memory("after-the-rebuild")
+    wait_until(lambda: "after-the-rebuild" in names(store.db_path))
+
+
 def test_the_settings_file_changes_the_whole_index(store, watched):
     store.write("seamless.toml", "[index]\nmax_file_bytes = 10\n")
     wait_until(lambda: store.rows("select code from problems where code = 'too-large'"))

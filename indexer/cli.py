@@ -578,17 +578,21 @@ def status(store, db_path):
     Also says when the index was last brought in step and whether a watcher follows the store.
     """
     from . import freshness
+    from .database import OtherStoreError, check_store
     from .sqlite import sqlite3
     from .status import drift
 
     conn = _connect(db_path, read_only=True)
     try:
+        check_store(conn, store, db_path)
         found = drift(store, conn)
         row = freshness.read(conn)
     except sqlite3.OperationalError as e:  # an index made by an older seamless lacks a table or column
         raise click.ClickException(
             f"the index at {db_path} was made by an older seamless ({e}): update it with `seamless index {store}`"
         ) from e
+    except OtherStoreError as e:
+        raise click.ClickException(str(e)) from e
     lines = [f"new: {p}" for p in found.new] + [f"changed: {p}" for p in found.changed]
     lines += [f"deleted: {p}" for p in found.deleted]
     if found.settings_changed:

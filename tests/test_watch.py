@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from stores import dump, memory_text, seamless_command
+from stores import dump, memory_text, seamless, seamless_command
 from test_served import free_port
 from watching import Watching, read_freshness, wait_until
 
@@ -167,6 +167,17 @@ def test_the_index_removed_while_watching_is_built_again(store, watched):
     wait_until(lambda: read_freshness(store.db_path)["watcher_pid"] == watched.process.pid)
     store.memory("after-the-rebuild")
     wait_until(lambda: "after-the-rebuild" in names(store.db_path))
+
+
+def test_an_index_of_another_store_is_refused(store, tmp_path):
+    store.memory("a-memory")
+    store.index()
+    other = tmp_path / "other-store"
+    (other / "memories").mkdir(parents=True)
+    result = seamless("watch", other, "--db", store.db_path, timeout=60)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"rebuild it with `seamless index {other.resolve()} --db {store.db_path} --full`" in result.stderr
+    assert "watching " not in result.stderr and names(store.db_path) == {"a-memory"}
 
 
 def test_the_settings_file_changes_the_whole_index(store, watched):

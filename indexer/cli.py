@@ -530,6 +530,7 @@ def watch(store, db_path, sweep, parent):
     import signal
     import threading
 
+    from .database import OtherStoreError
     from .sqlite import sqlite3
     from .watch import Watcher
 
@@ -545,6 +546,8 @@ def watch(store, db_path, sweep, parent):
     watcher = Watcher(store, db_path, **({"sweep": sweep} if sweep else {}), say=_say, parent=parent)
     try:
         watcher.run(stop)
+    except OtherStoreError as e:
+        raise click.ClickException(str(e)) from e
     except KeyboardInterrupt:
         click.echo("stopped at once: the batch in progress was rolled back", err=True)
         sys.exit(130)
@@ -568,17 +571,21 @@ def status(store, db_path):
     Also says when the index was last brought in step and whether a watcher follows the store.
     """
     from . import freshness
+    from .database import OtherStoreError, check_store
     from .sqlite import sqlite3
     from .status import drift
 
     conn = _connect(db_path, read_only=True)
     try:
+        check_store(conn, store, db_path)
         found = drift(store, conn)
         row = freshness.read(conn)
     except sqlite3.OperationalError as e:  # an index made by an older seamless lacks a table or column
         raise click.ClickException(
             f"the index at {db_path} was made by an older seamless ({e}): update it with `seamless index {store}`"
         ) from e
+    except OtherStoreError as e:
+        raise click.ClickException(str(e)) from e
     lines = [f"new: {p}" for p in found.new] + [f"changed: {p}" for p in found.changed]
     lines += [f"deleted: {p}" for p in found.deleted]
     if found.settings_changed:

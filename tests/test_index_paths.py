@@ -241,3 +241,13 @@ def test_the_writer_lock_nests_within_one_process(tmp_path):
         pass
     with database.writer_lock(db):  # released: free to take again
         pass
+
+
+def test_an_index_named_through_a_symlink_is_the_file_it_names(store, tmp_path):
+    """The first run builds the real file (the symlink stays one), and either name gives the same index."""
+    store.memory("one")
+    real, alias = tmp_path / "real.db", tmp_path / "alias.db"
+    alias.symlink_to(real)
+    assert index_store(store.root, alias).mode == "full"
+    assert alias.is_symlink() and real.is_file()
+    assert index_store(store.root, real).mode == "no-op"

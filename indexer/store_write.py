@@ -276,7 +276,11 @@ def resolve(s: Session, ref: str, project: str | None, active: bool = True) -> d
     if ULID_TEXT.match(ref.upper()):
         rows = s.rows("select * from memories where id = ?", (ref.upper(),))
         if not rows:
-            raise WriteRefused("unknown-memory", f"no memory has the id {ref} in the index")
+            raise WriteRefused(
+                "unknown-memory",
+                f"no memory has the id {ref} in the index at {s.db_path} (a file written by hand since the last "
+                f"`seamless index {s.root}` is not in it yet)",
+            )
         row = rows[0]
     else:
         rows = s.rows("select * from memories where name = ? and status = 'active'", (ref,))

@@ -104,7 +104,12 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
     def history(memory: str, project: str | None = None) -> list[dict]:
         """A memory's supersession chain (memory: an id or a name), oldest first, with its current truth."""
         try:
-            return _read(lambda: queries.history_chain(index(), memory, scope(project)))
+            return _read(lambda: queries.history_chain(index(), memory, project))
+        except queries.ChainNotFound as e:
+            if project or not session_project:
+                raise ToolError(str(e)) from None
+        try:  # a name in several projects: the session's
+            return _read(lambda: queries.history_chain(index(), memory, session_project))
         except queries.ChainNotFound as e:
             raise ToolError(str(e)) from None
 

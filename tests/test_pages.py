@@ -245,5 +245,5 @@ async def test_the_briefing_page_shows_the_agents_lines_with_badges(audited):
         for r in rows
     ]
     assert "Status: blocked · Gate: human" in html and html.count('class="badge pinned"') == 3
-    assert 'href="/seamless/briefing_ledger?as_of=2026-12-02T00%3A00%3A00Z&amp;project=alpha"' in html
-    assert 'href="/seamless/briefing.md?as_of=2026-12-02T00%3A00%3A00Z&amp;project=alpha"' in html
+    assert 'href="/seamless/briefing_ledger?project=alpha&amp;as_of=2026-12-02T00%3A00%3A00Z"' in html
+    assert 'href="/seamless/briefing.md?project=alpha&amp;as_of=2026-12-02T00%3A00%3A00Z"' in html

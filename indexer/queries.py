@@ -79,9 +79,8 @@ OVERVIEW_PARAMS = f"SELECT {AS_OF} AS as_of"
 LIFE_PARAMS = f"SELECT {AS_OF} AS as_of, :by AS by"
 OVERVIEW_COLUMNS = """project, active, pinned, stages_open, stages_in_progress, stages_blocked, changed_7d, memories,
     notes, errors, warnings, as_of"""
-NEEDS_HUMAN_COLUMNS = (
-    "position, section, in_section, id, path, kind, name, description, project, stage_status, updated, detail"
-)
+NEEDS_HUMAN_COLUMNS = """position, section, section_position, in_section, id, path, kind, name, description, project,
+    stage_status, updated, detail"""
 GARDENER_COLUMNS = (
     "proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, as_of"
 )
@@ -143,6 +142,14 @@ QUERIES = {
         "SELECT period, by, kind, written, superseded, archived\nFROM store_life ORDER BY period, kind",
     ),
 }
+
+# Used by the home page only, not a canned query: the first :shown of each section of needs_human, and the counts.
+NEEDS_HUMAN_FIRST = compose(
+    "gardener_params",
+    GARDENER_PARAMS,
+    ["gardener", "problem_scope", "needs_human"],
+    f"SELECT {NEEDS_HUMAN_COLUMNS}\nFROM needs_human WHERE section_position <= :shown ORDER BY position",
+)
 
 # Used by the CLI only, not canned queries: what replaced the superseded memories a recall matches.
 RECALL_SUPERSEDED = compose(

@@ -247,3 +247,18 @@ async def test_the_briefing_page_shows_the_agents_lines_with_badges(audited):
     assert "Status: blocked · Gate: human" in html and html.count('class="badge pinned"') == 3
     assert 'href="/seamless/briefing_ledger?project=alpha&amp;as_of=2026-12-02T00%3A00%3A00Z"' in html
     assert 'href="/seamless/briefing.md?project=alpha&amp;as_of=2026-12-02T00%3A00%3A00Z"' in html
+
+
+async def test_a_long_section_shows_its_first_twenty_and_links_to_all(store):
+    for n in range(25):
+        store.memory(
+            f"gate-{n:02d}", kind="stage", body="Status: open\nGate: human\n", updated=f"2026-11-{n + 1:02d}T00:00:00Z"
+        )
+    store.index()
+    ds = await started(store.db_path)
+    rows = (await ds.client.get(f"/seamless/needs_human.json?_shape=array&as_of={AS_OF}")).json()
+    assert [(r["section_position"], r["in_section"]) for r in rows] == [(n, 25) for n in range(1, 26)]
+    html = await text(ds, f"/?as_of={AS_OF}")
+    assert html.count('<li class="needs-item">') == 20
+    assert ">gate-00</a>" in html and ">gate-19</a>" in html and ">gate-20</a>" not in html  # longest waiting first
+    assert ">All 25</a>" in html

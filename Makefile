@@ -30,9 +30,10 @@ browser:  ## Debian's chromium for the browser tests (installed when missing and
 	@command -v chromium >/dev/null || [ "$$(id -u)" != 0 ] || \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 
-lint: $(STAMP)  ## ruff: lint, import order and format
+lint: $(STAMP)  ## ruff (lint, import order, format) and mypy on indexer/
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 docs: $(STAMP)  ## write the generated parts of docs/ (the rules table, the CLI reference)
 	$(BIN)/python -m docs.generate
@@ -44,4 +45,4 @@ bench: $(STAMP)  ## performance figures (SIZES="1000 10000 100000")
 	$(BIN)/python -m bench $(if $(SIZES),--sizes "$(SIZES)")
 
 clean:
-	rm -rf $(VENV) $(DB) $(DB)-wal $(DB)-shm $(DB).lock test-artifacts
+	rm -rf $(VENV) $(DB) $(DB)-wal $(DB)-shm $(DB).lock test-artifacts .mypy_cache build dist

@@ -24,6 +24,7 @@ from indexer.sqlite import sqlite3
 from . import straightforward
 from .floor import floor
 from .generate import COMMON_WORD, NOW, PROJECTS
+from .writes import write_figures
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -56,6 +57,14 @@ TARGETS = {
     ("recall_sql", 100_000): 50.0,
     ("briefing_http", 100_000): 50.0,
     ("recall_http", 100_000): 50.0,
+    ("write_in", 100_000): 0.05,
+    ("supersede_in", 100_000): 0.05,
+    ("write", 100_000): 0.4,
+    ("supersede", 100_000): 0.4,
+    ("watch_edit_p50", 100_000): 100.0,  # issue 17
+    ("watch_edit_p95", 100_000): 250.0,
+    ("watch_burst", 100_000): 3.0,
+    ("watch_idle_cpu", 100_000): 1.0,
     # issue 19: every people page within 300 ms at 100,000 memories
     **{(f"page_{name}", 100_000): 300.0 for name in ("home", "life", "memory", "recall", "briefing")},
 }
@@ -216,6 +225,8 @@ def measure_store(store: Path, memories: int, work: Path, repeat: int, queries: 
     ]
     if queries:
         figures += sql_latencies(db, sf_db) + http_latencies(db, sf_db) + page_latencies(db)
+    figures += write_figures(store, db, repeat, Figure, run, SEAMLESS, timed_cpu, median)
+    figures += watch_figures(store, db)
     for f in figures:
         f.target = TARGETS.get((f.key, memories))
     return figures
@@ -377,6 +388,37 @@ def http_latencies(db: Path, sf_db: Path) -> list[Figure]:
     except BenchError as e:
         briefing.note = recall.note = str(e)
     return figures
+
+
+def watch_figures(store: Path, db: Path) -> list[Figure]:
+    """`seamless watch` on the index just built (bench/watch.py); no floor or straightforward counterpart."""
+    from .watch import BURST, EDITS, IDLE_SECONDS, measure_watch
+
+    try:
+        w = measure_watch(store, db)
+    except (RuntimeError, OSError) as e:
+        return [Figure("watch_edit_p50", "`seamless watch`: edit to visible, median", "ms", None, note=str(e))]
+    edits = f"{EDITS} single-file edits, each from the write until the new text is in the index"
+    return [
+        Figure("watch_edit_p50", "`seamless watch`: edit to visible, median", "ms", w["edit_p50"], note=edits),
+        Figure("watch_edit_p95", "`seamless watch`: edit to visible, 95th percentile", "ms", w["edit_p95"], note=edits),
+        Figure("watch_burst", f"`seamless watch`: {BURST:,} new files in step", "s", w["burst"]),
+        Figure(
+            "watch_idle_cpu",
+            "`seamless watch`: idle CPU",
+            "%",
+            w["idle_cpu"],
+            note=f"of one core, over {IDLE_SECONDS:.0f} s without changes (sweeps apart: one no-op run per --sweep)",
+        ),
+        Figure(
+            "watch_rss",
+            "`seamless watch`: RSS idle, peak",
+            "MB",
+            w["rss_idle"],
+            cpu=None,
+            note=f"peak {w['rss_peak']:.0f} MB",
+        ),
+    ]
 
 
 def page_latencies(db: Path) -> list[Figure]:

@@ -1,11 +1,32 @@
 """Replacing a store file so that a reader, or a crash, sees the old bytes or the new ones, never a part."""
 
+import glob
 import os
+import signal
+from collections import Counter
 from pathlib import Path
+
+KILL_AFTER = "SEAMLESS_WRITE_KILL_AFTER"  # tests: `step` or `step#n` (its n-th time) after which to SIGKILL
+_steps: Counter = Counter()
+
+
+def crash_point(step: str) -> None:
+    """Kill this process with SIGKILL (a real kill -9) here when the environment asks for `step`."""
+    wanted = os.environ.get(KILL_AFTER)
+    if wanted:
+        _steps[step] += 1
+        if wanted in (step, f"{step}#{_steps[step]}"):
+            os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _temporary(target: Path, data: bytes, mode: int | None) -> Path:
-    """Write `data` to a hidden file beside `target` (the walk skips hidden files) and sync it to disk."""
+    """Write `data` to a hidden file beside `target` (the walk skips hidden files) and sync it to disk.
+
+    The caller holds the store's write lock, so a temporary file of `target` left by another process
+    was left by one that was killed: it is removed.
+    """
+    for leftover in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
+        leftover.unlink(missing_ok=True)
     temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o666)  # the umask applies
     try:
@@ -15,6 +36,7 @@ def _temporary(target: Path, data: bytes, mode: int | None) -> Path:
         while view:
             view = view[os.write(fd, view) :]
         os.fsync(fd)
+        crash_point("temp-file")
     except BaseException:
         os.close(fd)
         temp.unlink(missing_ok=True)

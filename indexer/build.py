@@ -4,26 +4,32 @@ Incremental by default: a file whose size, mtime and ctime are unchanged is not 
 whose content hash is unchanged is not parsed again. Every write happens inside
 one SQLite transaction on the database in place, so a reader sees the old index
 or the new one, never a mix.
+
+A run is three steps: plan (walk once, compare with the index once, decide what to read),
+read and write what the plan names, then settle and record. `index_store` plans from a walk
+of the whole store; `index_paths` plans from the paths it is given and walks nothing else.
 """
 
+import contextlib
 import gc
 import os
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import click
-
-from . import changes, crossfile, database, fts, timestamps
+from . import changes, crossfile, database, fts, timestamps, views
 from .problems import Problem, error
 from .settings import FILE as SETTINGS_FILE
 from .settings import FILE_SETTINGS, load_settings
-from .walk import Folder, StoreFile, store_files, walk_folders
+from .walk import Folder, StoreFile, files_at, store_files, walk_folders
 
-PROGRESS_THRESHOLD = 2000  # files to read before a progress bar is worth showing
 # A file written this close to the walk may be rewritten at the same size within the same mtime
 # tick; its mtime is stored as -1 so the next run reads it again and compares hashes ("racy clean").
 RACY_NS = 2_000_000_000
+
+Progress = Callable[[list[StoreFile]], Iterable[StoreFile]]  # wraps the files to read, e.g. in a progress bar
+OnWait = Callable[[], None]  # called once when another writer holds the lock
 
 
 @dataclass
@@ -49,133 +55,139 @@ class RunSummary:
         )
 
 
-def index_store(root: Path | str, db_path: str | Path, full: bool = False, progress: bool = False) -> RunSummary:
-    """Bring the index at `db_path` in step with the store at `root`; return what was done."""
-    with database.writer_lock(db_path):
-        gc.disable()  # records hold no cycles; collecting while creating 100,000s of them costs a fifth
-        try:
-            if str(db_path) != ":memory:" and not os.path.exists(db_path):  # the first run: no reader to protect
-                with database.fresh_db(db_path) as db:
-                    return _run(db, str(root), True, progress)
-            db = database.open_db(db_path)
-            try:
-                return _run(db, str(root), full, progress)
-            finally:
-                db.close()
-        finally:
-            gc.enable()
+def index_store(
+    root: Path | str,
+    db_path: str | Path,
+    full: bool = False,
+    progress: Progress | None = None,
+    on_wait: OnWait | None = None,
+) -> RunSummary:
+    """Bring the index at `db_path` in step with the store at `root`; return what was done.
+
+    `progress` wraps the list of files to read (the CLI draws a bar with it); `on_wait` is
+    called if another writer holds the lock.
+    """
+    with database.writer_lock(db_path, on_wait), _no_gc():
+        db_path = database.resolved(db_path)
+        if db_path != ":memory:" and not os.path.exists(db_path):  # the first run: no reader to protect
+            with database.fresh_db(db_path) as db:
+                views.ensure_views(db)
+                return _run_store(db, Path(root), True, progress)
+        with contextlib.closing(database.open_db(db_path)) as db:
+            views.ensure_views(db)  # compared with sqlite_master each time: changed SQL sources reach old indexes
+            return _run_store(db, Path(root), full, progress)
 
 
-@dataclass
+def index_paths(
+    root: Path | str,
+    db_path: str | Path,
+    paths: Iterable[str | Path],
+    progress: Progress | None = None,
+    on_wait: OnWait | None = None,
+) -> RunSummary:
+    """Bring the index in step for `paths` only (store-relative, or absolute inside `root`): each one
+    created, changed or deleted (a rename is both), a folder standing for every file under it.
+
+    The cross-file rules (duplicate ids and names, dangling links, cycles) come out as a run over
+    the whole store would settle them. The touched folders' fingerprints are left untrusted, so the
+    next walk looks into them again. A new index, or a change of the store's settings, makes this
+    a run over the whole store. Raises database.OtherStoreError for an index of another store.
+    """
+    with database.writer_lock(db_path, on_wait), _no_gc():
+        db_path = database.resolved(db_path)
+        if db_path == ":memory:" or not os.path.exists(db_path):
+            return index_store(root, db_path, progress=progress)
+        with contextlib.closing(database.open_db(db_path)) as db:
+            database.check_store(db, root, db_path)
+            views.ensure_views(db)
+            if database.store_of(db) is not None:
+                run = _Run.start(Path(root))
+                if not _settings_changed(db, run.settings, run.settings_problems):
+                    return _carry_out(db, run, plan_paths(db, run.root, paths), progress)
+        return index_store(root, db_path, progress=progress)  # the index does not say what it holds yet
+
+
+@contextlib.contextmanager
+def _no_gc():
+    gc.disable()  # records hold no cycles; collecting while creating 100,000s of them costs a fifth
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+@dataclass(kw_only=True)
 class Plan:
-    """What a run has to do, worked out from the walk and the index before anything is read."""
+    """What a run has to do, worked out from the walk (or the given paths) and the index before anything is read."""
 
-    full: bool
-    stale: list[StoreFile]  # to read, in this order
-    deleted: list[str]
-    losers: set[str]  # paths that lost a duplicate contest: read again, whatever their hash, if anything changed
-    digests: dict[str, str]  # content hashes the index holds for stale paths
-    settings_changed: bool
-    files: dict[str, StoreFile]  # the walk's records of the files looked into (and of the losers)
+    mode: str  # full, incremental or paths (an incremental run that finds nothing to do records no-op)
+    stale: list[StoreFile] = field(default_factory=list)  # to read, in this order
+    deleted: list[str] = field(default_factory=list)
+    losers: set[str] = field(default_factory=set)  # lost a duplicate contest: read again if anything changed
+    digests: dict[str, str] = field(default_factory=dict)  # content hashes the index holds for stale paths
+    settings_changed: bool = False
+    files: dict[str, StoreFile] = field(default_factory=dict)  # the files looked into (and the losers)
+    seen: int = 0  # files in the store (a walk), or at the given paths
+    # a walk's findings, stored at the end: each folder's fingerprint, and the folders it could not list
+    fingerprints: dict[str, str] | None = None
+    folder_problems: list[Problem] | None = None
+    touched_folders: set[str] = field(default_factory=set)  # given paths: folders whose fingerprints go stale
+
+    @property
+    def full(self) -> bool:
+        return self.mode == "full"
 
     @property
     def nothing(self) -> bool:
         return not (self.full or self.stale or self.deleted or self.settings_changed)
 
 
-def _run(db: database.IndexConnection, root: str, full: bool, progress: bool) -> RunSummary:
-    started, started_at = time.perf_counter(), timestamps.now()
-    settings, settings_problems = load_settings(Path(root))
-    max_bytes = settings["index.max_file_bytes"]
-    racy_after = time.time_ns() - RACY_NS
-    walked = walk_folders(Path(root))
-    folders = changes.fingerprints(walked)
-    seen = sum(len(folder.paths) for folder in walked.values())
-    plan = _plan(db, walked, folders, full, settings, settings_problems)
-    if plan.nothing:
-        with db.atomic():
-            changes.remember(db, folders, set())
-            return _record(db, "no-op", started, started_at, seen, 0, 0)
-    # imported here: a run with nothing to read (the usual `make index`) never loads YAML or the writer
-    from .prepare import prepare
-    from .write import IndexWriter, insert_problems
+@dataclass
+class _Run:
+    """A run's fixed facts: the store, its settings, and when the run started."""
 
-    files = plan.files
-    touched: list[StoreFile] = []
-    deleted, vanished = plan.deleted, []
-    # the writer's thread is stopped before the transaction commits or rolls back
-    with db.atomic(), IndexWriter(db, root, max_bytes, racy_after, empty=plan.full) as writer:
-        if plan.full:
-            fts.begin_rebuild(db)
-            for table in ("memories", "notes", "problems", "index_files"):
-                db.execute(f"delete from {table}")
-        for path in deleted:
-            writer.forget(path)
+    root: Path
+    settings: dict
+    settings_problems: list[Problem]
+    started: float
+    started_at: str
+    racy_after: int  # files modified after this (ns) are too recent to trust their mtime
 
-        def read(sf: StoreFile, digest: str | None) -> None:
-            prepared = prepare(root, sf, digest, max_bytes)
-            if prepared is None:  # vanished between the walk and the read
-                vanished.append(sf)
-                deleted.append(sf.path)
-                writer.forget(sf.path)
-                del files[sf.path]
-            elif prepared.unchanged:
-                touched.append(sf)
-            else:
-                writer.add(prepared)
+    @classmethod
+    def start(cls, root: Path) -> "_Run":
+        started, started_at = time.perf_counter(), timestamps.now()
+        settings, settings_problems = load_settings(root)
+        return cls(root, settings, settings_problems, started, started_at, time.time_ns() - RACY_NS)
 
-        for sf in _progress([sf for sf in plan.stale if sf.path not in plan.losers], progress):
-            read(sf, plan.digests.get(sf.path))
-        # a file that lost a duplicate contest may win it now: read again whatever its hash if anything changed
-        again, stale_paths = writer.changed or deleted, {sf.path for sf in plan.stale}
-        for path in sorted(plan.losers):
-            if path in files and (again or path in stale_paths):
-                read(files[path], None if again else plan.digests.get(path))
-        folder_problems = _folder_problems(walked)
-        if plan.full:
-            mode = "full"
-        else:
-            folders_changed = folder_problems != _problems_of(db, code="unreadable-folder")
-            mode = "incremental" if writer.changed or deleted or plan.settings_changed or folders_changed else "no-op"
-        if mode == "no-op":
-            writer.flush()
-            writer.wait()
-        else:
-            writer.finish()
-            if plan.full:
-                fts.end_rebuild(db)
-            _write_settings(db, settings, settings_problems)
-        db.execute("delete from problems where code = 'unreadable-folder'")
-        insert_problems(db, folder_problems)
-        db.executemany(
-            "update index_files set size = ?, mtime_ns = ?, ctime_ns = ? where path = ?",
-            ((f.size, writer.mtime(f), f.ctime_ns, f.path) for f in touched),
-        )
-        # a folder holding a file too recent to trust, or one that vanished during the run, is looked into again
-        changes.remember(db, folders, {f.folder for f in writer.racy + vanished})
-        return _record(db, mode, started, started_at, seen - len(vanished), writer.changed, len(deleted))
+    @property
+    def max_bytes(self) -> int:
+        return self.settings["index.max_file_bytes"]
 
 
-def _plan(
-    db: database.IndexConnection,
-    walked: dict[str, Folder],
-    folders: dict[str, str],
-    full: bool,
-    settings: dict,
-    settings_problems: list[Problem],
-) -> Plan:
-    """Compare the walk with the index: only folders whose fingerprint changed are looked into."""
+def _run_store(db: database.IndexConnection, root: Path, full: bool, progress: Progress | None) -> RunSummary:
+    run = _Run.start(root)
+    return _carry_out(db, run, plan_store(db, run, full), progress)
+
+
+def plan_store(db: database.IndexConnection, run: _Run, full: bool) -> Plan:
+    """Walk the store once and compare it with the index: only folders whose fingerprint changed are looked into."""
+    walked = walk_folders(run.root)
+    fingerprints = changes.fingerprints(walked)
+    found = {
+        "seen": sum(len(folder.paths) for folder in walked.values()),
+        "fingerprints": fingerprints,
+        "folder_problems": _folder_problems(walked),
+        "settings_changed": _settings_changed(db, run.settings, run.settings_problems),
+    }
     full = full or not db.execute("select 1 from index_files limit 1").fetchone()
-    stored = dict(db.execute("select key, value from settings").fetchall())
-    settings_changed = stored != settings or _problems_of(db, SETTINGS_FILE) != settings_problems
     # a new size limit changes the verdict on files that did not change: read them all again
-    full = full or any(stored.get(key) != settings[key] for key in FILE_SETTINGS)
-    if full:
+    stored = dict(db.execute("select key, value from settings").fetchall())
+    if full or any(stored.get(key) != run.settings[key] for key in FILE_SETTINGS):
         files = store_files(walked)
-        return Plan(True, [files[path] for path in sorted(files)], [], set(), {}, settings_changed, files)
-    changed = changes.changed_folders(db, folders)
+        return Plan(mode="full", stale=[files[path] for path in sorted(files)], files=files, **found)
+    changed = changes.changed_folders(db, fingerprints)
     if not changed:
-        return Plan(False, [], [], set(), {}, settings_changed, {})
+        return Plan(mode="incremental", **found)
     # in changed folders, compare (path, type, size, mtime_ns, ctime_ns) with what the index holds
     known = changes.known_files(db, changed)
     files = store_files(walked, changes.covered(changed, walked))
@@ -183,20 +195,190 @@ def _plan(
     stale = [files[k[0]] for k in sorted({f[:5] for f in files.values() if f.folder in changed} - known)]
     losers = _conflict_losers(db) if stale or deleted else set()
     files.update(store_files(walked, {path.rpartition("/")[0] for path in losers}))  # to read them again
-    return Plan(False, stale, deleted, losers, _digests(db, [f.path for f in stale]), settings_changed, files)
+    return Plan(
+        mode="incremental",
+        stale=stale,
+        deleted=deleted,
+        losers=losers,
+        digests=_digests(db, [f.path for f in stale]),
+        files=files,
+        **found,
+    )
+
+
+def plan_paths(db: database.IndexConnection, root: Path, paths: Iterable[str | Path]) -> Plan:
+    """Compare the files at `paths` (and the index's rows at and under them) with the index; walk nothing else."""
+    on_disk: dict[str, StoreFile] = {}
+    indexed: set[str] = set()
+    folders_seen: dict[str, bool] = {}
+    for path in _store_relative(root, paths):
+        on_disk.update(files_at(root, path, folders_seen))
+        indexed.update(
+            row[0]
+            for row in db.execute(
+                "select path from index_files where path = ? or (path >= ? and path < ?)",
+                (path, f"{path}/", f"{path}0"),
+            )
+        )
+    known = {
+        row[0]: row
+        for path in on_disk
+        for row in db.execute("select path, type, size, mtime_ns, ctime_ns from index_files where path = ?", (path,))
+    }
+    stale = [on_disk[path] for path in sorted(on_disk) if known.get(path) != on_disk[path][:5]]
+    deleted = sorted(indexed - on_disk.keys())
+    losers = _conflict_losers(db) if stale or deleted else set()
+    files = dict(on_disk)
+    for loser in sorted(losers - files.keys()):  # to read them again
+        files.update(files_at(root, loser, folders_seen))
+    return Plan(
+        mode="paths",
+        stale=stale,
+        deleted=deleted,
+        losers=losers,
+        digests=_digests(db, [f.path for f in stale]),
+        files=files,
+        seen=len(on_disk),
+        touched_folders={f.folder for f in stale} | {path.rpartition("/")[0] for path in deleted},
+    )
+
+
+def _store_relative(root: Path, paths: Iterable[str | Path]) -> list[str]:
+    """`paths` relative to the store, normalised, with forward slashes, each once; those outside it dropped."""
+    bases = [os.path.abspath(root), os.path.realpath(root)]
+    found = set()
+    for path in map(os.fspath, paths):
+        if os.path.isabs(path):
+            inside = [os.path.relpath(path, base) for base in bases]
+            path = next((rel for rel in inside if rel != ".." and not rel.startswith(f"..{os.sep}")), "..")
+        path = os.path.normpath(path).replace(os.sep, "/")
+        if path != ".." and not path.startswith("../") and path not in (".", "/"):
+            found.add(path)
+    return sorted(found)
+
+
+class _Reading:
+    """Reads the files a plan names into the writer, noting what it found along the way."""
+
+    def __init__(self, run: _Run, plan: Plan, writer):
+        self.run, self.plan, self.writer = run, plan, writer
+        self.unchanged: list[StoreFile] = []  # read, same content: only their stat is updated
+        self.vanished: list[StoreFile] = []  # gone between the plan and the read
+        self.deleted: list[str] = list(plan.deleted)  # the plan's deletions and the vanished files
+
+    def read(self, sf: StoreFile, digest: str | None) -> None:
+        from .prepare import prepare
+
+        prepared = prepare(str(self.run.root), sf, digest, self.run.max_bytes)
+        if prepared is None:  # vanished between the walk and the read
+            self.vanished.append(sf)
+            self.deleted.append(sf.path)
+            self.writer.forget(sf.path)
+        elif prepared.unchanged:
+            self.unchanged.append(sf)
+        else:
+            self.writer.add(prepared)
+
+    def read_stale(self, progress: Progress | None) -> None:
+        """Read every file the plan found changed (the conflict losers come after)."""
+        files = [sf for sf in self.plan.stale if sf.path not in self.plan.losers]
+        for sf in progress(files) if progress else files:
+            self.read(sf, self.plan.digests.get(sf.path))
+
+    def read_losers(self) -> None:
+        """A file that lost a duplicate contest may win it now: read again whatever its hash if anything changed."""
+        plan = self.plan
+        again, stale_paths = self.writer.changed or self.deleted, {sf.path for sf in plan.stale}
+        gone = {sf.path for sf in self.vanished}
+        for path in sorted(plan.losers):
+            if path in plan.files and path not in gone and (again or path in stale_paths):
+                self.read(plan.files[path], None if again else plan.digests.get(path))
+
+    def changed(self, db: database.IndexConnection) -> bool:
+        """Whether the index's content changes: files, settings, or the folders that could not be listed."""
+        plan = self.plan
+        if plan.full or self.writer.changed or self.deleted or plan.settings_changed:
+            return True
+        return plan.folder_problems is not None and plan.folder_problems != _problems_of(db, code="unreadable-folder")
+
+
+def _carry_out(db: database.IndexConnection, run: _Run, plan: Plan, progress: Progress | None) -> RunSummary:
+    """Read and write what `plan` names, settle the cross-file rules, and record the run, in one transaction."""
+    if plan.nothing:
+        with db.atomic():
+            _remember_folders(db, plan, set())
+            database.record_store(db, run.root)
+            return _record(db, run, plan, "paths" if plan.mode == "paths" else "no-op", 0, 0)
+    # imported here: a run with nothing to read (the usual `make index`) never loads YAML or the writer
+    from .write import IndexWriter
+
+    # the writer's thread is stopped before the transaction commits or rolls back
+    with db.atomic(), IndexWriter(db, str(run.root), run.max_bytes, run.racy_after, empty=plan.full) as writer:
+        if plan.full:
+            _empty_tables(db)
+        for path in plan.deleted:
+            writer.forget(path)
+        reading = _Reading(run, plan, writer)
+        reading.read_stale(progress)
+        reading.read_losers()
+        changed = reading.changed(db)
+        _write_changes(db, run, plan, writer, changed)
+        db.executemany(
+            "update index_files set size = ?, mtime_ns = ?, ctime_ns = ? where path = ?",
+            ((f.size, writer.mtime(f), f.ctime_ns, f.path) for f in reading.unchanged),
+        )
+        # a folder holding a file too recent to trust, or one that vanished during the run, is looked into again
+        _remember_folders(db, plan, {f.folder for f in writer.racy + reading.vanished})
+        database.record_store(db, run.root)
+        mode = plan.mode if changed or plan.mode == "paths" else "no-op"
+        return _record(db, run, plan, mode, writer.changed, len(reading.deleted), len(reading.vanished))
+
+
+def _empty_tables(db: database.IndexConnection) -> None:
+    fts.begin_rebuild(db)
+    for table in ("memories", "notes", "problems", "index_files"):
+        db.execute(f"delete from {table}")
+
+
+def _write_changes(db: database.IndexConnection, run: _Run, plan: Plan, writer, changed: bool) -> None:
+    """Write the last rows; if anything changed, settle the cross-file rules and store the settings."""
+    from .write import insert_problems
+
+    if changed:
+        writer.finish()
+        if plan.full:
+            fts.end_rebuild(db)
+        if plan.mode != "paths":  # a paths run goes ahead only with the stored settings unchanged
+            _write_settings(db, run.settings, run.settings_problems)
+    else:
+        writer.flush()
+        writer.wait()
+    if plan.folder_problems is not None:
+        db.execute("delete from problems where code = 'unreadable-folder'")
+        insert_problems(db, plan.folder_problems)
+
+
+def _remember_folders(db: database.IndexConnection, plan: Plan, untrusted: set[str]) -> None:
+    """Store a walk's fingerprints; after a paths run, mark the folders it touched as not to be trusted."""
+    if plan.fingerprints is not None:
+        changes.remember(db, plan.fingerprints, untrusted)
+    else:
+        changes.distrust(db, plan.touched_folders | untrusted)
 
 
 def _record(
-    db: database.IndexConnection, mode: str, started: float, started_at: str, seen: int, changed: int, deleted: int
+    db: database.IndexConnection, run: _Run, plan: Plan, mode: str, changed: int, deleted: int, vanished: int = 0
 ) -> RunSummary:
     """Sum up the run and add it to `index_runs`."""
-    summary = _summary(db, mode, seen, changed, deleted)
-    summary.seconds = round(time.perf_counter() - started, 3)
+    # a paths run reports the problems of the files it looked at, not the whole store's
+    paths = None if plan.fingerprints is not None else set(plan.files) | set(plan.deleted)
+    summary = _summary(db, mode, plan.seen - vanished, changed, deleted, paths)
+    summary.seconds = round(time.perf_counter() - run.started, 3)
     db.execute(
         "insert into index_runs (started, mode, files_seen, files_changed, files_deleted, memories, "
         "notes, errors, warnings, seconds) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
-            started_at,
+            run.started_at,
             mode,
             summary.files_seen,
             summary.files_changed,
@@ -211,12 +393,9 @@ def _record(
     return summary
 
 
-def _progress(items: list, enabled: bool):
-    if enabled and len(items) >= PROGRESS_THRESHOLD:
-        with click.progressbar(items, label="indexing", file=click.get_text_stream("stderr")) as bar:
-            yield from bar
-    else:
-        yield from items
+def _settings_changed(db: database.IndexConnection, settings: dict, problems: list[Problem]) -> bool:
+    stored = dict(db.execute("select key, value from settings").fetchall())
+    return stored != settings or _problems_of(db, SETTINGS_FILE) != problems
 
 
 def _digests(db: database.IndexConnection, paths: list[str]) -> dict[str, str]:
@@ -263,8 +442,16 @@ def _folder_problems(walked: dict[str, Folder]) -> list[Problem]:
     )
 
 
-def _summary(db: database.IndexConnection, mode: str, seen: int, changed: int, deleted: int) -> RunSummary:
+def _summary(
+    db: database.IndexConnection, mode: str, seen: int, changed: int, deleted: int, paths: set[str] | None = None
+) -> RunSummary:
+    """The run's figures and the problems now on record: all of them, or those of `paths`."""
     counts = dict(db.execute("select severity, count(*) from problems group by severity").fetchall())
+    select = "select path, line, severity, code, message from problems"
+    if paths is None:
+        problems = [Problem(*row) for row in db.execute(f"{select} order by path, line, code")]
+    else:
+        problems = sorted(Problem(*row) for path in paths for row in db.execute(f"{select} where path = ?", (path,)))
     return RunSummary(
         mode=mode,
         files_seen=seen,
@@ -274,8 +461,5 @@ def _summary(db: database.IndexConnection, mode: str, seen: int, changed: int, d
         notes=db.execute("select count(*) from notes").fetchone()[0],
         errors=counts.get("error", 0),
         warnings=counts.get("warning", 0),
-        problems=[
-            Problem(*row)
-            for row in db.execute("select path, line, severity, code, message from problems order by path, line, code")
-        ],
+        problems=problems,
     )

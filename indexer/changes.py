@@ -67,3 +67,8 @@ def remember(conn: sqlite3.Connection, current: dict[str, str], untrusted: set[s
         "insert into index_folders (folder, walk) values (?, ?)",
         ((folder, None if folder in untrusted else walk) for folder, walk in current.items()),
     )
+
+
+def distrust(conn: sqlite3.Connection, folders: set[str]) -> None:
+    """Forget the fingerprints of `folders` (changed without a walk), so the next run looks into them."""
+    conn.executemany("insert or replace into index_folders (folder, walk) values (?, null)", ((f,) for f in folders))

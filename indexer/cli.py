@@ -3,6 +3,7 @@
 Kept free of Datasette imports so that `seamless index` starts fast.
 """
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -32,7 +33,7 @@ def index(store, db_path, full, strict):
     from .sqlite import sqlite3
 
     try:
-        summary = index_store(store, db_path, full=full, progress=sys.stderr.isatty())
+        summary = index_store(store, db_path, full=full, progress=_progress_bar(), on_wait=_waiting(db_path))
     except sqlite3.DatabaseError as e:
         raise click.ClickException(
             f"could not write the index at {db_path}: {e}; the previous index is unchanged"
@@ -50,10 +51,33 @@ def check(store):
     """Validate STORE without writing anything; exit 1 on any error problem."""
     from .build import index_store
 
-    summary = index_store(store, ":memory:", full=True, progress=sys.stderr.isatty())
+    summary = index_store(store, ":memory:", full=True, progress=_progress_bar())
     _report(store, summary)
     if summary.errors:
         sys.exit(1)
+
+
+PROGRESS_THRESHOLD = 2000  # files to read before a progress bar is worth showing
+
+
+def _progress_bar():
+    """What an index run wraps its files to read in: a bar on a terminal when there are many, else None."""
+    if not sys.stderr.isatty():
+        return None
+
+    def bar(files):
+        if len(files) < PROGRESS_THRESHOLD:
+            yield from files
+            return
+        with click.progressbar(files, label="indexing", file=click.get_text_stream("stderr")) as shown:
+            yield from shown
+
+    return bar
+
+
+def _waiting(db_path):
+    """The message shown when another run holds the index's lock."""
+    return lambda: click.echo(f"waiting for another seamless index run on {db_path} to finish...", err=True)
 
 
 def _report(store: Path, summary) -> None:
@@ -68,14 +92,36 @@ def _report(store: Path, summary) -> None:
     "--host", default="127.0.0.1", show_default=True, help="Interface to bind; 0.0.0.0 exposes it to the network."
 )
 @click.option("--port", default=8001, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on.")
-def serve(db_path, host, port):
+@click.option(
+    "--watch",
+    "watch_store",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    metavar="STORE",
+    help="Also keep the index in step with STORE (`seamless watch` in a second process, stopped with the server).",
+)
+def serve(db_path, host, port, watch_store):
     """Serve the explorer (Datasette, read-only) on the index at --db."""
     from .serve import ExplorerError
     from .serve import serve as run
 
+    with _watching(watch_store, db_path) if watch_store else contextlib.nullcontext():
+        try:
+            run(db_path, host=host, port=port)
+        except ExplorerError as e:
+            raise click.ClickException(str(e)) from e
+
+
+@contextlib.contextmanager
+def _watching(store: Path, db_path: str):
+    """Run `seamless watch STORE` beside the block, from its first index until the block ends."""
+    from .watch import WatcherProcess
+
+    # Should this process die of a signal (uvicorn raises SIGTERM again once the server is down), the
+    # watcher sees its parent gone within a tick and stops by itself
     try:
-        run(db_path, host=host, port=port)
-    except ExplorerError as e:
+        with WatcherProcess(store, db_path) as watcher:
+            yield watcher
+    except RuntimeError as e:
         raise click.ClickException(str(e)) from e
 
 
@@ -111,14 +157,18 @@ def _as_of(ctx, param, value):
         raise click.BadParameter(str(e)) from None
 
 
-def _connect(db_path: str):
+def _connect(db_path: str, read_only: bool = False):
     """An open index, or a click error saying how to make one."""
     from .sqlite import sqlite3
 
     missing = click.ClickException(f"no index at {db_path}: run `seamless index STORE` first")
     if not Path(db_path).is_file():
         raise missing
-    conn = sqlite3.connect(db_path)
+    conn = (
+        sqlite3.connect(Path(db_path).resolve().as_uri() + "?mode=ro", uri=True)
+        if read_only
+        else sqlite3.connect(db_path)
+    )
     try:
         if not conn.execute("select 1 from sqlite_master where name = 'memories'").fetchone():
             raise missing
@@ -218,8 +268,9 @@ def recall(query, project, limit, as_json, db_path):
             )
         else:
             click.echo(f"{n}. note {row['path']}: {row['title']}")
-        if row["snippet"] and (row["type"] == "note" or "**" in row["snippet"]):
-            click.echo("   " + " ".join(row["snippet"].split()))
+        if row["snippet"] and (row["type"] == "note" or queries.MATCH_START in row["snippet"]):
+            snippet = row["snippet"].replace(queries.MATCH_START, "**").replace(queries.MATCH_END, "**")
+            click.echo("   " + " ".join(snippet.split()))
     # only old truths that would have ranked among the results shown deserve a line
     # (fewer rows than asked for, at most RECALL_MAX, means every match was shown: any old truth ranked among them)
     worst = rows[-1]["rank"] if len(rows) == min(limit, queries.RECALL_MAX) else float("inf")
@@ -463,3 +514,89 @@ def mcp(store, db_path, project):
     if not store.is_dir():
         raise click.ClickException(f"no store at {store}: give the folder that holds memories/ and notes/")
     run(store, db_path, project)
+
+
+# Freshness: following the store, and comparing it with the index.
+
+
+@cli.command()
+@store_argument
+@click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to keep in step.")
+@click.option(
+    "--sweep",
+    type=click.FloatRange(min=1),
+    help="Seconds between runs over the whole store that catch any change the events missed (default 300).",
+)
+@click.option("--parent", type=int, hidden=True, help="Stop when this process is no longer the parent.")
+def watch(store, db_path, sweep, parent):
+    """Index STORE, then keep the index in step with its changes until stopped (Ctrl-C).
+
+    Each batch of changes is applied in one transaction; a heartbeat in the index tells the
+    explorer and `seamless status` that the store is being followed.
+    """
+    import signal
+    import threading
+
+    from .sqlite import sqlite3
+    from .watch import Watcher
+
+    stop = threading.Event()
+
+    def on_signal(signum, frame):
+        if stop.is_set():  # a second signal: stop now; the batch in progress rolls back
+            raise KeyboardInterrupt
+        stop.set()  # the batch in progress, if any, completes; then the watcher stops
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, on_signal)
+    watcher = Watcher(store, db_path, **({"sweep": sweep} if sweep else {}), say=_say, parent=parent)
+    try:
+        watcher.run(stop)
+    except KeyboardInterrupt:
+        click.echo("stopped at once: the batch in progress was rolled back", err=True)
+        sys.exit(130)
+    except sqlite3.DatabaseError as e:
+        raise click.ClickException(f"could not write the index at {db_path}: {e}") from e
+    except OSError as e:
+        raise click.ClickException(f"cannot open the index at {db_path}: {e.strerror or e}") from e
+    click.echo("stopped watching", err=True)
+
+
+def _say(line: str) -> None:
+    click.echo(line, err=True)
+
+
+@cli.command()
+@store_argument
+@db_option
+def status(store, db_path):
+    """Compare STORE with its index without writing; exit 1 listing the files that differ.
+
+    Also says when the index was last brought in step and whether a watcher follows the store.
+    """
+    from . import freshness
+    from .sqlite import sqlite3
+    from .status import drift
+
+    conn = _connect(db_path, read_only=True)
+    try:
+        found = drift(store, conn)
+        row = freshness.read(conn)
+    except sqlite3.OperationalError as e:  # an index made by an older seamless lacks a table or column
+        raise click.ClickException(
+            f"the index at {db_path} was made by an older seamless ({e}): update it with `seamless index {store}`"
+        ) from e
+    lines = [f"new: {p}" for p in found.new] + [f"changed: {p}" for p in found.changed]
+    lines += [f"deleted: {p}" for p in found.deleted]
+    if found.settings_changed:
+        lines.append("changed: seamless.toml (the settings the index holds differ)")
+    if lines:
+        click.echo("\n".join(lines))
+    counts = f"{len(found.new)} new, {len(found.changed)} changed, {len(found.deleted)} deleted"
+    click.echo(
+        ("in step" if found.in_step else f"not in step: {counts}")
+        + f"; {freshness.run_text(row)}; {freshness.watcher_text(row)}",
+        err=True,
+    )
+    if not found.in_step:
+        sys.exit(1)

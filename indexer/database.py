@@ -1,21 +1,20 @@
-"""Opening seamless.db: schema, full-text indexes, and the lock that serialises writers."""
+"""Opening seamless.db: schema, full-text indexes, the store it indexes, and the lock that serialises writers."""
 
 import contextlib
 import fcntl
 import itertools
 import os
-import sys
-from importlib import resources
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
-from . import fts
+from . import fts, sql
 from .sqlite import sqlite3
 
 # bump when schema.sql, fts.py or a rule changes: an older index gets the new parts on open, and its next
 # run reads every file (its rows and problems were made by older rules)
-SCHEMA_VERSION = (
-    10  # 8: real-time timestamps, note titles outside code, YAML error lines; 9: ctime_ns; 10: memories_overview
-)
+SCHEMA_VERSION = 12  # 8: real-time timestamps, note titles outside code, YAML error lines; 9: ctime_ns; 10: index_meta;
+# 11: index_watch; 12: memories_overview
 _savepoints = itertools.count()
 
 
@@ -39,22 +38,6 @@ class IndexConnection(sqlite3.Connection):
         self.execute(f"RELEASE {name}")
 
 
-def sql_source(name: str) -> str:
-    """The text of `indexer/sql/<name>.sql`."""
-    return resources.files(__package__).joinpath("sql", f"{name}.sql").read_text("utf-8")
-
-
-def statements(script: str) -> list[str]:
-    """The SQL statements of `script`, one by one (executescript would commit the open transaction)."""
-    found, pending = [], ""
-    for line in script.splitlines(keepends=True):
-        pending += line
-        if sqlite3.complete_statement(pending):
-            found.append(pending.strip())
-            pending = ""
-    return found
-
-
 def open_db(path: str | Path, private: bool = False) -> IndexConnection:
     """Open (creating if needed) the index at `path` with its schema in place.
 
@@ -76,14 +59,11 @@ def open_db(path: str | Path, private: bool = False) -> IndexConnection:
         with db.atomic():
             if version:  # made by an older indexer: with no files on record (in the table as it is now), the
                 db.execute("DROP TABLE IF EXISTS index_files")  # next run is a full one
-            for statement in statements(sql_source("schema")):  # every statement is IF NOT EXISTS
+            for statement in sql.statements(sql.source("schema")):  # every statement is IF NOT EXISTS
                 db.execute(statement)
             fts.drop_triggers(db)
             fts.create(db)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    from . import views  # here, not at the top: views reads queries, which reads this module
-
-    views.ensure_views(db)  # compared with sqlite_master each time: changed SQL sources reach old indexes
     return db
 
 
@@ -114,24 +94,109 @@ def fresh_db(path: str | Path):
         raise
 
 
-@contextlib.contextmanager
-def writer_lock(db_path: str | Path):
-    """Hold `<db>.lock` so two index runs on one database take turns.
+class OtherStoreError(Exception):
+    """The index was built from another store: adding this store's files to it would mix two stores."""
 
-    A POSIX record lock (lockf), not flock: forked worker processes do not inherit it,
-    and it is released the moment the process holding it dies, even by kill -9.
+
+def store_root(root: str | Path) -> str:
+    """How an index names the store it was built from: the resolved path of its folder."""
+    return str(Path(root).resolve())
+
+
+def store_of(conn: sqlite3.Connection) -> str | None:
+    """The store the index was built from (its resolved path), or None if it does not say."""
+    try:
+        row = conn.execute("select value from index_meta where key = 'store'").fetchone()
+    except sqlite3.OperationalError:  # an index made before index_meta existed
+        return None
+    return row[0] if row else None
+
+
+def record_store(conn: sqlite3.Connection, root: str | Path) -> None:
+    """Note in the index that it now holds the store at `root`."""
+    conn.execute(
+        "insert into index_meta (key, value) values ('store', ?) "
+        "on conflict (key) do update set value = excluded.value where value is not excluded.value",
+        (store_root(root),),
+    )
+
+
+def check_store(conn: sqlite3.Connection, root: str | Path, db_path: str | Path) -> None:
+    """Raise OtherStoreError unless the index at `db_path` was built from the store at `root`."""
+    built_from, root = store_of(conn), store_root(root)
+    if built_from is not None and built_from != root:
+        raise OtherStoreError(
+            f"the index at {db_path} holds the store at {built_from}, not {root}; "
+            f"to index this store there, rebuild it with `seamless index {root} --db {db_path} --full`"
+        )
+
+
+def resolved(db_path: str | Path) -> str:
+    """The file `db_path` names, symlinks followed: what the lock and the writers work on."""
+    return str(db_path) if str(db_path) == ":memory:" else os.path.realpath(db_path)
+
+
+class _Hold:
+    """This process's hold of one lock file: threads take turns on `turn`; the POSIX lock is taken once."""
+
+    def __init__(self):
+        self.turn = threading.RLock()
+        self.depth = 0
+        self.file = None
+
+
+_holds: dict[str, _Hold] = {}
+_holds_guard = threading.Lock()
+
+
+@contextlib.contextmanager
+def writer_lock(db_path: str | Path, on_wait: Callable[[], None] | None = None):
+    """Hold `<resolved db>.lock`, so every writer of one database file takes turns, whatever path names it.
+
+    A POSIX record lock (lockf), not flock: forked worker processes do not inherit it, and it is
+    released the moment the process holding it dies, even by kill -9. POSIX locks belong to the
+    process, and closing any descriptor of the file drops them, so the threads of one process take
+    turns on a thread lock first, and a nested hold (an index run called by a writer that holds the
+    lock) reuses the outer one. `on_wait` is called once if the lock is held elsewhere, before waiting.
     """
     if str(db_path) == ":memory:":
         yield
         return
-    lock_path = f"{db_path}.lock"
-    with open(lock_path, "a") as f:
-        try:
-            fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:  # EAGAIN or EACCES: another run holds it
-            print(f"waiting for another seamless index run on {db_path} to finish...", file=sys.stderr)
-            fcntl.lockf(f, fcntl.LOCK_EX)
+    lock_path = f"{resolved(db_path)}.lock"
+    with _holds_guard:
+        hold = _holds.setdefault(lock_path, _Hold())
+    waited = False
+    if not hold.turn.acquire(blocking=False):
+        waited = True
+        if on_wait:
+            on_wait()
+        hold.turn.acquire()
+    try:
+        if hold.depth == 0:
+            hold.file = _lock_file(lock_path, None if waited else on_wait)
+        hold.depth += 1
         try:
             yield
         finally:
-            fcntl.lockf(f, fcntl.LOCK_UN)
+            hold.depth -= 1
+            if hold.depth == 0:
+                fcntl.lockf(hold.file, fcntl.LOCK_UN)
+                hold.file.close()
+                hold.file = None
+    finally:
+        hold.turn.release()
+
+
+def _lock_file(lock_path: str, on_wait: Callable[[], None] | None):
+    f = open(lock_path, "a")  # noqa: SIM115 - held past this function, closed by writer_lock
+    try:
+        try:
+            fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # EAGAIN or EACCES: another process holds it
+            if on_wait:
+                on_wait()
+            fcntl.lockf(f, fcntl.LOCK_EX)
+    except BaseException:
+        f.close()
+        raise
+    return f

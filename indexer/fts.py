@@ -2,8 +2,8 @@
 
 They are external-content tables (`content=memories`): the text lives once, in the table.
 There are no triggers: FTS5 flushes its pending terms at every statement a trigger runs in,
-which made a 10,000-file rebuild three times slower than indexing each batch of new rows
-with one INSERT ... SELECT. Whatever writes `memories` or `notes` calls `index_rows` after
+once per row, where indexing each batch of new rows with one INSERT ... SELECT flushes once
+(docs/performance.md). Whatever writes `memories` or `notes` calls `index_rows` after
 inserting and `unindex_paths` before deleting.
 """
 
@@ -69,7 +69,7 @@ def clear(conn: sqlite3.Connection) -> None:
 
 # FTS5 merges its segments as it goes (automerge, crisismerge); while every row is indexed anew
 # that merging is done again and again. Off during a rebuild, then one 'optimize' merge at the
-# end: 100,000 memories took 4.0 s of CPU instead of 5.9 s, into one segment (fastest to query).
+# end, into one segment (fastest to query; docs/performance.md).
 DEFAULTS = {"automerge": 4, "crisismerge": 16}
 BULK = {"automerge": 0, "crisismerge": 2000}
 

@@ -1,7 +1,7 @@
 """One file's share of an index run: read, parse and validate it.
 
-Runs in the indexing process itself: on two cores, worker processes measured slower at 100,000
-files (pickling every record back costs more than the parsing they take over).
+Runs in the indexing process itself: pickling every record back from worker processes costs more
+than the parsing they take over (docs/performance.md).
 """
 
 from dataclasses import dataclass, field

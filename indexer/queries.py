@@ -9,7 +9,7 @@ one; views and other callers can fill it differently (see `compose`). No Dataset
 from itertools import repeat
 from pathlib import Path
 
-from .database import sql_source
+from .sql import source as sql_source
 from .sqlite import sqlite3
 
 # '' means "not given" (that is how Datasette sends a missing parameter): as_of '' is now. A date or a
@@ -48,6 +48,11 @@ if f"WINDOW briefing_order AS ({BRIEFING_WINDOW})" not in sql_source("briefing_l
     raise RuntimeError("briefing_ledger.sql numbers the briefing differently from queries.BRIEFING_WINDOW")
 
 RECALL_COLUMNS = "type, id, path, project, kind, name, description, title, snippet, rank, updated"
+# what recall.sql's snippets put around each match: private-use characters, which no text of the store means
+# as anything (a body's own `**` is not a match)
+MATCH_START, MATCH_END = "\ue000", "\ue001"
+if f"char({ord(MATCH_START)}), char({ord(MATCH_END)})" not in sql_source("recall"):
+    raise RuntimeError("recall.sql marks matches differently from queries.MATCH_START and MATCH_END")
 RECALL_DEFAULT = 20  # recall answers with the best matches; agents read the first few
 RECALL_MAX = 100
 # project '': every project; otherwise that project plus the global scope. limit: how many results

@@ -1,31 +1,44 @@
-"""The explorer: Datasette over seamless.db, configured from the repo root (metadata.yml, plugins/, templates/).
+"""The explorer: Datasette over seamless.db, configured from metadata.yml, settings.json, plugins/, templates/.
 
-`seamless serve`, the tests and `datasette .` all get the same configuration; this module only
-adds what `datasette .` cannot do: serve a database file of any name as `seamless`.
+Those sit at the repository root, which is a Datasette configuration directory (`datasette .`); the wheel
+installs the same files as the package `seamless_explorer`. `seamless serve`, the tests and `datasette .`
+all get the same configuration; this module only adds what `datasette .` cannot do: serve a database file
+of any name as `seamless`.
 """
 
+import importlib.util
 from pathlib import Path
 
-DATABASE = "seamless"
-ROOT = Path(__file__).resolve().parent.parent  # the repo root, when installed with `pip install -e`
+DATABASE = "seamless"  # the index's name in the explorer: its URLs, metadata.yml and the plugins
+ROOT = Path(__file__).resolve().parent.parent  # the repository root, in a checkout
+PACKAGE = "seamless_explorer"  # the configuration directory, installed from a wheel
 
 
 class ExplorerError(Exception):
     """The explorer cannot start; the message says what to do."""
 
 
-def config_dir(root: Path = ROOT) -> Path:
-    """The Datasette configuration directory, checked to hold metadata.yml."""
-    if not (root / "metadata.yml").is_file():
-        raise ExplorerError(
-            f"no explorer configuration (metadata.yml) in {root}: run from a source checkout "
-            "installed with `pip install -e .`"
-        )
-    return root
+def _candidates() -> list[Path]:
+    """Where the configuration may be: the checkout this module runs from, then the installed package."""
+    spec = importlib.util.find_spec(PACKAGE)
+    installed = spec.submodule_search_locations if spec and spec.submodule_search_locations else []
+    return [ROOT, *map(Path, installed)]
 
 
-def build_datasette(db_path: str | Path, root: Path = ROOT):
-    """A Datasette serving `db_path` read-only as database `seamless`, configured from `root`."""
+def config_dir(root: Path | None = None) -> Path:
+    """The Datasette configuration directory (`root`, or the first place found): it holds metadata.yml."""
+    places = [root] if root is not None else _candidates()
+    for place in places:
+        if (place / "metadata.yml").is_file():
+            return place
+    raise ExplorerError(
+        f"no explorer configuration (metadata.yml) in {', '.join(map(str, places))}: "
+        "reinstall with `pip install 'seamless-explorer[explorer]'`"
+    )
+
+
+def build_datasette(db_path: str | Path, root: Path | None = None):
+    """A Datasette serving `db_path` read-only as database `seamless`, configured from `root` (or as found)."""
     try:
         from datasette.app import Datasette
         from datasette.database import Database
@@ -39,7 +52,7 @@ def build_datasette(db_path: str | Path, root: Path = ROOT):
     try:
         ds = Datasette(config_dir=config_dir(root))
     except (StartupError, BadMetadataError) as e:
-        raise ExplorerError(f"bad explorer configuration in {root}: {e}") from e
+        raise ExplorerError(f"bad explorer configuration in {config_dir(root)}: {e}") from e
     # config_dir also picks up any *.db in the root (and _memory when there is none): serve only ours
     for name in [n for n in ds.databases if n != "_internal"]:
         ds.remove_database(name)

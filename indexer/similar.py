@@ -4,37 +4,52 @@ The new memory's name and description, word by word (any word may match), are se
 the name, description and tags of the active memories of its scope. bm25 scores depend on the size of
 the store, so each is divided by the new memory's own score for the same query: 1.0 reads like the new
 memory itself, and SIMILAR_AT is the share that counts as similar (docs/writing.md says how it was measured).
+
+Words found in more than COMMON_DOCS memories say little about sameness and make the search slow on a
+large store (each costs a score for every memory holding it): they are left out. Each word's count is
+probed with a query that stops at COMMON_DOCS + 1 rows, so the probes cost the same at any store size.
 """
 
 import re
 
 from .sqlite import sqlite3
 
-SIMILAR_AT = 0.3
+SIMILAR_AT = 0.4
 LIMIT = 3
+MAX_WORDS = 12  # the rarest ones
+COMMON_DOCS = 100
 WORD = re.compile(r"[^\W_]{3,}")
+COLUMNS = "{name description tags}"
+PROBE = f"select count(*) from (select rowid from memories_fts where memories_fts match ? limit {COMMON_DOCS + 1})"
 SQL = """
-select m.id, m.name, m.description, m.project, bm25(memories_fts, 2.0, 4.0, 1.0, 0.0) as rank
-from memories_fts join memories m on m.rowid = memories_fts.rowid
-where memories_fts match :query and m.status = 'active' and m.project is :project
-order by rank limit 50
+with matches as materialized (
+    select rowid, bm25(memories_fts, 2.0, 4.0, 1.0, 0.0) as rank from memories_fts where memories_fts match :query
+)
+select m.id, m.name, m.description, m.project, matches.rank
+from matches join memories m on m.rowid = matches.rowid
+where m.status = 'active' and m.project is :project
+order by matches.rank limit 50
 """
 
 
-def query_of(name: str, description: str) -> str | None:
-    """An FTS5 query matching any word (3 letters or more) of `name` and `description`, each quoted."""
-    words = dict.fromkeys(w.lower() for w in WORD.findall(f"{name.replace('-', ' ')} {description}"))
-    if not words:
-        return None
-    return "{name description tags} : (" + " OR ".join(f'"{w}"' for w in words) + ")"
+def words_of(name: str, description: str) -> list[str]:
+    """The distinct words (3 letters or more) of a name and a description, lower-cased."""
+    return list(dict.fromkeys(w.lower() for w in WORD.findall(f"{name.replace('-', ' ')} {description}")))
+
+
+def distinctive(conn: sqlite3.Connection, words: list[str]) -> list[str]:
+    """The MAX_WORDS rarest of `words` that are in at most COMMON_DOCS memories (names, descriptions, tags)."""
+    counts = {w: conn.execute(PROBE, (f'{COLUMNS} : "{w}"',)).fetchone()[0] for w in words}
+    return sorted((w for w in words if counts[w] <= COMMON_DOCS), key=counts.get)[:MAX_WORDS]
 
 
 def scored(conn: sqlite3.Connection, memory_id: str) -> list[dict]:
     """Every other active memory of the scope sharing a word with memory `memory_id`, with its `score`."""
     me = conn.execute("select name, description, project from memories where id = ?", (memory_id,)).fetchone()
-    query = me and query_of(me[0], me[1])
-    if not query:
+    words = distinctive(conn, words_of(me[0], me[1])) if me else []
+    if not words:
         return []
+    query = f"{COLUMNS} : (" + " OR ".join(f'"{w}"' for w in words) + ")"
     rows = [
         dict(zip(("id", "name", "description", "project", "rank"), r))
         for r in conn.execute(SQL, {"query": query, "project": me[2]})

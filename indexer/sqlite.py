@@ -3,8 +3,8 @@
 Datasette and sqlite-utils each use `pysqlite3` rather than `sqlite3` when it can be imported; the
 indexer, the bench and the tests pick the same one. One process must never open a file through two
 SQLite libraries: each keeps its own POSIX locks, and closing the file in one drops the other's.
-pyproject installs `pysqlite3-binary` (a current SQLite) where it has wheels, Linux x86-64: it ranks a
-common word's recall about a third faster than Debian 12's SQLite 3.40.
+pyproject installs `pysqlite3-binary` (a current SQLite, whose FTS5 ranks faster) where it has wheels,
+Linux x86-64 (docs/development.md#sqlite).
 """
 
 try:

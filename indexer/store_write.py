@@ -3,17 +3,17 @@ delete, note. The files first, then the index, for the files touched.
 
 Every rule is the indexer's own: the text to be written is parsed and validated by `parse` and
 `validate` exactly as an index run would, and any problem it would report refuses the write with
-that problem's code. Writers on one store take turns through `STORE/.seamless-write.lock` and look at
+that problem's code. Writers on one store take turns through a lock on the store's folder and look at
 their target again (on disk) once they hold it.
 """
 
 import contextlib
 import difflib
 import fcntl
+import itertools
 import json
 import os
 import re
-import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,11 +28,9 @@ from .sqlite import sqlite3
 from .validate import ULID_TEXT, memory_record, note_record
 from .walk import read_regular_file
 
-LOCK_FILE = ".seamless-write.lock"
 NAME_MAX = 200
 PROJECT_MAX = 100
 UNSAFE_PROJECT = re.compile(r"[/\\\x00-\x1f\x7f]|\A\.|\.\.")
-KILL_AFTER = "SEAMLESS_WRITE_KILL_AFTER"  # tests: the step after which the process SIGKILLs itself
 
 
 class WriteRefused(Exception):
@@ -69,11 +67,6 @@ class Written:
         if self.action == "created":
             out["similar"] = self.similar
         return out
-
-
-def _crash_point(step: str) -> None:
-    if os.environ.get(KILL_AFTER) == step:
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 # Checking what the caller gave, before anything is read
@@ -138,7 +131,10 @@ def text_of(value: str | bytes | None, what: str) -> str | None:
 def _body(text: str) -> str:
     """A body as the indexer will read it back: LF line ends, no leading blank lines, a final newline."""
     text = text.replace("\r\n", "\n")
-    text = re.sub(r"\A(?:[ \t]*\n)+", "", text)
+    if not text.strip():
+        return ""
+    # the closing `---` line is matched with `\s*$`: it takes the blank lines after it
+    text = text[re.match(r"\s*", text).group().rfind("\n") + 1 :]
     return text if not text or text.endswith("\n") else text + "\n"
 
 
@@ -155,16 +151,23 @@ class Session:
         self.conn: sqlite3.Connection | None = None
 
     def refresh(self, paths: list[str]) -> None:
-        """Bring the index in step for `paths` (and open it, creating it when missing)."""
+        """Bring the index in step for `paths` (creating it when missing) and open it for reading."""
         if self.conn is not None:
             self.conn.close()
             self.conn = None
         try:
-            build.index_store(self.root, self.db_path)
-        except sqlite3.DatabaseError as e:
+            self.sync(paths)
+        except (sqlite3.DatabaseError, OSError) as e:
             raise WriteRefused("index-error", f"cannot update the index at {self.db_path}: {e}") from None
         self.conn = sqlite3.connect(self.db_path)
         self.conn.row_factory = sqlite3.Row
+
+    def sync(self, paths: list[str]) -> None:
+        """The one call that brings the index in step with files of the store (under the index's writer lock).
+
+        `build.index_store` walks the whole store; `paths` names the files this write touched.
+        """
+        build.index_store(self.root, self.db_path)
 
     def close(self) -> None:
         if self.conn is not None:
@@ -198,58 +201,59 @@ class Session:
                     "not-read-back", f"{key} would be read back as {record[key]!r}, not {value!r}; nothing was written"
                 )
 
+    def _variants(self, folder: str, stem: str):
+        """`folder/stem.md`, then `folder/stem-2.md`, `-3` ..., each with whether it exists."""
+        n = 1
+        while True:
+            path = f"{folder}/{stem}.md" if n == 1 else f"{folder}/{stem}-{n}.md"
+            yield path, os.path.lexists(self.root / path)
+            n += 1
+
     def free_path(self, folder: str, stem: str) -> str:
         """`folder/stem.md`, or the first `folder/stem-N.md` that is free."""
-        path, n = f"{folder}/{stem}.md", 1
-        while os.path.lexists(self.root / path):
-            n += 1
-            path = f"{folder}/{stem}-{n}.md"
-        return path
+        return next(path for path, taken in self._variants(folder, stem) if not taken)
 
     def candidates(self, folder: str, stem: str) -> list[str]:
         """The files a write of `stem` may have made in `folder` before (the paths `free_path` hands out)."""
-        found, n = [], 1
-        path = f"{folder}/{stem}.md"
-        while os.path.lexists(self.root / path):
-            found.append(path)
-            n += 1
-            path = f"{folder}/{stem}-{n}.md"
-        return found
+        return [path for path, _ in itertools.takewhile(lambda v: v[1], self._variants(folder, stem))]
 
 
 @contextlib.contextmanager
 def session(root: Path | str, db_path: str | Path):
-    """Hold the store's write lock and yield a Session; refuse a missing or read-only store."""
+    """Hold the store's write lock and yield a Session; refuse a missing or read-only store.
+
+    The lock is a flock on the store's folder itself (no lock file in the store): released when the
+    process ends, even by kill -9.
+    """
     root = Path(root)
     if not root.is_dir():
         raise WriteRefused("no-store", f"no store at {root}: give the folder that holds memories/ and notes/")
+    if not os.access(root, os.W_OK):
+        raise WriteRefused("store-read-only", f"cannot write to the store at {root}: it is read-only")
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        lock = open(root / LOCK_FILE, "a")  # noqa: SIM115 - held for the whole block
-    except OSError as e:
-        raise WriteRefused("store-read-only", f"cannot write to the store at {root}: {e.strerror or e}") from None
-    with lock:
-        fcntl.lockf(lock, fcntl.LOCK_EX)
+        fcntl.flock(fd, fcntl.LOCK_EX)
         s = Session(root, db_path)
         try:
             yield s
         finally:
             s.close()
-            fcntl.lockf(lock, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def _write_file(target: Path, data: bytes, create: bool) -> None:
+    """Write one file atomically; a failure (a full disk) leaves the file as it was."""
     try:
         (atomic.create if create else atomic.replace)(target, data)
     except OSError as e:
-        raise WriteRefused(
-            "write-failed", f"cannot write {target}: {e.strerror or e}; the store is unchanged"
-        ) from None
+        raise WriteRefused("write-failed", f"cannot write {target}: {e.strerror or e}; the file is unchanged") from None
 
 
 def _index_after(s: Session, paths: list[str]) -> None:
     """Bring the index in step with the files just written."""
     try:
-        build.index_store(s.root, s.db_path)
+        s.sync(paths)
     except (sqlite3.DatabaseError, OSError) as e:
         raise WriteRefused(
             "index-error",
@@ -375,6 +379,7 @@ def write_memory(
     if not isinstance(description, str):
         raise WriteRefused("missing-description", "description is required: the one line every index shows")
     description = description.strip()
+    kind = kind.strip() if isinstance(kind, str) else kind
     if "\n" not in description:
         description = rules.fold_description(description)
     folder = f"memories/{scope or '_global'}"
@@ -444,12 +449,19 @@ def write_memory(
             stamped = _edited(old_data, {"invalid_at": valid_from, "superseded_by": memory_id}, None)
             s.check(old["path"], stamped, {"invalid_at": valid_from, "superseded_by": memory_id}, old_problems)
         _write_file(s.root / path, new_data, create=created)
-        _crash_point("replacement")
+        atomic.crash_point("replacement")
         if old:
-            _write_file(s.root / old["path"], stamped, create=False)
-            _crash_point("stamped")
+            try:
+                _write_file(s.root / old["path"], stamped, create=False)
+            except WriteRefused as e:
+                raise WriteRefused(
+                    e.code,
+                    f"the replacement {memory_id} was written to {path}, but {old['id']} could not be stamped "
+                    f"({e.message}): run the same command again to complete the supersede",
+                ) from None
+            atomic.crash_point("stamped")
         _index_after(s, [path] + ([old["path"]] if old else []))
-        _crash_point("indexed")
+        atomic.crash_point("indexed")
         similar = []
         if created and not old:
             from .similar import similar_memories

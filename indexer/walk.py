@@ -147,3 +147,39 @@ def read_regular_file(name: str, limit: int) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def files_at(root: Path, path: str, folders_seen: dict[str, bool] | None = None) -> dict[str, StoreFile]:
+    """The store files at `path` (relative to `root`, forward slashes) as the walk would find them.
+
+    A file gives itself; a folder gives every file under it; anything the walk would not
+    find (outside memories/ and notes/, hidden, not *.md, a symlink or under one) gives nothing.
+    `folders_seen` remembers which folders are real ones across calls.
+    """
+    parts = path.split("/")
+    if parts[0] not in FOLDERS or any(not part or part[0] == "." or part == ".." for part in parts):
+        return {}
+    seen = {} if folders_seen is None else folders_seen
+    for depth in range(1, len(parts)):  # every folder on the way must be a real folder, not a symlink to one
+        folder = "/".join(parts[:depth])
+        if folder not in seen:
+            try:
+                seen[folder] = stat.S_ISDIR(os.lstat(root / folder).st_mode)
+            except OSError:
+                seen[folder] = False
+        if not seen[folder]:
+            return {}
+    kind = FOLDERS[parts[0]]
+    try:
+        st = os.lstat(root / path)
+    except OSError:
+        return {}
+    if stat.S_ISDIR(st.st_mode):
+        found: dict[str, Folder] = {}
+        _scan(str(root / path), path, kind, found)
+        return store_files(found)
+    if len(parts) < 2 or not path.endswith(".md") or not stat.S_ISREG(st.st_mode):
+        return {}
+    shown = _shown(path)
+    folder = _shown(path.rpartition("/")[0])
+    return {shown: StoreFile(shown, kind, st.st_size, st.st_mtime_ns, st.st_ctime_ns, shown != path, folder)}

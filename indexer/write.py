@@ -43,9 +43,7 @@ NOTE_COLUMNS = ("path", "id", "title", "project", "created", "updated", "tags", 
 PROBLEM_COLUMNS = ("path", "line", "severity", "code", "message")
 FILE_COLUMNS = ("path", "type", "size", "mtime_ns", "ctime_ns", "digest")
 # files per batch; each batch's FTS rows are one statement, and so one FTS5 segment to merge at the end.
-# The last batch is moved and indexed while nothing else runs: with staged rows, 2,000 rather than 8,000
-# rebuilt 10,000 memories in 1.08-1.20 s instead of 1.21-1.41 s (8 alternating runs each), and 100,000
-# in the same time
+# Small, because the last batch is moved and indexed while nothing else runs (docs/performance.md)
 BATCH = 2000
 memory_row = operator.itemgetter(*MEMORY_COLUMNS)  # a record's values in column order
 note_row = operator.itemgetter(*NOTE_COLUMNS)
@@ -63,9 +61,9 @@ def insert_problems(conn, problems) -> None:
 # Memories, notes and the bookkeeping rows are first inserted into a temporary table with no indexes
 # (`temp.<table>_stage`), and the writer thread moves each batch into its table with one INSERT ... SELECT
 # (then indexes the new memories and notes for FTS5). Binding the values stays on the main thread; the
-# B-tree work of the tables' keys and indexes runs on the second core while the next batch is parsed: at
-# 100,000 memories the main thread spent 1.2-1.4 s on these inserts instead of 3.2-3.3 s. The moved rows
-# keep the order, and so the rowids, a direct insert gives them. table: (columns, verb)
+# B-tree work of the tables' keys and indexes runs on the second core while the next batch is parsed
+# (docs/performance.md, staged inserts). The moved rows keep the order, and so the rowids, a direct
+# insert gives them. table: (columns, verb)
 STAGED = {
     "memories": (MEMORY_COLUMNS, "insert"),
     "notes": (NOTE_COLUMNS, "insert"),
@@ -123,6 +121,9 @@ class IndexWriter:
         self.rows: dict[str, list] = {"memories": [], "notes": [], "problems": [], "index_files": []}
         self.changed = 0
         self.racy: list[StoreFile] = []  # files too recent to trust their mtimes
+        # for the link rules (_relink): ids of memories added or removed, and paths of memories removed
+        self.link_ids: set[str] = set()
+        self.unlinked_paths: set[str] = set()
         create_stages(db)
         self.background = Background()
 
@@ -146,6 +147,7 @@ class IndexWriter:
         self.rows["index_files"].append((sf.path, sf.type, sf.size, self.mtime(sf), sf.ctime_ns, prepared.digest))
         if record is not None:
             if sf.type == "memory":
+                self.link_ids.add(record["id"])
                 key = (record["project"], record["name"]) if record["status"] == "active" else None
                 if record["id"] in self.ids or key in self.names or self._taken(record["id"], key, sf.path):
                     self.contested.append(prepared)
@@ -192,11 +194,21 @@ class IndexWriter:
     def flush(self) -> None:
         """Hand the pending deletes and batched rows to the writer thread."""
         self.background.wait()  # the connection is free again
+        self._note_removed(self.forgotten)
         after = _write_batch(self.db, self.forgotten, self.rows)
         self.forgotten.clear()
         for rows in self.rows.values():
             rows.clear()
         self.background.submit(lambda: _move_batch(self.db, after))
+
+    def _note_removed(self, paths) -> None:
+        """Remember the memories at `paths` as removed, for the link rules."""
+        if self.empty:
+            return
+        for path in paths:
+            for row in self.db.execute("select id from memories where path = ?", (path,)):
+                self.link_ids.add(row[0])
+                self.unlinked_paths.add(path)
 
     def wait(self) -> None:
         """Return once every batch handed over is written."""
@@ -218,18 +230,65 @@ class IndexWriter:
             return reread[path].line_of(key)
 
         losers = self._settle(line_of)
-        conn = self.db
-        insert_problems(conn, losers.values())
+        insert_problems(self.db, losers.values())
+        insert_problems(self.db, self._relink_all(line_of) if self.empty else self._relink(line_of))
+
+    def _relink_all(self, line_of) -> list[Problem]:
+        """Every memory's dangling-link and cycle warnings, worked out afresh."""
         codes = crossfile.LINK_CODES
         self.db.execute(f"delete from problems where code in ({','.join('?' * len(codes))})", codes)
         linked = self.db.execute(
             "select m.id, m.superseded_by, m.path, s.id is null from memories m "
             "left join memories s on s.id = m.superseded_by where m.superseded_by is not null"
         ).fetchall()
-        problems = crossfile.link_problems(
+        return crossfile.link_problems(
             {row[0]: (row[1], row[2]) for row in linked}, {row[0] for row in linked if row[3]}, line_of
         )
-        insert_problems(conn, problems)
+
+    def _relink(self, line_of) -> list[Problem]:
+        """The link warnings of the memories whose verdict this run may have changed, worked out afresh.
+
+        Those are the memories added or removed, those that point to one of them (a link that
+        dangles now, or no longer), the members of a cycle before (it may be broken) and every
+        memory on a chain from one added (it may close a cycle). The rest keep their warnings.
+        """
+        db, changed = self.db, self.link_ids
+        recheck = {
+            row[0]
+            for memory_id in changed
+            for row in db.execute("select id from memories where id = ? or superseded_by = ?", (memory_id, memory_id))
+        }
+        recheck |= {
+            row[0]
+            for row in db.execute(
+                "select m.id from problems p join memories m on m.path = p.path where p.code = 'supersession-cycle'"
+            )
+        }
+        links: dict[str, tuple[str, str]] = {}  # every memory on a chain from one to recheck: (superseded_by, path)
+        dangling: set[str] = set()
+        pending = list(recheck | changed)
+        while pending:
+            memory_id = pending.pop()
+            if memory_id in links:
+                continue
+            row = db.execute(
+                "select m.superseded_by, m.path, s.id is null from memories m "
+                "left join memories s on s.id = m.superseded_by where m.id = ? and m.superseded_by is not null",
+                (memory_id,),
+            ).fetchone()
+            if row:
+                links[memory_id] = (row[0], row[1])
+                if row[2]:
+                    dangling.add(memory_id)
+                pending.append(row[0])
+        recheck &= links.keys()
+        paths = {links[memory_id][1] for memory_id in recheck} | self.unlinked_paths
+        codes = crossfile.LINK_CODES
+        db.executemany(
+            f"delete from problems where path = ? and code in ({','.join('?' * len(codes))})",
+            ((path, *codes) for path in paths),
+        )
+        return [p for p in crossfile.link_problems(links, dangling, line_of) if p.path in paths]
 
     def _settle(self, line_of) -> dict[str, Problem]:
         """Decide every contested key over the index and the held-back records; return the losers."""
@@ -259,6 +318,7 @@ class IndexWriter:
         losers.update(crossfile.duplicate_losers(list(set(note_entries)), line_of))
         # a loser may be held back here, or a row of the index
         conn = self.db
+        self._note_removed(losers)
         _delete_paths(conn, list(losers), ("memories", "notes"))
         _move_batch(
             conn,

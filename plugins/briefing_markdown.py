@@ -8,6 +8,7 @@ from datasette import hookimpl
 from datasette.utils.asgi import NotFound, Response
 
 from indexer.briefing_text import briefing_markdown
+from indexer.serve import DATABASE
 
 
 def render(rows, request, query_name, database):
@@ -18,7 +19,7 @@ def render(rows, request, query_name, database):
 
 
 def can_render(query_name, database):
-    return database == "seamless" and query_name == "briefing"
+    return database == DATABASE and query_name == "briefing"
 
 
 @hookimpl

@@ -6,6 +6,7 @@ None is writable. Each also answers as JSON, e.g. /seamless/briefing.json?projec
 from datasette import hookimpl
 
 from indexer.queries import QUERIES
+from indexer.serve import DATABASE
 
 DESCRIPTIONS = {
     "briefing": (
@@ -61,7 +62,7 @@ order by severity = 'warning', problems desc, code
 
 @hookimpl
 def canned_queries(database):
-    if database != "seamless":
+    if database != DATABASE:
         return {}
     queries = {}
     for name, sql in QUERIES.items():

@@ -7,7 +7,6 @@ javascript:/data: URLs, and every link gets rel="nofollow noopener noreferrer". 
 untouched: it returns the raw body text.
 """
 
-import re
 from functools import lru_cache
 
 import nh3
@@ -15,8 +14,10 @@ from datasette import hookimpl
 from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 
+from indexer.queries import MATCH_END, MATCH_START
+from indexer.serve import DATABASE
+
 BODY_COLUMNS = {("memories", "body"), ("notes", "body"), ("active_memories", "body")}
-HIGHLIGHT = re.compile(r"\*\*(.+?)\*\*")  # the markers recall.sql's snippet() puts around each match
 URL_SCHEMES = {"http", "https", "mailto"}
 _md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
 
@@ -34,12 +35,12 @@ def sanitise(html: str) -> Markup:
 
 def highlighted(snippet: str) -> Markup:
     """A recall snippet (a slice of markdown source) as escaped text, each match in <mark>."""
-    return Markup(HIGHLIGHT.sub(r"<mark>\1</mark>", str(escape(snippet))))
+    return Markup(str(escape(snippet)).replace(MATCH_START, "<mark>").replace(MATCH_END, "</mark>"))
 
 
 @hookimpl
 def render_cell(value, column, table, database):
-    if database != "seamless" or not isinstance(value, str):
+    if database != DATABASE or not isinstance(value, str):
         return None
     if (table, column) in BODY_COLUMNS:
         return Markup('<div class="md-body">') + render_markdown(value) + Markup("</div>")

@@ -8,6 +8,7 @@ from datasette import hookimpl
 from datasette.utils import tilde_encode
 from markupsafe import Markup, escape
 
+from indexer.serve import DATABASE
 from indexer.views import VIEWS
 
 MEMORY_ID_COLUMNS = {"superseded_by", "current_id", "chain_end_id", "chain_id"}
@@ -16,7 +17,7 @@ RESULTS = {None, *VIEWS}  # canned query results (no table) and the SQL views: r
 
 @hookimpl
 def render_cell(row, value, column, table, database, datasette):
-    if database != "seamless" or not isinstance(value, str) or not value:
+    if database != DATABASE or not isinstance(value, str) or not value:
         return None
     target = None
     if (column == "superseded_by" and table == "memories") or (
@@ -27,13 +28,13 @@ def render_cell(row, value, column, table, database, datasette):
         target = "notes"
     if target is None:
         return None
-    url = datasette.urls.row("seamless", target, tilde_encode(value))
+    url = datasette.urls.row(DATABASE, target, tilde_encode(value))
     link = Markup(f'<a href="{escape(url)}">{escape(value)}</a>')
     if column != "superseded_by":  # the row's own id or path, or a chain member history found: in the index
         return link
 
     async def link_if_indexed():
-        db = datasette.get_database("seamless")
+        db = datasette.get_database(DATABASE)
         if (await db.execute("select 1 from memories where id = ?", [value])).first():
             return link
         return Markup(f'{escape(value)} <em class="dangling">(not in the index)</em>')

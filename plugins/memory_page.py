@@ -7,17 +7,18 @@ from datasette import hookimpl
 from datasette.utils import tilde_decode, tilde_encode
 
 from indexer.queries import QUERIES
+from indexer.serve import DATABASE
 
 SUCCESSOR_TEXT = "select description, body from memories where id = ?"
 
 
 @hookimpl
 def extra_template_vars(view_name, database, table, request, datasette):
-    if view_name != "row" or database != "seamless" or table != "memories":
+    if view_name != "row" or database != DATABASE or table != "memories":
         return {}
 
     async def inner():
-        db = datasette.get_database("seamless")
+        db = datasette.get_database(DATABASE)
         memory_id = tilde_decode(request.url_vars["pks"])
         members = [dict(row) for row in (await db.execute(QUERIES["history"], {"id": memory_id})).rows]
         chain = {row["id"]: row for row in members}
@@ -34,8 +35,8 @@ def extra_template_vars(view_name, database, table, request, datasette):
             "current": chain.get(current_id) if current_id not in (None, memory_id, successor_id) else None,
             # every member of the chain, oldest first (empty for a memory that replaced nothing and was never replaced)
             "chain": members if len(members) > 1 else [],
-            "history_url": datasette.urls.query("seamless", "history") + "?" + urlencode({"id": memory_id}),
-            "memory_url": lambda other_id: datasette.urls.row("seamless", "memories", tilde_encode(other_id)),
+            "history_url": datasette.urls.query(DATABASE, "history") + "?" + urlencode({"id": memory_id}),
+            "memory_url": lambda other_id: datasette.urls.row(DATABASE, "memories", tilde_encode(other_id)),
         }
 
     return inner

@@ -8,19 +8,20 @@ restart. Datasette's own /-/ endpoints (log out, MCP) keep their methods.
 from datasette import hookimpl
 from datasette.utils.asgi import Response
 
+from indexer.serve import DATABASE
+
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
 # Pages that read many whole rows (the SQL views, facets, searches) read them through a memory map instead of a
-# read() per page: at 100,000 memories the supersession history view took 0.38 s instead of 0.57, the
-# briefings view's count 0.84 s instead of 1.28. Address space only: the OS pages the file in as it is read.
+# read() per page (docs/performance.md). Address space only: the OS pages the file in as it is read.
 # The indexer never shrinks the file (no VACUUM), so no mapped page is cut off under a reader.
 MMAP_BYTES = 1 << 30
 
 
 @hookimpl
 def prepare_connection(conn, database):
-    if database == "seamless":
+    if database == DATABASE:
         conn.execute("PRAGMA query_only = 1")
         conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
 

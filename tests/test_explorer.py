@@ -9,6 +9,7 @@ import yaml
 from click.testing import CliRunner
 from conftest import load_plugin, started_explorer
 
+from indexer import queries
 from indexer.cli import cli
 from indexer.queries import QUERIES
 from indexer.serve import ROOT, ExplorerError, build_datasette
@@ -172,7 +173,7 @@ async def test_memories_page(ds):
     assert "sorted by updated descending" in html
     assert 'data-column-description="One line, at most 150 characters: the ONLY text shown in indexes"' in html
     for facet in ("kind", "project", "status", "stage_status", "model", "tags"):
-        assert f'data-facet="{facet}"' in html or f'data-column="{facet}"' in html
+        assert f'<div class="facet-info facet-seamless-memories-{facet}" id="facet-{facet}"' in html  # its results
     assert '<input type="search"' in html or 'name="_search"' in html  # the search box
 
 
@@ -424,9 +425,9 @@ async def test_recall_snippets_are_escaped_text_with_the_matches_highlighted(ds)
     cells = [cell.split("</p>")[0] for cell in cells]
     # a snippet is of the body: a match only in the name or description leaves it unmarked
     assert any("<mark>supersession</mark>" in cell.lower() for cell in cells)
-    assert not any("**" in cell for cell in cells)
+    assert not any(queries.MATCH_START in cell for cell in cells)
     rows = await get_json(ds, "/seamless/recall.json?q=supersession&_shape=array")
-    assert any("**" in row["snippet"] for row in rows)  # the API keeps the markers for agents
+    assert any(queries.MATCH_START in row["snippet"] for row in rows)  # the API keeps the markers for agents
 
 
 @pytest.mark.parametrize(

@@ -52,12 +52,6 @@ async def refused(session, tool: str, **arguments) -> str:
     return result.content[0].text
 
 
-async def test_the_tools_and_their_arguments_are_those_of_the_spec(store):
-    async with connected(store, "--project", "seamless") as session:
-        tools = {t.name: set(t.input_schema["properties"]) for t in (await session.list_tools()).tools}
-    assert tools == TOOLS
-
-
 async def test_an_agent_session_writes_supersedes_appends_and_reads_back(store):
     store.memory("no-secrets", kind="constraint", project=None, description="Never put secrets in a memory")
     store.memory("chroma-port", kind="decision", description="Chroma listens on 8000")
@@ -90,10 +84,12 @@ async def test_an_agent_session_writes_supersedes_appends_and_reads_back(store):
     assert not (store.root / new["path"]).exists()
 
 
-async def test_refused_writes_are_tool_errors_and_write_nothing(store):
+async def test_the_tools_are_the_specs_and_refused_writes_are_tool_errors_that_write_nothing(store):
     store.memory("chroma-port", invalid_at="2026-07-11T00:00:00Z")
     before = sorted(p.read_bytes() for p in store.root.rglob("*.md"))
     async with connected(store) as session:  # no --project, no SEAMLESS_PROJECT: fail closed
+        tools = {t.name: set(t.input_schema["properties"]) for t in (await session.list_tools()).tools}
+        assert tools == TOOLS
         text = await refused(session, "memory_write", kind="gotcha", name="boot-race", description="x")
         assert "ambiguous-scope" in text
         text = await refused(session, "memory_write", kind="fact", name="x", description="x", project="seamless")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer import problems
+from indexer import parse, problems, rules, yaml_loader
 from indexer.problems import CODES, ERROR, RULES, WARNING
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,6 +44,12 @@ def test_each_code_is_registered_once_with_a_severity_and_a_meaning():
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", rule.code)
         assert rule.severity in (ERROR, WARNING)
         assert rule.meaning and not rule.meaning.endswith(".")
+
+
+def test_the_meanings_quote_the_limits_the_code_enforces():
+    assert f"over {rules.DESCRIPTION_MAX} characters" in CODES["description-too-long"].meaning
+    assert f"over {parse.MAX_FRONTMATTER_BYTES // 1024} KB" in CODES["frontmatter-too-large"].meaning
+    assert f"over {yaml_loader.MAX_DEPTH:,} levels" in CODES["yaml-error"].meaning
 
 
 def test_an_unregistered_code_fails_loudly():

@@ -144,11 +144,17 @@ def test_multiline_description_is_folded(store):
     ]
 
 
-def test_crlf_and_bom_come_out_right(store):
-    load_case(store, "crlf")
+@pytest.mark.parametrize(
+    "case, bom, body",
+    [("crlf", False, "Status line\nbody\n"), ("utf8-bom", False, "body\n"), ("crlf", True, "Status line\nbody\n")],
+)
+def test_crlf_and_bom_come_out_right(store, case, bom, body):
+    load_case(store, case)
+    if bom:  # both at once: the CRLF file with a byte order mark
+        store.write("memories/seamless/case.md", b"\xef\xbb\xbf" + (RULES / case / "case.md").read_bytes())
     store.index()
     assert store.rows("select body, name from memories where path = 'memories/seamless/case.md'") == [
-        ("Status line\nbody\n", "case-memory")
+        (body, "case-memory")
     ]
 
 

@@ -27,7 +27,7 @@ def test_a_note_title_ranks_above_a_note_body(store):
     rows = recall(store, "chroma")
     assert [r["title"] for r in rows] == ["Chroma research", "Meeting summary"]
     assert {r["type"] for r in rows} == {"note"}
-    assert "**chroma**" in rows[1]["snippet"]
+    assert f"{queries.MATCH_START}chroma{queries.MATCH_END}" in rows[1]["snippet"]
 
 
 def test_memories_and_notes_come_back_together_ranked(store):

@@ -59,7 +59,7 @@ briefing_memories AS NOT MATERIALIZED (
     FROM briefing_settings AS s
     JOIN briefing_scopes AS scope ON scope.briefing = s.briefing
     -- CROSS JOIN keeps the scopes outside: SQLite 3.51 otherwise scanned every pinned memory of the
-    -- store and matched each to a scope (the briefing at 100k: 1.8 ms instead of 0.1 for its pinned rows)
+    -- store and matched each to a scope (docs/performance.md)
     CROSS JOIN memories AS m ON m.project IS scope.project
 ),
 

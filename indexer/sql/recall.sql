@@ -14,9 +14,9 @@
 -- rows returned only. With no project, the best matches are ranked on the FTS table alone and then
 -- checked for validity (most matches are valid): when too few of the best are valid, every valid match
 -- is ranked instead. With a project, the scope is checked first and only the matches in it are ranked.
--- The plan is pinned where SQLite 3.51 chose worse than 3.40: CROSS JOIN keeps the FTS table outside (it
--- had looked notes up by project and matched each one, 560 ms instead of 100 with a project at 100k), and
--- the ranked arms are MATERIALIZED (one used twice was computed twice).
+-- The plan is pinned where SQLite 3.51 chose worse than 3.40 (docs/performance.md): CROSS JOIN keeps the FTS
+-- table outside (it had looked notes up by project and matched each one), and the ranked arms are
+-- MATERIALIZED (one used twice was computed twice).
 
 recall_scope AS (
     SELECT
@@ -31,7 +31,7 @@ recall_scope AS (
 recall_memory_best AS MATERIALIZED (
     -- no project: the best matches, valid or not, with their rows (LIMIT 0, nothing is read, when there is
     -- a project). The ranking is a subquery the join reads: materialized directly, SQLite built a record of
-    -- every match for its sort, 2-5 ms more at 100k.
+    -- every match for its sort.
     SELECT b.fts_rowid, b.fts_rank, m.id, m.path, m.project, m.kind, m.name, m.description, m.updated,
         coalesce(m.valid_from, '') <= (SELECT now FROM recall_scope)
             AND (m.invalid_at IS NULL OR m.invalid_at > (SELECT now FROM recall_scope)) AS valid
@@ -106,7 +106,7 @@ recall_best AS (
 recall AS (
     SELECT
         'memory' AS type, m.id, m.path, m.project, m.kind, m.name, m.description, NULL AS title,
-        (SELECT snippet(memories_fts, 3, '**', '**', '…', 12) FROM memories_fts
+        (SELECT snippet(memories_fts, 3, char(57344), char(57345), '…', 12) FROM memories_fts
          WHERE memories_fts MATCH (SELECT fts FROM recall_query) AND memories_fts.rowid = b.fts_rowid) AS snippet,
         b.fts_rank AS rank, m.updated, b.arm, b.fts_rowid
     FROM recall_best AS b JOIN recall_memory_ranked AS m ON m.fts_rowid = b.fts_rowid
@@ -115,7 +115,7 @@ recall AS (
     SELECT
         'note' AS type, coalesce(n.id, n.path) AS id, n.path, n.project, NULL AS kind, NULL AS name,
         NULL AS description, n.title,
-        (SELECT snippet(notes_fts, 2, '**', '**', '…', 12) FROM notes_fts
+        (SELECT snippet(notes_fts, 2, char(57344), char(57345), '…', 12) FROM notes_fts
          WHERE notes_fts MATCH (SELECT fts FROM recall_query) AND notes_fts.rowid = b.fts_rowid) AS snippet,
         b.fts_rank AS rank, n.updated, b.arm, b.fts_rowid
     FROM recall_best AS b JOIN notes AS n ON n.rowid = b.fts_rowid

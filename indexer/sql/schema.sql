@@ -25,11 +25,10 @@ CREATE INDEX IF NOT EXISTS memories_project_updated ON memories (project, update
 CREATE INDEX IF NOT EXISTS memories_project_pinned ON memories (project, pinned);  -- a briefing's pinned rows
 CREATE INDEX IF NOT EXISTS memories_superseded_by ON memories (superseded_by) WHERE superseded_by IS NOT NULL;
 CREATE INDEX IF NOT EXISTS memories_name ON memories (name);
--- the explorer's default order and its facets: at 100,000 memories each was a scan of every row (0.1 s),
--- and the memories page took 1.2 s with facets timing out
+-- the explorer's default order and its facets, each otherwise a scan of every row (docs/performance.md)
 CREATE INDEX IF NOT EXISTS memories_updated ON memories (updated);
 CREATE INDEX IF NOT EXISTS memories_facets ON memories (kind, status, stage_status, model);
--- the tags facet reads only this (plugins/array_facet.py): 0.3 s at 100,000 memories over the table, 0.12 s here
+-- the tags facet reads only this (plugins/array_facet.py), not the wide rows of the table
 CREATE INDEX IF NOT EXISTS memories_tags ON memories (tags);
 
 CREATE TABLE IF NOT EXISTS notes (
@@ -93,6 +92,26 @@ CREATE TABLE IF NOT EXISTS index_folders (
 
 -- a briefing's pinned rows, read from this index alone (not from the wide rows, bodies and all)
 CREATE INDEX IF NOT EXISTS memories_pinned_briefing ON memories (project, pinned, kind, updated, id, name, description, status, stage_status, stage_gate, valid_from, invalid_at) WHERE pinned = 1;
+
+-- About the index itself: `store` is the resolved path of the store it was built from (database.store_of)
+CREATE TABLE IF NOT EXISTS index_meta (
+    key TEXT PRIMARY KEY,
+    value TEXT
+);
+
+-- Who follows the store (`seamless watch`): one row per watcher process, its heartbeat renewed every few seconds.
+-- A heartbeat older than 15 s, or a row with `stopped` set, is not a live watcher (indexer/sql/freshness.sql).
+CREATE TABLE IF NOT EXISTS index_watch (
+    id INTEGER PRIMARY KEY,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    started TEXT NOT NULL,        -- UTC, when it began following changes
+    heartbeat TEXT NOT NULL,      -- UTC, renewed at least every 5 s while it runs
+    stopped TEXT,                 -- UTC, set when it stopped cleanly; NULL while running (or if it was killed)
+    last_batch TEXT,              -- UTC, when it last applied a batch of changes
+    last_batch_size INTEGER,      -- how many changed paths that batch held
+    batches INTEGER NOT NULL DEFAULT 0
+);
 
 -- the explorer's home page, the store's life and the gardener count and filter from this index alone
 -- (overview.sql, store_life.sql, gardener.sql), never reading the wide rows

@@ -1,0 +1,61 @@
+"""`seamless status`: what differs between the store and its index, found without writing anything.
+
+The same comparison an incremental run starts with (walk.py, changes.py): folder fingerprints first,
+then the files of the folders that changed. A file whose size or times changed but whose content hash
+did not (a `touch`, or one stored as too recent to trust) is in step.
+"""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import changes
+from .parse import digest
+from .settings import load_settings
+from .walk import read_regular_file, store_files, walk_folders
+
+
+@dataclass
+class Drift:
+    """The files the index does not show as they are: store-relative paths, sorted."""
+
+    new: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    settings_changed: bool = False
+
+    @property
+    def in_step(self) -> bool:
+        return not (self.new or self.changed or self.deleted or self.settings_changed)
+
+
+def drift(root: Path, conn) -> Drift:
+    """Compare the store at `root` with the index open (read-only) on `conn`."""
+    walked = walk_folders(root)
+    folders = changes.changed_folders(conn, changes.fingerprints(walked))
+    known = {row[0]: row for row in changes.known_files(conn, folders)}
+    files = store_files(walked, changes.covered(folders, walked))
+    found = Drift(
+        new=sorted(files.keys() - known.keys()),
+        deleted=sorted(known.keys() - files.keys()),
+    )
+    settings, _ = load_settings(root)
+    found.settings_changed = dict(conn.execute("select key, value from settings")) != settings
+    stat_differs = sorted(p for p in files.keys() & known.keys() if files[p][1:5] != known[p][1:5])
+    digests = _digests(conn, stat_differs)
+    max_bytes = settings["index.max_file_bytes"]
+    found.changed = [p for p in stat_differs if _content_digest(root, p, max_bytes) != digests.get(p)]
+    return found
+
+
+def _digests(conn, paths: list[str]) -> dict[str, str]:
+    return {p: d for p in paths for (d,) in conn.execute("select digest from index_files where path = ?", (p,))}
+
+
+def _content_digest(root: Path, path: str, max_bytes: int) -> str | None:
+    """The hash the indexer would store for the file's content now (None if it is gone)."""
+    try:
+        return digest(read_regular_file(f"{root}/{path}", max_bytes + 1))
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return ""  # what the index holds for a file it could not read (parse.read_store_file)

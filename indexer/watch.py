@@ -1,0 +1,370 @@
+"""`seamless watch`: keep the index in step with the store as its files change, and say so in `index_watch`.
+
+watchfiles (the Rust notify crate: inotify, FSEvents, ReadDirectoryChangesW) reports changed paths in
+debounced batches; each batch is applied by its paths, in one transaction. Nothing is trusted blindly:
+
+- notify reports an overflow of the kernel's event queue as a rescan event with no path, which watchfiles
+  drops. A batch as large as the queue can hold may have lost events to it, so such a batch, and any error
+  of the watcher itself, is answered with an incremental run over the whole store, said on stderr;
+- a sweep (the fast no-op run over the whole store) every `sweep` seconds heals any event missed anyway;
+- a store folder that disappears is waited for, never indexed as an empty store.
+
+A heartbeat row in `index_watch` tells every reader that the index is being followed (sql/freshness.sql).
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+
+from . import database, timestamps
+from .build import RunSummary, index_store
+from .settings import FILE as SETTINGS_FILE
+from .walk import FOLDERS
+
+HEARTBEAT_SECONDS = 2.0  # SPEC: at least every 5 s; readers call a heartbeat older than 15 s dead
+SWEEP_SECONDS = 300  # a no-op run costs ~0.9 s of CPU at 100,000 files: 0.3% of one core at this pace
+RETRY_SECONDS = 5.0  # after a failed batch, the whole store is tried again this often
+TICK_MS = 250  # control comes back from watchfiles at least this often: heartbeat, sweep, store and stop checks
+STEP_MS = 20  # a batch is handed over once no new change came for this long (the edit-to-visible latency)
+DEBOUNCE_MS = 1000  # ...or after this long of changes without a pause (a `git checkout` of thousands of files)
+
+
+def queue_capacity() -> int:
+    """How many events the kernel queues for one watcher before dropping them (inotify's max_queued_events)."""
+    try:
+        return int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+    except (OSError, ValueError):  # not Linux: FSEvents and Windows report their own overflows as errors
+        return 16384
+
+
+class Watcher:
+    """Follows the store at `root` into the index at `db_path` until `stop` is set.
+
+    `walk_over`: a batch of at least this many changed paths is applied by a run over the whole store.
+    A new file is four events (create, open, write, close), so a batch of new files that filled the
+    kernel's queue holds a quarter of its capacity in paths; the default, an eighth, leaves a margin.
+    """
+
+    def __init__(
+        self,
+        root: Path | str,
+        db_path: Path | str,
+        sweep: float = SWEEP_SECONDS,
+        walk_over: int | None = None,
+        say: Callable[[str], None] = print,
+        parent: int | None = None,
+    ):
+        self.root = Path(root).resolve()
+        self.db_path = str(db_path)
+        self.sweep = sweep
+        self.walk_over = walk_over or queue_capacity() // 8
+        self.say = say
+        self.parent = parent  # stop when this process is no longer our parent (serve --watch's child)
+        self.conn = None
+        self.db_identity = None
+        self.row_id: int | None = None
+        self.next_beat = self.next_sweep = self.retry_at = 0.0
+        self.pending = False  # a batch failed: the whole store is indexed at the next chance
+        self.failure: str | None = None  # the watcher's last error, said once
+
+    # the loop
+
+    def run(self, stop: threading.Event) -> None:
+        """Index once, then apply each batch of changes until `stop` is set; the row says it stopped."""
+        try:
+            while not stop.is_set():
+                identity = _identity(self.root)
+                if identity is None:
+                    self._wait_for_store(stop)
+                    continue
+                try:
+                    self._follow(stop, identity)
+                except (OSError, RuntimeError) as e:  # watchfiles' own error is a RuntimeError
+                    if not stop.is_set():
+                        self._watcher_failed(e, stop)
+        finally:
+            self._close()
+
+    def _follow(self, stop: threading.Event, identity: tuple[int, int]) -> None:
+        """Apply watchfiles' batches until stopped, or until the store folder is gone or replaced."""
+        watching = False
+        for changes in _changes(self.root, stop):
+            if not watching:  # the watch is in place: whatever changes from here on is seen
+                watching = True
+                if self.conn is None:
+                    self._start()
+                else:  # watching again (after an error, or the store folder's return): catch up first
+                    if self.failure:
+                        self.say("watching again")
+                        self.failure = None
+                    self._index_all("caught up:")
+            elif changes:
+                if _identity(self.root) != identity:
+                    return  # gone or replaced, its files with it: not an empty store
+                self._apply(changes)
+            if self._tick(stop) or _identity(self.root) != identity:
+                return
+
+    def _start(self) -> None:
+        """The first run, then the row: an error here (no index can be written) stops the command."""
+        self.say(f"indexed: {index_store(self.root, self.db_path).line()}")
+        self.next_sweep = time.monotonic() + self.sweep
+        with database.writer_lock(self.db_path):
+            self._register()
+        self.say(f"watching {self.root} for changes (index {self.db_path}; Ctrl-C stops)")
+
+    def _watcher_failed(self, error: Exception, stop: threading.Event) -> None:
+        """Poll instead (a run over the whole store every RETRY_SECONDS) until a watch can be set up again."""
+        if str(error) != self.failure:
+            self.say(
+                f"the watcher failed ({error}); following the store by a run over all of it every "
+                f"{RETRY_SECONDS:.0f} s until it can watch again"
+            )
+            self.failure = str(error)
+        if self.conn is None:
+            self._start()
+        else:
+            self._index_all("after the watcher's error,")
+        self._idle(stop, RETRY_SECONDS)
+
+    def _wait_for_store(self, stop: threading.Event) -> None:
+        self.say(f"the store folder {self.root} is gone; the index is kept as it is until it comes back")
+        while not stop.is_set() and _identity(self.root) is None:
+            self._idle(stop, TICK_MS / 1000)
+        if not stop.is_set():
+            self.say(f"the store folder {self.root} is back")
+
+    def _idle(self, stop: threading.Event, seconds: float) -> None:
+        """Keep the heartbeat (and the rest of `_tick`) going for `seconds`, or until stopped."""
+        deadline = time.monotonic() + seconds
+        while not self._tick(stop) and time.monotonic() < deadline:
+            stop.wait(TICK_MS / 1000)
+
+    def _tick(self, stop: threading.Event) -> bool:
+        """The periodic duties; True when the watcher should stop."""
+        now = time.monotonic()
+        if self.parent is not None and os.getppid() != self.parent:
+            self.say("the process that started this watcher has exited; stopping")
+            stop.set()
+        elif self.conn is not None:
+            if self.pending and now >= self.retry_at:
+                self._index_all("after the failed batch,")
+            elif now >= self.next_sweep:
+                self._index_all("the sweep found what the events missed:")
+            if now >= self.next_beat:
+                self._beat()
+        return stop.is_set()
+
+    # indexing
+
+    def _apply(self, changes: set) -> None:
+        """Apply one batch from watchfiles: (change, absolute path) pairs."""
+        if len(changes) >= self.walk_over:
+            self.say(
+                f"{len(changes)} changes at once: the kernel's event queue ({queue_capacity()} events) may have "
+                "overflowed and dropped some; indexing the whole store"
+            )
+            self._index_all("after the overflow,")
+            return
+        paths, settings = relevant_paths(self.root, (path for _, path in changes))
+        if settings:
+            self._index_all(f"{SETTINGS_FILE} changed:")
+        elif paths:
+            self._index_paths(sorted(paths))
+
+    def _index_paths(self, paths: list[str]) -> None:
+        """Apply a batch by its paths; say what changed."""
+        started = time.perf_counter()
+        summary = self._index(lambda: index_store(self.root, self.db_path))
+        if summary is None:
+            return
+        self._beat(batch=len(paths))
+        if summary.files_changed or summary.files_deleted:
+            self.say(f"{_clock()} {_changed(summary)} ({len(paths)} paths, {time.perf_counter() - started:.2f} s)")
+
+    def _index_all(self, why: str) -> None:
+        """An incremental run over the whole store (it reads only what changed); `why` starts its line."""
+        if _identity(self.root) is None:
+            return  # never index a missing store as an empty one
+        summary = self._index(lambda: index_store(self.root, self.db_path))
+        self.next_sweep = time.monotonic() + self.sweep
+        if summary is None:
+            return
+        self.pending = False
+        if summary.files_changed or summary.files_deleted:
+            self.say(f"{_clock()} {why} {_changed(summary)}")
+
+    def _index(self, run: Callable[[], RunSummary]) -> RunSummary | None:
+        """`run()`, or None after saying why it failed (the whole store is tried again later)."""
+        try:
+            return run()
+        except database.sqlite3.DatabaseError as e:
+            self.say(f"could not write the index at {self.db_path}: {e}; trying again in {RETRY_SECONDS:.0f} s")
+        except OSError as e:
+            self.say(f"could not index the store: {e}; trying again in {RETRY_SECONDS:.0f} s")
+        self.pending, self.retry_at = True, time.monotonic() + RETRY_SECONDS
+        return None
+
+    # the heartbeat
+
+    def _connection(self):
+        """The watcher's own connection for its row; a new one (and a new row) if the index file was replaced."""
+        st = os.stat(self.db_path)
+        if self.conn is None or (st.st_dev, st.st_ino) != self.db_identity:
+            if self.conn is not None:
+                self.conn.close()
+            self.conn, self.db_identity = database.open_db(self.db_path), (st.st_dev, st.st_ino)
+            self.row_id = None
+        return self.conn
+
+    def _register(self) -> None:
+        """Add this watcher's row, clearing out the rows of watchers that stopped or died (under the lock)."""
+        conn, now = self._connection(), timestamps.now()
+        with conn.atomic():
+            conn.execute(
+                "delete from index_watch where stopped is not null "
+                "or (julianday('now') - julianday(heartbeat)) * 86400 > 15"
+            )
+            self.row_id = conn.execute(
+                "insert into index_watch (pid, host, started, heartbeat) values (?, ?, ?, ?)",
+                (os.getpid(), socket.gethostname(), now, now),
+            ).lastrowid
+        self.next_beat = time.monotonic() + HEARTBEAT_SECONDS
+
+    def _beat(self, batch: int | None = None) -> None:
+        """Renew the heartbeat (and note a batch of `batch` paths), in its own short transaction."""
+        if self.conn is None:
+            return  # not started yet
+        self.next_beat = time.monotonic() + HEARTBEAT_SECONDS
+        try:
+            with database.writer_lock(self.db_path):
+                conn = self._connection()
+                if self.row_id is None:  # the index file was replaced, and our row with it
+                    self._register()
+                now = timestamps.now()
+                conn.execute(
+                    "update index_watch set heartbeat = ?, last_batch = coalesce(?, last_batch), "
+                    "last_batch_size = coalesce(?, last_batch_size), batches = batches + (? is not null) "
+                    "where id = ?",
+                    (now, batch and now, batch, batch, self.row_id),
+                )
+        except (database.sqlite3.DatabaseError, OSError) as e:
+            self.say(f"could not renew the heartbeat in {self.db_path}: {e}")
+
+    def _close(self) -> None:
+        """Mark the row stopped: readers then say "not watching" at once, not 15 s later."""
+        if self.conn is None or self.row_id is None:
+            return
+        try:
+            with database.writer_lock(self.db_path):
+                self.conn.execute("update index_watch set stopped = ? where id = ?", (timestamps.now(), self.row_id))
+        except (database.sqlite3.DatabaseError, OSError):
+            pass  # the heartbeat ages out instead
+        finally:
+            self.conn.close()
+            self.conn = None
+
+
+class WatcherProcess:
+    """`seamless watch STORE --db DB` in a child process for the length of a `with` block.
+
+    Entering returns once the child is watching (its first index done, so the index exists); its
+    stderr is passed on. Leaving stops it with SIGTERM. Should this process die first, the child
+    notices within a tick (`--parent`) and stops too.
+    """
+
+    def __init__(self, store: Path | str, db_path: Path | str):
+        self.command = [sys.executable, "-m", "indexer", "watch", str(store), "--db", str(db_path)]
+        self.command += ["--parent", str(os.getpid())]
+        self.ready = threading.Event()
+        self.said: deque[str] = deque(maxlen=5)  # the last lines, for an error message
+
+    def __enter__(self) -> "WatcherProcess":
+        self.child = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.relay = threading.Thread(target=self._relay, name="seamless-watch-stderr", daemon=True)
+        self.relay.start()
+        while not self.ready.wait(TICK_MS / 1000):
+            if self.child.poll() is not None:
+                self.relay.join()
+                raise RuntimeError(
+                    f"the watcher exited ({self.child.returncode}) before it was watching: " + " ".join(self.said)
+                )
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.child.poll() is None:
+            self.child.terminate()
+            try:
+                self.child.wait(30)
+            except subprocess.TimeoutExpired:
+                self.child.kill()
+                self.child.wait()
+        self.relay.join(5)
+
+    def _relay(self) -> None:
+        for line in self.child.stderr:
+            sys.stderr.write(line)
+            sys.stderr.flush()
+            self.said.append(line.strip())
+            if line.startswith("watching "):
+                self.ready.set()
+
+
+def relevant_paths(root: Path, paths) -> tuple[set[str], bool]:
+    """The store-relative paths among absolute `paths` that the index cares about, and whether the
+    settings file is one of them. A folder stands for every file under it (it may have been created,
+    renamed or removed with its files)."""
+    found, settings = set(), False
+    for path in paths:
+        rel = os.path.relpath(path, root).replace(os.sep, "/")
+        if rel == SETTINGS_FILE:
+            settings = True
+            continue
+        parts = rel.split("/")
+        if parts[0] not in FOLDERS or any(part.startswith(".") for part in parts):
+            continue  # outside memories/ and notes/, or hidden (a .git folder, an editor's swap file)
+        if rel.endswith(".md") or not os.path.isfile(path):  # a markdown file, or a folder (there or gone)
+            found.add(rel)
+    return found, settings
+
+
+def _changes(root: Path, stop: threading.Event):
+    """watchfiles' batches for `root`; an empty one on each tick. The first comes once the watch is in place."""
+    import watchfiles
+
+    yield from watchfiles.watch(
+        root,
+        watch_filter=None,  # everything: the size of a batch, ignored files and all, tells of an overflow
+        step=STEP_MS,
+        debounce=DEBOUNCE_MS,
+        rust_timeout=TICK_MS,
+        yield_on_timeout=True,
+        stop_event=stop,
+        raise_interrupt=False,
+    )
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the folder at `path`, or None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if os.path.isdir(path) else None
+
+
+def _changed(summary: RunSummary) -> str:
+    return (
+        f"{summary.files_changed} changed, {summary.files_deleted} deleted: {summary.memories} memories, "
+        f"{summary.notes} notes, {summary.errors} errors"
+    )
+
+
+def _clock() -> str:
+    return time.strftime("%H:%M:%S")

@@ -1,0 +1,45 @@
+"""On every page, how fresh the index is: when it was last brought in step and whether a watcher follows the
+store (templates/_freshness.html, included by templates/base.html); the same as JSON at /-/freshness.json."""
+
+from datasette import hookimpl
+from datasette.utils.asgi import Response
+
+from indexer import freshness
+
+DATABASE = "seamless"
+
+
+async def _freshness(datasette) -> dict:
+    """The freshness row, with its two sentences; `unknown` when the index cannot say (an older index)."""
+    try:
+        result = await datasette.get_database(DATABASE).execute(freshness.FRESHNESS)
+    except Exception as e:  # no such database, or an index made before index_watch: say so, never look fresh
+        return {"unknown": f"freshness unknown: {e}", "watching": 0}
+    row = dict(result.first())
+    watcher_text = freshness.watcher_text(row)
+    headline, _, detail = watcher_text.partition(": ")  # `watching` or `not watching`, then the details
+    return row | {
+        "run_text": freshness.run_text(row),
+        "watcher_text": watcher_text,
+        "headline": headline.capitalize(),
+        "detail": detail,
+    }
+
+
+@hookimpl
+def extra_template_vars(datasette):
+    async def inner():
+        return {"freshness": await _freshness(datasette)}
+
+    return inner
+
+
+async def freshness_json(datasette):
+    row = await _freshness(datasette)
+    row["watching"] = bool(row["watching"])
+    return Response.json(row)
+
+
+@hookimpl
+def register_routes():
+    return [(r"^/-/freshness\.json$", freshness_json)]

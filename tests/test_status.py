@@ -1,0 +1,85 @@
+"""`seamless status`: the store against its index, read-only; exit 1 with the files that differ."""
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from indexer.cli import cli
+
+
+def status(store) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["status", str(store.root), "--db", str(store.db_path)])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def fingerprint(db_path: Path) -> str:
+    """The bytes of the index and of its write-ahead log (a reader of a WAL index may create it, empty)."""
+    digest = hashlib.sha256()
+    for suffix in ("", "-wal"):
+        path = Path(f"{db_path}{suffix}")
+        digest.update(path.read_bytes() if path.exists() else b"")
+    return digest.hexdigest()
+
+
+@pytest.fixture
+def indexed(store):
+    for name in ("kept", "edited", "deleted", "touched"):
+        store.memory(name)
+    store.note("seamless/findings.md", "# Findings\n")
+    store.index()
+    return store
+
+
+def test_in_step_exits_0_with_the_last_run_and_no_watcher(indexed):
+    code, out, err = status(indexed)
+    assert (code, out) == (0, "")
+    assert err.startswith("in step; last indexed ")
+    assert "(0 s ago, full)" in err or "(1 s ago, full)" in err
+    assert "not watching: no watcher has followed this index" in err
+
+
+def test_drift_is_listed_by_kind_and_exits_1(indexed):
+    root = indexed.root
+    indexed.memory("added")
+    edited = root / "memories/seamless/edited.md"
+    edited.write_text(edited.read_text() + "One more line.\n")
+    (root / "memories/seamless/deleted.md").unlink()
+    (root / "notes/seamless/findings.md").rename(root / "notes/seamless/renamed.md")
+    code, out, err = status(indexed)
+    assert code == 1
+    assert out.splitlines() == [
+        "new: memories/seamless/added.md",
+        "new: notes/seamless/renamed.md",
+        "changed: memories/seamless/edited.md",
+        "deleted: memories/seamless/deleted.md",
+        "deleted: notes/seamless/findings.md",
+    ]
+    assert err.startswith("not in step: 2 new, 1 changed, 2 deleted; last indexed ")
+    indexed.index()
+    assert status(indexed)[0] == 0
+
+
+def test_a_touched_file_with_the_same_content_is_in_step(indexed):
+    os.utime(indexed.root / "memories/seamless/touched.md", ns=(1_700_000_000_000_000_000,) * 2)
+    assert status(indexed)[:2] == (0, "")
+
+
+def test_a_settings_change_is_drift(indexed):
+    indexed.write("seamless.toml", "[briefing]\nbudget_chars = 10\n")
+    code, out, _ = status(indexed)
+    assert code == 1 and "changed: seamless.toml" in out
+
+
+def test_it_writes_nothing(indexed):
+    indexed.memory("added")
+    before = fingerprint(indexed.db_path)
+    assert status(indexed)[0] == 1
+    assert fingerprint(indexed.db_path) == before
+
+
+def test_no_index_is_a_clear_error(store):
+    code, _, err = status(store)
+    assert code == 1 and f"no index at {store.db_path}: run `seamless index STORE` first" in err

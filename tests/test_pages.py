@@ -236,6 +236,14 @@ async def test_recall_reads_like_search_results(audited):
     assert [r["id"] for r in rows] == [r["id"] for r in queries.recall(audited.get_database("seamless").path, "port")]
 
 
+async def test_recall_says_which_old_truths_matched_and_what_replaced_them(audited):
+    html = await text(audited, "/seamless/recall?q=8000")
+    old = html.split('<section class="old-truths"')[1].split("</section>")[0]
+    assert '<a href="/seamless/memories/01K0000000000000000000PAST"><del>port-8000</del></a>' in old
+    assert 'now <a href="/seamless/memories/01K00000000000000000000NEW">port-8001</a>: The port is 8001' in old
+    assert "old-truths" not in await text(audited, "/seamless/recall?q=findings")  # nothing superseded matches
+
+
 async def test_the_briefing_page_shows_the_agents_lines_with_badges(audited):
     html = await text(audited, f"/seamless/briefing?project=alpha&as_of={AS_OF}")
     rows = queries.run(audited.get_database("seamless").path, "briefing", project="alpha", as_of=AS_OF)

@@ -79,9 +79,10 @@ HISTORY_COLUMNS = """start_id, position, id, kind, name, description, project, s
 GARDENER_PARAMS = f"SELECT {AS_OF} AS as_of"
 
 # The explorer's pages (docs/pages.md): the home page's cards, what needs a human, and the store's life.
-# by: 'week' or 'month', anything else lets store_life.sql choose by the length of the history.
+# by: 'week' or 'month', anything else lets store_life.sql choose by the length of the history; project: one
+# project's life ('global': the global memories), '' the whole store's.
 OVERVIEW_PARAMS = f"SELECT {AS_OF} AS as_of"
-LIFE_PARAMS = f"SELECT {AS_OF} AS as_of, :by AS by"
+LIFE_PARAMS = f"SELECT {AS_OF} AS as_of, :by AS by, coalesce(:project, '') AS scope"
 OVERVIEW_COLUMNS = """project, active, pinned, stages_open, stages_in_progress, stages_blocked, changed_7d, memories,
     notes, errors, warnings, as_of"""
 NEEDS_HUMAN_COLUMNS = """position, section, section_position, in_section, id, path, kind, name, description, project,
@@ -172,7 +173,7 @@ PARAMS = {
     "gardener": ("as_of",),
     "overview": ("as_of",),
     "needs_human": ("as_of",),
-    "store_life": ("as_of", "by"),
+    "store_life": ("as_of", "by", "project"),
 }
 
 

@@ -46,13 +46,14 @@ def section_urls(datasette, as_of: str) -> dict[str, str]:
 
 
 def scope_links(datasette, project: str, as_of: str) -> dict[str, str]:
-    """A card's links: its briefing as a page and as markdown, its ledger (at the page's as_of), its memories."""
+    """A card's links: its briefing as a page and as markdown, its ledger, its life (at the page's as_of), its memories."""
     query = "?" + urlencode({"project": project, **({"as_of": as_of} if as_of else {})})
     memories = datasette.urls.table("seamless", "memories")
     return {
         "briefing": datasette.urls.query("seamless", "briefing") + query,
         "markdown": datasette.urls.path("/seamless/briefing.md") + query,
         "ledger": datasette.urls.query("seamless", "briefing_ledger") + query,
+        "life": datasette.urls.path("/-/life") + query,
         "memories": memories
         + "?"
         + ("project__isnull=1" if project == "global" else urlencode({"project": project}))

@@ -147,6 +147,16 @@ async def test_store_life_counts_each_period_and_kind(audited):
     assert html.count('<tr>\n    <th scope="row">') == len(store_life.periods(weeks[0]["period"], "2026-11-30", "week"))
 
 
+async def test_one_projects_life(audited):
+    db = audited.get_database("seamless").path
+    for project, written in (("alpha", 5), ("beta", 2), ("global", 1), ("nobody", 0)):
+        rows = queries.run(db, "store_life", as_of=AS_OF, by="month", project=project)
+        assert sum(r["written"] for r in rows) == written, project
+    html = await text(audited, f"/-/life?project=beta&as_of={AS_OF}")
+    assert "<h1>The store's life: beta</h1>" in html and "Memories of beta written" in html
+    assert 'href="/-/life?project=beta&amp;as_of=2026-12-02T00%3A00%3A00Z"' in await text(audited, f"/?as_of={AS_OF}")
+
+
 def test_the_chart_fills_the_periods_with_nothing_in_them():
     assert store_life.periods("2026-01-01", "2026-04-01", "month") == [
         "2026-01-01",

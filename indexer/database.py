@@ -21,8 +21,7 @@ _savepoints = itertools.count()
 class IndexConnection(sqlite3.Connection):
     """A connection in autocommit mode whose `atomic()` block is one transaction (nestable).
 
-    Plain sqlite3, not sqlite-utils: importing sqlite-utils costs 0.1 s, a tenth of the
-    time a no-op `seamless index` over 100,000 files may take.
+    Plain sqlite3, not sqlite-utils: importing it would add to every run (docs/development.md).
     """
 
     @contextlib.contextmanager

@@ -103,15 +103,11 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
     @server.tool()
     def history(memory: str, project: str | None = None) -> list[dict]:
         """A memory's supersession chain (memory: an id or a name), oldest first, with its current truth."""
-        rows = _read(lambda: queries.run(index(), "history", id=memory))
-        starts = {r["start_id"] for r in rows if r["is_start"]}
-        if len(starts) > 1 and memory.strip().upper() not in starts:
-            wanted = scope(project)
-            wanted = None if wanted in (None, "", "global") else wanted
-            keep = {r["start_id"] for r in rows if r["is_start"] and r["project"] == wanted}
-            if len(keep) != 1:
-                raise ToolError(f"the name {memory!r} is used in several projects: give `project`")
-            rows = [r for r in rows if r["start_id"] in keep]
+        rows = _read(lambda: queries.run(index(), "history", id=memory, project=project))
+        if len({r["start_id"] for r in rows}) > 1 and scope(project):  # a name in several projects: the session's
+            rows = _read(lambda: queries.run(index(), "history", id=memory, project=scope(project)))
+        if len({r["start_id"] for r in rows}) > 1:
+            raise ToolError(f"the name {memory!r} is used in several projects: give `project`")
         if not rows:
             raise ToolError(f"no memory has the id or name {memory!r}")
         return rows

@@ -22,12 +22,13 @@ AS_OF = """CASE WHEN coalesce(:as_of, '') = '' THEN strftime('%Y-%m-%dT%H:%M:%SZ
         AND date(substr(trim(:as_of), 1, 10)) IS substr(trim(:as_of), 1, 10)
     THEN strftime('%Y-%m-%dT%H:%M:%SZ', trim(:as_of)) END"""
 
-# project '' or `global`: the global scope only; budget '': the store's briefing.budget_chars
+# project '' or `global`: the global scope only; budget '': the store's briefing.budget_chars (the settings
+# table holds every setting, defaults included: indexer/settings.py is their one source)
 BRIEFING_PARAMS = f"""SELECT
     CASE WHEN :project IN ('', 'global') THEN NULL ELSE :project END AS project,
     {AS_OF} AS as_of,
     coalesce(CAST(nullif(:budget, '') AS INTEGER),
-             (SELECT value FROM settings WHERE key = 'briefing.budget_chars'), 6000) AS budget"""
+             (SELECT value FROM settings WHERE key = 'briefing.budget_chars')) AS budget"""
 
 LEDGER_COLUMNS = """position, id, kind, name, description, project, pinned, stage_status, stage_gate, status,
     updated, valid_from, invalid_at, length(description) AS chars, running_chars, included, reason, as_of, budget"""
@@ -63,15 +64,20 @@ RECALL_PARAMS = f"""SELECT :q AS q, :project AS project,
         THEN min(CAST(trim(:limit) AS INTEGER), {RECALL_MAX}) ELSE {RECALL_DEFAULT} END AS max_rows"""
 RECALL_ORDER = "rank, arm, fts_rowid"  # bm25, then a memory before a note, then FTS5's own order
 
-# :id is an id (any case), or else a name: then one start in each project that uses the name, its
-# active memory if it has one, else its newest. Each start gives its own chain (start_id tells them apart).
+# :id is an id (any case), or else a name: then one start in each project that uses the name (only in
+# :project if given; `global` for the global scope), its active memory if it has one, else its newest.
+# Each start gives its own chain (start_id tells them apart).
 HISTORY_PARAMS = """SELECT id FROM memories WHERE id = upper(trim(:id))
 UNION
 SELECT (
     SELECT m.id FROM memories AS m WHERE m.name = named.name AND m.project IS named.project
     ORDER BY m.status = 'active' DESC, m.updated DESC, m.id LIMIT 1
 )
-FROM (SELECT DISTINCT name, project FROM memories WHERE name = trim(:id)) AS named
+FROM (
+    SELECT DISTINCT name, project FROM memories
+    WHERE name = trim(:id)
+        AND (coalesce(:project, '') = '' OR project IS (CASE WHEN :project = 'global' THEN NULL ELSE :project END))
+) AS named
 WHERE NOT EXISTS (SELECT 1 FROM memories WHERE id = upper(trim(:id)))"""
 HISTORY_COLUMNS = """start_id, position, id, kind, name, description, project, status, valid_from, invalid_at,
     superseded_by, link, is_start, chain_end_id, current_id"""
@@ -157,11 +163,12 @@ NEEDS_HUMAN_FIRST = compose(
     f"SELECT {NEEDS_HUMAN_COLUMNS}\nFROM needs_human WHERE section_position <= :shown ORDER BY position",
 )
 
-# Used by the CLI only, not canned queries: what replaced the superseded memories a recall matches.
+# Not a canned query: what replaced the superseded memories a recall matches, for those that would have
+# ranked among the results recall gives for the same parameters (:limit as recall's).
 RECALL_SUPERSEDED = compose(
     "recall_params",
-    "SELECT :q AS q, :project AS project, :limit AS superseded_limit",
-    ["recall_query", "recall_superseded"],
+    f"{RECALL_PARAMS}, :superseded_limit AS superseded_limit",
+    ["recall_query", "recall", "recall_superseded"],
     "SELECT id, kind, name, description, project, replaces, replaces_ids, rank\nFROM recall_superseded ORDER BY rank, id",
 )
 
@@ -169,7 +176,7 @@ PARAMS = {
     "briefing": ("project", "as_of", "budget"),
     "briefing_ledger": ("project", "as_of", "budget"),
     "recall": ("q", "project", "limit"),
-    "history": ("id",),
+    "history": ("id", "project"),
     "gardener": ("as_of",),
     "overview": ("as_of",),
     "needs_human": ("as_of",),
@@ -192,7 +199,7 @@ def rows(conn_or_db, sql: str, params=()) -> list[dict]:
     try:
         cursor = conn.execute(sql, params)
         names = tuple(d[0] for d in cursor.description)
-        return list(map(dict, map(zip, repeat(names), cursor.fetchall())))  # no Python loop: ~30% faster
+        return list(map(dict, map(zip, repeat(names), cursor.fetchall())))  # no Python loop per row
     finally:
         if opened:
             conn.close()
@@ -218,6 +225,10 @@ def recall(conn_or_db, q: str, project: str | None = None, limit: int = RECALL_D
     return run(conn_or_db, "recall", q=q, project=project, limit=limit)
 
 
-def recall_superseded(conn_or_db, q: str, project: str | None = None, limit: int = 5) -> list[dict]:
-    """The current memories that replaced the best `limit` superseded matches of `q`, with what they replace."""
-    return execute(conn_or_db, RECALL_SUPERSEDED, {"q": q, "project": project, "limit": limit})
+def recall_superseded(
+    conn_or_db, q: str, project: str | None = None, limit: int = RECALL_DEFAULT, superseded_limit: int = 5
+) -> list[dict]:
+    """The current memories that replaced the best `superseded_limit` superseded matches of `q` that rank
+    among recall's `limit` results, each with what it replaces."""
+    params = {"q": q, "project": project, "limit": limit, "superseded_limit": superseded_limit}
+    return execute(conn_or_db, RECALL_SUPERSEDED, params)

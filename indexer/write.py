@@ -8,9 +8,9 @@ order the files arrived in.
 """
 
 import operator
-from dataclasses import astuple
+from dataclasses import astuple, fields
 
-from . import crossfile, fts
+from . import crossfile, fts, sql
 from .background import Background
 from .crossfile import Entry
 from .parse import ParsedFile, read_store_file
@@ -18,29 +18,9 @@ from .prepare import Prepared
 from .problems import Problem
 from .walk import StoreFile
 
-MEMORY_COLUMNS = (
-    "id",
-    "kind",
-    "name",
-    "description",
-    "project",
-    "status",
-    "stage_status",
-    "stage_gate",
-    "pinned",
-    "created",
-    "updated",
-    "valid_from",
-    "invalid_at",
-    "superseded_by",
-    "source_session",
-    "model",
-    "tags",
-    "body",
-    "path",
-)
-NOTE_COLUMNS = ("path", "id", "title", "project", "created", "updated", "tags", "body")
-PROBLEM_COLUMNS = ("path", "line", "severity", "code", "message")
+MEMORY_COLUMNS = sql.columns("memories")  # a record's keys are these: indexer/sql/schema.sql defines them
+NOTE_COLUMNS = sql.columns("notes")
+PROBLEM_COLUMNS = tuple(f.name for f in fields(Problem))  # inserted from astuple(problem)
 FILE_COLUMNS = ("path", "type", "size", "mtime_ns", "ctime_ns", "digest")
 # files per batch; each batch's FTS rows are one statement, and so one FTS5 segment to merge at the end.
 # Small, because the last batch is moved and indexed while nothing else runs (docs/performance.md)

@@ -16,6 +16,7 @@ from datasette.utils.asgi import Response
 
 from indexer.briefing_text import briefing_line
 from indexer.queries import PARAMS, QUERIES
+from indexer.serve import DATABASE
 
 
 def stage_badge(row) -> str | None:
@@ -29,10 +30,10 @@ def stage_badge(row) -> str | None:
 
 async def briefing(datasette, request):
     given = {name: request.args.get(name, "") for name in PARAMS["briefing"]}
-    rows = (await datasette.get_database("seamless").execute(QUERIES["briefing"], given)).rows
+    rows = (await datasette.get_database(DATABASE).execute(QUERIES["briefing"], given)).rows
     query = urlencode({name: value for name, value in given.items() if value})
     project = given["project"] if given["project"] not in ("", "global") else ""
-    memories = datasette.urls.table("seamless", "memories") + "/"
+    memories = datasette.urls.table(DATABASE, "memories") + "/"
     # each line's text, link and badges made here: Jinja's async rendering costs more per expression than Python
     lines = [
         {
@@ -50,10 +51,10 @@ async def briefing(datasette, request):
         "given": given,
         "project": project,
         "chars": sum(row["chars"] for row in rows),
-        "ledger_url": datasette.urls.query("seamless", "briefing_ledger") + "?" + query,
+        "ledger_url": datasette.urls.query(DATABASE, "briefing_ledger") + "?" + query,
         "markdown_url": datasette.urls.path("/seamless/briefing.md") + "?" + query,
         "json_url": datasette.urls.path("/seamless/briefing.json") + "?" + urlencode({**given, "_shape": "array"}),
-        "form_url": datasette.urls.query("seamless", "briefing"),
+        "form_url": datasette.urls.query(DATABASE, "briefing"),
     }
     html = await datasette.render_template(
         "seamless-briefing.html", context, request=request, view_name="seamless-briefing"

@@ -15,6 +15,7 @@ from datasette.utils.asgi import BadRequest, Response
 
 from indexer.queries import QUERIES
 from indexer.rules import KINDS
+from indexer.serve import DATABASE
 from indexer.timestamps import normalize
 
 # Okabe and Ito's eight colours, told apart by people with any common colour blindness; kinds in KINDS order
@@ -136,7 +137,7 @@ async def life(datasette, request):
     if by not in ("", "week", "month"):
         raise BadRequest(f"by: {by!r} is not week or month (or empty, to choose by the length of the history)")
     project = request.args.get("project", "")
-    db = datasette.get_database("seamless")
+    db = datasette.get_database(DATABASE)
     rows = (await db.execute(QUERIES["store_life"], {"as_of": as_of, "by": by, "project": project})).rows
     now = as_of or (await db.execute("select strftime('%Y-%m-%dT%H:%M:%SZ', 'now')")).single_value()
     drawn = chart(rows, by or "month", now)

@@ -9,7 +9,8 @@ from indexer.serve import build_datasette
 from indexer.sqlite import sqlite3
 
 PAGES = [
-    "/",
+    "/",  # the home page (plugins/home_page.py)
+    "/-/life",  # the store's life (plugins/store_life.py)
     "/seamless",
     "/seamless/memories",
     "/seamless/memories/01K00000000000000000000001",

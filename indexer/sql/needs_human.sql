@@ -18,7 +18,7 @@ needs_human_stages AS (
     FROM gardener_params AS p
     JOIN memories AS m
         ON m.kind = 'stage' AND m.stage_status IN ('open', 'in_progress', 'blocked') AND m.stage_gate = 'human'
-        AND coalesce(m.valid_from, '') <= p.as_of AND (m.invalid_at IS NULL OR m.invalid_at > p.as_of)
+        AND VALID_AT(m, p.as_of)
 ),
 
 needs_human_errors AS (

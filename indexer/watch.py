@@ -12,6 +12,7 @@ debounced batches; each batch is applied by its paths, in one transaction. Nothi
 A heartbeat row in `index_watch` tells every reader that the index is being followed (sql/freshness.sql).
 """
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -23,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import database, timestamps
-from .build import RunSummary, index_store
+from .build import RunSummary, index_paths, index_store
 from .settings import FILE as SETTINGS_FILE
 from .walk import FOLDERS
 
@@ -112,8 +113,9 @@ class Watcher:
                 return
 
     def _start(self) -> None:
-        """The first run, then the row: an error here (no index can be written) stops the command."""
-        self.say(f"indexed: {index_store(self.root, self.db_path).line()}")
+        """The first run, then the row: an error here (an index of another store, or none can be written)
+        stops the command."""
+        self.say(f"indexed: {self._run_over_store().line()}")
         self.next_sweep = time.monotonic() + self.sweep
         with database.writer_lock(self.db_path):
             self._register()
@@ -153,7 +155,10 @@ class Watcher:
             self.say("the process that started this watcher has exited; stopping")
             stop.set()
         elif self.conn is not None:
-            if self.pending and now >= self.retry_at:
+            if not os.path.exists(self.db_path) and not self.pending:  # removed (`make clean`): built again
+                self.say(f"the index at {self.db_path} is gone; building it again")
+                self._index_all("built again:")
+            elif self.pending and now >= self.retry_at:
                 self._index_all("after the failed batch,")
             elif now >= self.next_sweep:
                 self._index_all("the sweep found what the events missed:")
@@ -181,7 +186,7 @@ class Watcher:
     def _index_paths(self, paths: list[str]) -> None:
         """Apply a batch by its paths; say what changed."""
         started = time.perf_counter()
-        summary = self._index(lambda: index_store(self.root, self.db_path))
+        summary = self._index(lambda: index_paths(self.root, self.db_path, paths))
         if summary is None:
             return
         self._beat(batch=len(paths))
@@ -192,13 +197,21 @@ class Watcher:
         """An incremental run over the whole store (it reads only what changed); `why` starts its line."""
         if _identity(self.root) is None:
             return  # never index a missing store as an empty one
-        summary = self._index(lambda: index_store(self.root, self.db_path))
+        summary = self._index(self._run_over_store)
         self.next_sweep = time.monotonic() + self.sweep
         if summary is None:
             return
         self.pending = False
         if summary.files_changed or summary.files_deleted:
             self.say(f"{_clock()} {why} {_changed(summary)}")
+
+    def _run_over_store(self) -> RunSummary:
+        """An incremental run over the whole store, refused (OtherStoreError) for an index of another store:
+        a run would make it this store's, under the feet of whoever rebuilt it for theirs."""
+        if os.path.exists(self.db_path):
+            with contextlib.closing(database.sqlite3.connect(self.db_path)) as conn:
+                database.check_store(conn, self.root, self.db_path)
+        return index_store(self.root, self.db_path)
 
     def _index(self, run: Callable[[], RunSummary]) -> RunSummary | None:
         """`run()`, or None after saying why it failed (the whole store is tried again later)."""

@@ -1,12 +1,15 @@
 """On every page, how fresh the index is: when it was last brought in step and whether a watcher follows the
-store (templates/_freshness.html, included by templates/base.html); the same as JSON at /-/freshness.json."""
+store (templates/_freshness.html, included by templates/base.html); the same as JSON at /-/freshness.json.
+
+/-/freshness is the line alone, which static/freshness.js fetches every few seconds so that a page left
+open does not keep saying "watching" after the watcher died.
+"""
 
 from datasette import hookimpl
 from datasette.utils.asgi import Response
 
 from indexer import freshness
-
-DATABASE = "seamless"
+from indexer.serve import DATABASE
 
 
 async def _freshness(datasette) -> dict:
@@ -40,6 +43,11 @@ async def freshness_json(datasette):
     return Response.json(row)
 
 
+async def freshness_line(datasette, request):
+    html = await datasette.render_template("_freshness.html", {"freshness": await _freshness(datasette)}, request)
+    return Response.html(html, headers={"cache-control": "no-store"})
+
+
 @hookimpl
 def register_routes():
-    return [(r"^/-/freshness\.json$", freshness_json)]
+    return [(r"^/-/freshness\.json$", freshness_json), (r"^/-/freshness$", freshness_line)]

@@ -75,6 +75,10 @@ def test_smoke_run_at_1k_prints_the_table(tmp_path):
     pages = ("page_home", "page_life", "page_memory", "page_recall", "page_briefing")
     for key in ("briefing_sql", "recall_sql", "briefing_http", "recall_http", "recall_http_100", *pages):
         assert figures[key]["floor"] > 0 and figures[key]["value"] > 0, figures[key]
+    for key in ("watch_edit_p50", "watch_edit_p95", "watch_burst", "watch_rss"):  # bench/watch.py
+        assert figures[key]["value"] > 0, figures[key]
+    assert figures["watch_edit_p50"]["value"] <= figures["watch_edit_p95"]["value"]
+    assert 0 <= figures["watch_idle_cpu"]["value"] < 100
 
 
 def test_a_query_and_its_floor_are_called_in_turn():

@@ -72,7 +72,15 @@ async def test_database_page_hides_bookkeeping_and_fts_tables(ds):
         assert f'href="/seamless/{table}"' in response.text
     assert 'href="/seamless/index_runs"' not in response.text
     tables = {t["name"]: t for t in (await get_json(ds, "/seamless.json"))["tables"]}
-    for hidden in ("index_files", "index_runs", "index_folders", "memories_fts", "notes_fts", "memories_fts_data"):
+    for hidden in (
+        "index_files",
+        "index_runs",
+        "index_folders",
+        "index_watch",
+        "memories_fts",
+        "notes_fts",
+        "memories_fts_data",
+    ):
         assert tables[hidden]["hidden"], hidden
     for shown in ("memories", "notes", "problems", "settings"):
         assert not tables[shown]["hidden"], shown

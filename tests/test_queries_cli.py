@@ -206,7 +206,10 @@ def test_a_bad_as_of_is_a_bad_parameter(seamless, value):
 
 
 def test_canned_queries_take_exactly_their_parameters():
-    assert set(queries.QUERIES) == {"briefing", "briefing_ledger", "recall", "history", "gardener"}
+    assert set(queries.QUERIES) == {
+        *("briefing", "briefing_ledger", "recall", "history", "gardener"),
+        *("overview", "needs_human", "store_life"),  # the people pages (docs/pages.md)
+    }
     for name, sql in queries.QUERIES.items():
         # what Datasette derives from the SQL text: every :name outside quotes (as in '00:00:00Z')
         assert set(re.findall(r":([a-zA-Z0-9_]+)", re.sub(r"'[^']*'", "", sql))) == set(queries.PARAMS[name]), name

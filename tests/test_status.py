@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from watching import Watching
 
 from indexer.cli import cli
 
@@ -83,3 +84,19 @@ def test_it_writes_nothing(indexed):
 def test_no_index_is_a_clear_error(store):
     code, _, err = status(store)
     assert code == 1 and f"no index at {store.db_path}: run `seamless index STORE` first" in err
+
+
+def test_an_index_of_another_store_is_refused_with_the_command_that_rebuilds_it(indexed, tmp_path):
+    other = tmp_path / "other-store"
+    (other / "memories").mkdir(parents=True)
+    result = CliRunner().invoke(cli, ["status", str(other), "--db", str(indexed.db_path)])
+    assert result.exit_code == 1
+    assert f"holds the store at {indexed.root.resolve()}, not {other.resolve()}" in result.stderr
+    assert f"seamless index {other.resolve()} --db {indexed.db_path} --full" in result.stderr
+
+
+def test_a_live_watcher_is_named_with_its_heartbeat(indexed):
+    with Watching(indexed.root, indexed.db_path) as watcher:
+        code, _, err = status(indexed)
+    assert code == 0
+    assert f"; watching: pid {watcher.process.pid} on " in err and ", heartbeat 20" in err and " s ago)" in err

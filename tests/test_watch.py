@@ -5,17 +5,19 @@ import os
 import random
 import shutil
 import signal
+import subprocess
 import urllib.request
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from stores import dump, memory_text, seamless_command
+from stores import dump, memory_text, seamless, seamless_command
 from test_served import free_port
 from watching import Watching, read_freshness, wait_until
 
-from indexer.build import index_store
+from indexer.build import index_paths, index_store
+from indexer.database import writer_lock
 from indexer.sqlite import sqlite3
 from indexer.watch import queue_capacity
 
@@ -78,6 +80,38 @@ def test_a_burst_of_files_like_a_git_checkout_is_followed(store, watched, tmp_pa
         os.unlink(store.root / f"memories/burst/m{n}.md")
     wait_until(lambda: len(names(store.db_path)) == 201, timeout=30)
     wait_until(lambda: in_step_with_full(store.root, store.db_path, tmp_path))
+
+
+def test_a_git_checkout_of_another_branch_is_followed(store, tmp_path):
+    """A real `git checkout` between branches that differ in hundreds of files: added, edited, removed."""
+
+    def git(*args):
+        subprocess.run(["git", "-C", store.root, *args], check=True, capture_output=True)
+
+    for n in range(400):
+        store.write(f"memories/repo/m{n}.md", memory_text(random.Random(n), n, f"01K6{n:022d}", "repo"))
+    git("init", "-q", "-b", "main")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "main")
+    git("checkout", "-q", "-b", "other")
+    for n in range(0, 400, 2):
+        os.unlink(store.root / f"memories/repo/m{n}.md")
+    for n in range(1, 400, 4):
+        path = store.root / f"memories/repo/m{n}.md"
+        path.write_text(path.read_text() + "Edited on the other branch.\n")
+    for n in range(400, 700):
+        store.write(f"memories/other/m{n}.md", memory_text(random.Random(n), n, f"01K6{n:022d}", "other"))
+    git("-c", "user.name=t", "-c", "user.email=t@t", "add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "other")
+    git("checkout", "-q", "main")
+    with Watching(store.root, store.db_path):
+        assert len(names(store.db_path)) == 400
+        git("checkout", "-q", "other")
+        wait_until(lambda: len(names(store.db_path)) == 500, timeout=30)
+        wait_until(lambda: in_step_with_full(store.root, store.db_path, tmp_path))
+        git("checkout", "-q", "main")
+        wait_until(lambda: len(names(store.db_path)) == 400, timeout=30)
+        wait_until(lambda: in_step_with_full(store.root, store.db_path, tmp_path))
 
 
 def test_a_folder_moved_in_and_out_with_its_files(store, watched, tmp_path):
@@ -158,17 +192,41 @@ def test_a_watcher_error_falls_back_and_watches_again(store, watched):
     wait_until(lambda: "after-the-error" in names(store.db_path))
 
 
+def test_the_index_removed_while_watching_is_built_again(store, watched):
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{store.db_path}{suffix}").unlink(missing_ok=True)
+    watched.wait_for("is gone; building it again")
+    wait_until(lambda: store.db_path.exists() and names(store.db_path) == {"first-memory"})
+    wait_until(lambda: read_freshness(store.db_path)["watcher_pid"] == watched.process.pid)
+    store.memory("after-the-rebuild")
+    wait_until(lambda: "after-the-rebuild" in names(store.db_path))
+
+
+def test_an_index_of_another_store_is_refused(store, tmp_path):
+    store.memory("a-memory")
+    store.index()
+    other = tmp_path / "other-store"
+    (other / "memories").mkdir(parents=True)
+    result = seamless("watch", other, "--db", store.db_path, timeout=60)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"rebuild it with `seamless index {other.resolve()} --db {store.db_path} --full`" in result.stderr
+    assert "watching " not in result.stderr and names(store.db_path) == {"a-memory"}
+
+
 def test_the_settings_file_changes_the_whole_index(store, watched):
     store.write("seamless.toml", "[index]\nmax_file_bytes = 10\n")
     wait_until(lambda: store.rows("select code from problems where code = 'too-large'"))
 
 
 def test_a_file_the_index_already_has_is_not_indexed_again(store, watched):
-    """The write path indexes what it writes; the watcher then finds it in step and changes nothing."""
+    """The write path writes and indexes under the writer lock; the watcher's batch waits for the lock,
+    then finds the file in step (same size, times or content hash) and changes nothing."""
     before = watched.batches()
-    store.memory("written-and-indexed")
-    index_store(store.root, store.db_path)  # as `seamless write` does, taking turns through the lock
+    with writer_lock(store.db_path):
+        store.memory("written-and-indexed")
+        index_paths(store.root, store.db_path, ["memories/seamless/written-and-indexed.md"])
     wait_until(lambda: watched.batches() > before)
+    assert store.rows("select files_changed from index_runs order by id desc limit 1") == [(0,)]
     assert "1 changed" not in watched.output().split("watching ", 1)[1]
 
 

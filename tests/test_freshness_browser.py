@@ -1,0 +1,26 @@
+"""The freshness line in headless Chromium: a page left open follows the watcher's state by itself."""
+
+import pytest
+from test_served import Server, browser, page, screenshot  # noqa: F401 (fixtures, used by name)
+from watching import Watching
+
+
+@pytest.mark.browser
+def test_an_open_page_says_not_watching_once_the_watcher_stops(store, tmp_path, page):  # noqa: F811
+    store.memory("a-memory")
+    with Watching(store.root, store.db_path) as watcher:
+        server = Server(store.db_path, tmp_path / "serve.log")
+        try:
+            page.goto(server.url + "/seamless/memories")
+            line = page.locator("p.freshness")
+            assert line.locator("strong").inner_text() == "Watching:"
+            assert "freshness-watching" in line.get_attribute("class")
+            screenshot(page, "freshness-watching")
+
+            assert watcher.stop() == 0  # the page is not reloaded: static/freshness.js fetches the line again
+            page.locator("p.freshness-not-watching").wait_for(timeout=15_000)
+            assert page.locator("p.freshness strong").inner_text() == "Not watching:"
+            assert "the last watcher stopped at" in page.locator("p.freshness").inner_text()
+            screenshot(page, "freshness-not-watching")
+        finally:
+            server.stop()

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import EXAMPLE_STORE, Store, started_explorer
+from conftest import EXAMPLE_STORE, started_explorer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from stores import assert_accounted_for, seamless
 from test_hostile_input import indexed, memory, problems_of, run_cli
-from test_served import Server, browser, free_port, page  # noqa: F401 (the browser fixtures)
+from test_served import free_port
 
 import indexer.walk
 from indexer import bounded_sql
@@ -428,25 +428,6 @@ async def test_other_requests_are_answered_while_a_body_renders(store):
     quick = await ds.client.get("/seamless/settings.json?_shape=array")
     assert quick.status_code == 200 and not slow.done()  # answered while the slow body was still rendering
     assert (await slow).status_code == 200
-
-
-@pytest.mark.browser
-def test_viewing_a_body_requests_nothing_of_ours(tmp_path, page):  # noqa: F811 (test_served's fixture)
-    store = Store(tmp_path / "store")
-    ids = body_store(store)
-    server = Server(store.db_path, tmp_path / "serve.log")
-    try:
-        base, requested = server.url, []
-        page.on("request", lambda request: requested.append(request.url))
-        page.route(FOREIGN_IMAGE, lambda route: route.fulfill(status=204))
-        page.goto(f"{base}/seamless/memories/{ids['own']}")
-        assert "The end." in page.locator(".memory-body").inner_text()
-        page.goto(f"{base}/seamless/memories?name=own-sources")
-        page.wait_for_timeout(300)
-    finally:
-        server.stop()
-    assert not [url for url in requested if "sql=" in url], requested
-    assert FOREIGN_IMAGE in requested
 
 
 # --- 8. problems capped per file; a run prints what it found ---

@@ -73,6 +73,7 @@ class Watcher:
         self.next_beat = self.next_sweep = self.retry_at = 0.0
         self.pending = False  # a batch failed: the whole store is indexed at the next chance
         self.failure: str | None = None  # the watcher's last error, said once
+        self.starting = False  # in the first run: its errors stop the command
 
     # the loop
 
@@ -87,6 +88,8 @@ class Watcher:
                 try:
                     self._follow(stop, identity)
                 except (OSError, RuntimeError) as e:  # watchfiles' own error is a RuntimeError
+                    if self.conn is None and self.starting:
+                        raise  # the first run failed, not the watcher: no index to follow into
                     if not stop.is_set():
                         self._watcher_failed(e, stop)
         finally:
@@ -115,10 +118,12 @@ class Watcher:
     def _start(self) -> None:
         """The first run, then the row: an error here (an index of another store, or none can be written)
         stops the command."""
+        self.starting = True
         self.say(f"indexed: {self._run_over_store().line()}")
         self.next_sweep = time.monotonic() + self.sweep
         with database.writer_lock(self.db_path):
             self._register()
+        self.starting = False
         self.say(f"watching {self.root} for changes (index {self.db_path}; Ctrl-C stops)")
 
     def _watcher_failed(self, error: Exception, stop: threading.Event) -> None:

@@ -202,6 +202,20 @@ def test_the_index_removed_while_watching_is_built_again(store, watched):
     wait_until(lambda: "after-the-rebuild" in names(store.db_path))
 
 
+@pytest.mark.parametrize(
+    ("db", "error"),
+    [
+        ("missing-folder/seamless.db", "cannot open the index at"),
+        ("not-an-index.db", "could not write the index at"),
+    ],
+)
+def test_an_index_that_cannot_be_written_is_a_clear_error(store, tmp_path, db, error):
+    (tmp_path / "not-an-index.db").write_text("not SQLite")
+    result = seamless("watch", store.root, "--db", tmp_path / db, timeout=60)
+    assert result.returncode == 1 and error in result.stderr
+    assert "Traceback" not in result.stderr and "watching " not in result.stderr
+
+
 def test_an_index_of_another_store_is_refused(store, tmp_path):
     store.memory("a-memory")
     store.index()

@@ -23,12 +23,12 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from . import database, timestamps
+from . import database, freshness, timestamps
 from .build import RunSummary, index_paths, index_store
 from .settings import FILE as SETTINGS_FILE
 from .walk import FOLDERS
 
-HEARTBEAT_SECONDS = 2.0  # SPEC: at least every 5 s; readers call a heartbeat older than 15 s dead
+HEARTBEAT_SECONDS = 2.0  # SPEC: at least every 5 s; a heartbeat older than freshness.ALIVE_SECONDS is dead
 SWEEP_SECONDS = 300  # a no-op run costs ~0.9 s of CPU at 100,000 files: 0.3% of one core at this pace
 RETRY_SECONDS = 5.0  # after a failed batch, the whole store is tried again this often
 TICK_MS = 250  # control comes back from watchfiles at least this often: heartbeat, sweep, store and stop checks
@@ -245,10 +245,12 @@ class Watcher:
         """Add this watcher's row, clearing out the rows of watchers that stopped or died (under the lock)."""
         conn, now = self._connection(), timestamps.now()
         with conn.atomic():
-            conn.execute(
-                "delete from index_watch where stopped is not null "
-                "or (julianday('now') - julianday(heartbeat)) * 86400 > 15"
-            )
+            alive = "stopped is null and (julianday('now') - julianday(heartbeat)) * 86400 <= ?"
+            conn.execute(f"delete from index_watch where not ({alive})", (freshness.ALIVE_SECONDS,))
+            for pid, host in conn.execute(
+                f"select pid, host from index_watch where {alive}", (freshness.ALIVE_SECONDS,)
+            ):
+                self.say(f"note: another watcher (pid {pid} on {host}) follows this index too; the two take turns")
             self.row_id = conn.execute(
                 "insert into index_watch (pid, host, started, heartbeat) values (?, ?, ?, ?)",
                 (os.getpid(), socket.gethostname(), now, now),

@@ -244,6 +244,13 @@ def test_a_file_the_index_already_has_is_not_indexed_again(store, watched):
     assert "1 changed" not in watched.output().split("watching ", 1)[1]
 
 
+def test_a_second_watcher_is_told_of_the_first_and_both_take_turns(store, watched):
+    with Watching(store.root, store.db_path) as second:
+        assert f"another watcher (pid {watched.process.pid} on " in second.output()
+        store.memory("seen-by-both")
+        wait_until(lambda: "seen-by-both" in names(store.db_path))
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_stops_it_cleanly_and_readers_see_it_stopped(store, watched, signum):
     assert watched.stop(signum) == 0

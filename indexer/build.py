@@ -101,7 +101,7 @@ def index_paths(
             database.check_store(db, root, db_path)
             views.ensure_views(db)
             if database.store_of(db) is not None:
-                run = _Run.start(Path(root))
+                run = Run.start(Path(root))
                 if not _settings_changed(db, run.settings, run.settings_problems):
                     return _carry_out(db, run, plan_paths(db, run.root, paths), progress)
         return index_store(root, db_path, progress=progress)  # the index does not say what it holds yet
@@ -109,7 +109,7 @@ def index_paths(
 
 @contextlib.contextmanager
 def _no_gc():
-    gc.disable()  # records hold no cycles; collecting while creating 100,000s of them costs a fifth
+    gc.disable()  # records hold no cycles: collecting while a run creates them is time lost (docs/performance.md)
     try:
         yield
     finally:
@@ -143,7 +143,7 @@ class Plan:
 
 
 @dataclass
-class _Run:
+class Run:
     """A run's fixed facts: the store, its settings, and when the run started."""
 
     root: Path
@@ -154,7 +154,7 @@ class _Run:
     racy_after: int  # files modified after this (ns) are too recent to trust their mtime
 
     @classmethod
-    def start(cls, root: Path) -> "_Run":
+    def start(cls, root: Path) -> "Run":
         started, started_at = time.perf_counter(), timestamps.now()
         settings, settings_problems = load_settings(root)
         return cls(root, settings, settings_problems, started, started_at, time.time_ns() - RACY_NS)
@@ -165,11 +165,11 @@ class _Run:
 
 
 def _run_store(db: database.IndexConnection, root: Path, full: bool, progress: Progress | None) -> RunSummary:
-    run = _Run.start(root)
+    run = Run.start(root)
     return _carry_out(db, run, plan_store(db, run, full), progress)
 
 
-def plan_store(db: database.IndexConnection, run: _Run, full: bool) -> Plan:
+def plan_store(db: database.IndexConnection, run: Run, full: bool) -> Plan:
     """Walk the store once and compare it with the index: only folders whose fingerprint changed are looked into."""
     walked = walk_folders(run.root)
     fingerprints = changes.fingerprints(walked)
@@ -260,7 +260,7 @@ def _store_relative(root: Path, paths: Iterable[str | Path]) -> list[str]:
 class _Reading:
     """Reads the files a plan names into the writer, noting what it found along the way."""
 
-    def __init__(self, run: _Run, plan: Plan, writer):
+    def __init__(self, run: Run, plan: Plan, writer):
         self.run, self.plan, self.writer = run, plan, writer
         self.unchanged: list[StoreFile] = []  # read, same content: only their stat is updated
         self.vanished: list[StoreFile] = []  # gone between the plan and the read
@@ -302,7 +302,7 @@ class _Reading:
         return plan.folder_problems is not None and plan.folder_problems != _problems_of(db, code="unreadable-folder")
 
 
-def _carry_out(db: database.IndexConnection, run: _Run, plan: Plan, progress: Progress | None) -> RunSummary:
+def _carry_out(db: database.IndexConnection, run: Run, plan: Plan, progress: Progress | None) -> RunSummary:
     """Read and write what `plan` names, settle the cross-file rules, and record the run, in one transaction."""
     if plan.nothing:
         with db.atomic():
@@ -340,7 +340,7 @@ def _empty_tables(db: database.IndexConnection) -> None:
         db.execute(f"delete from {table}")
 
 
-def _write_changes(db: database.IndexConnection, run: _Run, plan: Plan, writer, changed: bool) -> None:
+def _write_changes(db: database.IndexConnection, run: Run, plan: Plan, writer, changed: bool) -> None:
     """Write the last rows; if anything changed, settle the cross-file rules and store the settings."""
     from .write import insert_problems
 
@@ -367,7 +367,7 @@ def _remember_folders(db: database.IndexConnection, plan: Plan, untrusted: set[s
 
 
 def _record(
-    db: database.IndexConnection, run: _Run, plan: Plan, mode: str, changed: int, deleted: int, vanished: int = 0
+    db: database.IndexConnection, run: Run, plan: Plan, mode: str, changed: int, deleted: int, vanished: int = 0
 ) -> RunSummary:
     """Sum up the run and add it to `index_runs`."""
     # a paths run reports the problems of the files it looked at, not the whole store's

@@ -69,7 +69,7 @@ def _progress_bar():
         if len(files) < PROGRESS_THRESHOLD:
             yield from files
             return
-        with click.progressbar(files, label="indexing", file=click.get_text_stream("stderr")) as shown:
+        with click.progressbar(files, label="indexing", file=sys.stderr) as shown:
             yield from shown
 
     return bar
@@ -271,12 +271,8 @@ def recall(query, project, limit, as_json, db_path):
         if row["snippet"] and (row["type"] == "note" or queries.MATCH_START in row["snippet"]):
             snippet = row["snippet"].replace(queries.MATCH_START, "**").replace(queries.MATCH_END, "**")
             click.echo("   " + " ".join(snippet.split()))
-    # only old truths that would have ranked among the results shown deserve a line
-    # (fewer rows than asked for, at most RECALL_MAX, means every match was shown: any old truth ranked among them)
-    worst = rows[-1]["rank"] if len(rows) == min(limit, queries.RECALL_MAX) else float("inf")
-    for successor in queries.recall_superseded(conn, query, project=project):
-        if successor["rank"] <= worst:
-            click.echo(f"superseded: {successor['replaces']} -> replaced by {successor['id']} {successor['name']}")
+    for successor in queries.recall_superseded(conn, query, project=project, limit=limit):
+        click.echo(f"superseded: {successor['replaces']} -> replaced by {successor['id']} {successor['name']}")
     if not rows:
         click.echo(f"no memory or note matches {query!r}", err=True)
 
@@ -290,22 +286,10 @@ def history(id_or_name, project, as_json, db_path):
     """The supersession chain of a memory (its id, or its name), oldest first, and its current truth."""
     from . import queries
 
-    chains: dict[str, list[dict]] = {}
-    for row in queries.run(_connect(db_path), "history", id=id_or_name):
-        chains.setdefault(row.pop("start_id"), []).append(row)
-    starts = {start_id: next(r for r in chain if r["is_start"]) for start_id, chain in chains.items()}
-    if project is not None and id_or_name.strip().upper() not in chains:  # a name: keep that project's
-        scope = None if project in ("", "global") else project
-        chains = {s: c for s, c in chains.items() if starts[s]["project"] == scope}
-    if not chains:
-        where = f" in project {project!r}" if project else ""
-        raise click.ClickException(f"no memory has the id or name {id_or_name!r}{where}")
-    if len(chains) > 1:
-        projects = ", ".join(sorted(_scope(starts[s]["project"]) for s in chains))
-        raise click.ClickException(
-            f"the name {id_or_name!r} is used in several projects: {projects}; choose one with --project"
-        )
-    (rows,) = chains.values()
+    try:
+        rows = queries.history_chain(_connect(db_path), id_or_name, project)
+    except queries.ChainNotFound as e:
+        raise click.ClickException(str(e)) from None
     if as_json:
         _echo_json(rows, ("is_start",))
         return

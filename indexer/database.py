@@ -7,6 +7,7 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 from . import fts, sql
 from .sqlite import sqlite3
@@ -21,8 +22,7 @@ _savepoints = itertools.count()
 class IndexConnection(sqlite3.Connection):
     """A connection in autocommit mode whose `atomic()` block is one transaction (nestable).
 
-    Plain sqlite3, not sqlite-utils: importing sqlite-utils costs 0.1 s, a tenth of the
-    time a no-op `seamless index` over 100,000 files may take.
+    Plain sqlite3, not sqlite-utils: importing it would add to every run (docs/development.md).
     """
 
     @contextlib.contextmanager
@@ -142,7 +142,7 @@ class _Hold:
     def __init__(self):
         self.turn = threading.RLock()
         self.depth = 0
-        self.file = None
+        self.file: IO[str] | None = None
 
 
 _holds: dict[str, _Hold] = {}
@@ -179,7 +179,7 @@ def writer_lock(db_path: str | Path, on_wait: Callable[[], None] | None = None):
             yield
         finally:
             hold.depth -= 1
-            if hold.depth == 0:
+            if hold.depth == 0 and hold.file is not None:
                 fcntl.lockf(hold.file, fcntl.LOCK_UN)
                 hold.file.close()
                 hold.file = None
@@ -187,7 +187,7 @@ def writer_lock(db_path: str | Path, on_wait: Callable[[], None] | None = None):
         hold.turn.release()
 
 
-def _lock_file(lock_path: str, on_wait: Callable[[], None] | None):
+def _lock_file(lock_path: str, on_wait: Callable[[], None] | None) -> IO[str]:
     f = open(lock_path, "a")  # noqa: SIM115 - held past this function, closed by writer_lock
     try:
         try:

@@ -29,6 +29,8 @@ INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 # characters YAML does not allow in a document (it would raise; libyaml reports them)
 NOT_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 ASCII_PRINTABLE = b"\t\n\r" + bytes(range(0x20, 0x7F))  # the ASCII part of what NOT_PRINTABLE allows
+# YAML's line breaks besides \n: this reader splits lines at \n only, so text holding one goes to libyaml
+OTHER_LINE_BREAKS = re.compile("[\r\x85\u2028\u2029]")
 
 STR = "tag:yaml.org,2002:str"
 NULL = "tag:yaml.org,2002:null"
@@ -44,8 +46,8 @@ ALPHABETS = {
     "tag:yaml.org,2002:yaml": "!&*",
 }
 _PYYAML = {tag: regexp for resolvers in Resolver.yaml_implicit_resolvers.values() for tag, regexp in resolvers}
-# most cached scalars are seen once (ids, names, times): a small cache stays in the CPU's cache
-# (lookups in one of 100,000 entries measured 5-10% slower), and the values that recur come back at once
+# most cached scalars are seen once (ids, names, times): a small cache stays in the CPU's cache, and the
+# values that recur come back at once (docs/performance.md)
 MAX_CACHED = 5_000
 _constructor = SafeConstructor()
 _keys: set[str] = set()  # keys already known to be plain strings
@@ -59,7 +61,7 @@ def load_flat(text: str, loader: type[yaml.SafeLoader], trap: type[str]) -> obje
     numbers); a bool or number is returned as `trap(text)` with `read_as` set.
     """
     text = text.strip("\n")
-    if not _printable(text):
+    if not _printable(text) or ("\r" in text if text.isascii() else OTHER_LINE_BREAKS.search(text)):
         return NOT_FLAT
     reader = _readers.get((loader, trap)) or _reader(loader, trap)
     if len(reader[1]) > MAX_CACHED:

@@ -103,18 +103,15 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
     @server.tool()
     def history(memory: str, project: str | None = None) -> list[dict]:
         """A memory's supersession chain (memory: an id or a name), oldest first, with its current truth."""
-        rows = _read(lambda: queries.run(index(), "history", id=memory))
-        starts = {r["start_id"] for r in rows if r["is_start"]}
-        if len(starts) > 1 and memory.strip().upper() not in starts:
-            wanted = scope(project)
-            wanted = None if wanted in (None, "", "global") else wanted
-            keep = {r["start_id"] for r in rows if r["is_start"] and r["project"] == wanted}
-            if len(keep) != 1:
-                raise ToolError(f"the name {memory!r} is used in several projects: give `project`")
-            rows = [r for r in rows if r["start_id"] in keep]
-        if not rows:
-            raise ToolError(f"no memory has the id or name {memory!r}")
-        return rows
+        try:
+            return _read(lambda: queries.history_chain(index(), memory, project))
+        except queries.ChainNotFound as e:
+            if project or not session_project:
+                raise ToolError(str(e)) from None
+        try:  # a name in several projects: the session's
+            return _read(lambda: queries.history_chain(index(), memory, session_project))
+        except queries.ChainNotFound as e:
+            raise ToolError(str(e)) from None
 
     return server
 

@@ -22,12 +22,13 @@ AS_OF = """CASE WHEN coalesce(:as_of, '') = '' THEN strftime('%Y-%m-%dT%H:%M:%SZ
         AND date(substr(trim(:as_of), 1, 10)) IS substr(trim(:as_of), 1, 10)
     THEN strftime('%Y-%m-%dT%H:%M:%SZ', trim(:as_of)) END"""
 
-# project '' or `global`: the global scope only; budget '': the store's briefing.budget_chars
+# project '' or `global`: the global scope only; budget '': the store's briefing.budget_chars (the settings
+# table holds every setting, defaults included: indexer/settings.py is their one source)
 BRIEFING_PARAMS = f"""SELECT
     CASE WHEN :project IN ('', 'global') THEN NULL ELSE :project END AS project,
     {AS_OF} AS as_of,
     coalesce(CAST(nullif(:budget, '') AS INTEGER),
-             (SELECT value FROM settings WHERE key = 'briefing.budget_chars'), 6000) AS budget"""
+             (SELECT value FROM settings WHERE key = 'briefing.budget_chars')) AS budget"""
 
 LEDGER_COLUMNS = """position, id, kind, name, description, project, pinned, stage_status, stage_gate, status,
     updated, valid_from, invalid_at, length(description) AS chars, running_chars, included, reason, as_of, budget"""
@@ -63,15 +64,20 @@ RECALL_PARAMS = f"""SELECT :q AS q, :project AS project,
         THEN min(CAST(trim(:limit) AS INTEGER), {RECALL_MAX}) ELSE {RECALL_DEFAULT} END AS max_rows"""
 RECALL_ORDER = "rank, arm, fts_rowid"  # bm25, then a memory before a note, then FTS5's own order
 
-# :id is an id (any case), or else a name: then one start in each project that uses the name, its
-# active memory if it has one, else its newest. Each start gives its own chain (start_id tells them apart).
+# :id is an id (any case), or else a name: then one start in each project that uses the name (only in
+# :project if given; `global` for the global scope), its active memory if it has one, else its newest.
+# Each start gives its own chain (start_id tells them apart).
 HISTORY_PARAMS = """SELECT id FROM memories WHERE id = upper(trim(:id))
 UNION
 SELECT (
     SELECT m.id FROM memories AS m WHERE m.name = named.name AND m.project IS named.project
     ORDER BY m.status = 'active' DESC, m.updated DESC, m.id LIMIT 1
 )
-FROM (SELECT DISTINCT name, project FROM memories WHERE name = trim(:id)) AS named
+FROM (
+    SELECT DISTINCT name, project FROM memories
+    WHERE name = trim(:id)
+        AND (coalesce(:project, '') = '' OR project IS (CASE WHEN :project = 'global' THEN NULL ELSE :project END))
+) AS named
 WHERE NOT EXISTS (SELECT 1 FROM memories WHERE id = upper(trim(:id)))"""
 HISTORY_COLUMNS = """start_id, position, id, kind, name, description, project, status, valid_from, invalid_at,
     superseded_by, link, is_start, chain_end_id, current_id"""
@@ -79,14 +85,14 @@ HISTORY_COLUMNS = """start_id, position, id, kind, name, description, project, s
 GARDENER_PARAMS = f"SELECT {AS_OF} AS as_of"
 
 # The explorer's pages (docs/pages.md): the home page's cards, what needs a human, and the store's life.
-# by: 'week' or 'month', anything else lets store_life.sql choose by the length of the history.
+# by: 'week' or 'month', anything else lets store_life.sql choose by the length of the history; project: one
+# project's life ('global': the global memories), '' the whole store's.
 OVERVIEW_PARAMS = f"SELECT {AS_OF} AS as_of"
-LIFE_PARAMS = f"SELECT {AS_OF} AS as_of, :by AS by"
+LIFE_PARAMS = f"SELECT {AS_OF} AS as_of, :by AS by, coalesce(:project, '') AS scope"
 OVERVIEW_COLUMNS = """project, active, pinned, stages_open, stages_in_progress, stages_blocked, changed_7d, memories,
     notes, errors, warnings, as_of"""
-NEEDS_HUMAN_COLUMNS = (
-    "position, section, in_section, id, path, kind, name, description, project, stage_status, updated, detail"
-)
+NEEDS_HUMAN_COLUMNS = """position, section, section_position, in_section, id, path, kind, name, description, project,
+    stage_status, updated, detail"""
 GARDENER_COLUMNS = (
     "proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, as_of"
 )
@@ -149,11 +155,20 @@ QUERIES = {
     ),
 }
 
-# Used by the CLI only, not canned queries: what replaced the superseded memories a recall matches.
+# Used by the home page only, not a canned query: the first :shown of each section of needs_human, and the counts.
+NEEDS_HUMAN_FIRST = compose(
+    "gardener_params",
+    GARDENER_PARAMS,
+    ["gardener", "problem_scope", "needs_human"],
+    f"SELECT {NEEDS_HUMAN_COLUMNS}\nFROM needs_human WHERE section_position <= :shown ORDER BY position",
+)
+
+# Not a canned query: what replaced the superseded memories a recall matches, for those that would have
+# ranked among the results recall gives for the same parameters (:limit as recall's).
 RECALL_SUPERSEDED = compose(
     "recall_params",
-    "SELECT :q AS q, :project AS project, :limit AS superseded_limit",
-    ["recall_query", "recall_superseded"],
+    f"{RECALL_PARAMS}, :superseded_limit AS superseded_limit",
+    ["recall_query", "recall", "recall_superseded"],
     "SELECT id, kind, name, description, project, replaces, replaces_ids, rank\nFROM recall_superseded ORDER BY rank, id",
 )
 
@@ -161,11 +176,11 @@ PARAMS = {
     "briefing": ("project", "as_of", "budget"),
     "briefing_ledger": ("project", "as_of", "budget"),
     "recall": ("q", "project", "limit"),
-    "history": ("id",),
+    "history": ("id", "project"),
     "gardener": ("as_of",),
     "overview": ("as_of",),
     "needs_human": ("as_of",),
-    "store_life": ("as_of", "by"),
+    "store_life": ("as_of", "by", "project"),
 }
 
 
@@ -184,7 +199,7 @@ def rows(conn_or_db, sql: str, params=()) -> list[dict]:
     try:
         cursor = conn.execute(sql, params)
         names = tuple(d[0] for d in cursor.description)
-        return list(map(dict, map(zip, repeat(names), cursor.fetchall())))  # no Python loop: ~30% faster
+        return list(map(dict, map(zip, repeat(names), cursor.fetchall())))  # no Python loop per row
     finally:
         if opened:
             conn.close()
@@ -210,6 +225,32 @@ def recall(conn_or_db, q: str, project: str | None = None, limit: int = RECALL_D
     return run(conn_or_db, "recall", q=q, project=project, limit=limit)
 
 
-def recall_superseded(conn_or_db, q: str, project: str | None = None, limit: int = 5) -> list[dict]:
-    """The current memories that replaced the best `limit` superseded matches of `q`, with what they replace."""
-    return execute(conn_or_db, RECALL_SUPERSEDED, {"q": q, "project": project, "limit": limit})
+def recall_superseded(
+    conn_or_db, q: str, project: str | None = None, limit: int = RECALL_DEFAULT, superseded_limit: int = 5
+) -> list[dict]:
+    """The current memories that replaced the best `superseded_limit` superseded matches of `q` that rank
+    among recall's `limit` results, each with what it replaces."""
+    params = {"q": q, "project": project, "limit": limit, "superseded_limit": superseded_limit}
+    return execute(conn_or_db, RECALL_SUPERSEDED, params)
+
+
+class ChainNotFound(LookupError):
+    """No chain, or several, for an id or name: the message says which and what to do."""
+
+
+def history_chain(conn_or_db, id_or_name: str, project: str | None = None) -> list[dict]:
+    """The one supersession chain of `id_or_name` (a name in several projects needs `project`), oldest first."""
+    chains: dict[str, list[dict]] = {}
+    for row in run(conn_or_db, "history", id=id_or_name, project="global" if project == "" else project):
+        chains.setdefault(row.pop("start_id"), []).append(row)
+    starts = {start_id: next(r for r in chain if r["is_start"]) for start_id, chain in chains.items()}
+    if not chains:
+        where = f" in project {project!r}" if project else ""
+        raise ChainNotFound(f"no memory has the id or name {id_or_name!r}{where}")
+    if len(chains) > 1:
+        projects = ", ".join(sorted(starts[s]["project"] or "global" for s in chains))
+        raise ChainNotFound(
+            f"the name {id_or_name!r} is used in several projects: {projects}; choose one with --project"
+        )
+    (chain,) = chains.values()
+    return chain

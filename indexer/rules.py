@@ -65,6 +65,11 @@ def pinned(kind: str, stage_status: str | None) -> bool:
     return kind == "constraint" or (kind == "stage" and stage_status in LIVE_STAGE_STATUSES)
 
 
+def spans_lines(text: str) -> bool:
+    """Whether `text` holds a line break YAML keeps in a value: \\n, U+2028 or U+2029."""
+    return "\n" in text or (not text.isascii() and ("\u2028" in text or "\u2029" in text))
+
+
 def fold_description(description: str) -> str:
     """A description on several lines, folded onto one."""
     # printable text has no whitespace but the space: single spaces inside are already folded

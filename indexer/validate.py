@@ -128,93 +128,119 @@ def _json_list(texts: list[str]) -> str:
 
 def memory_record(parsed: ParsedFile) -> tuple[dict | None, list[Problem]]:
     """The `memories` row for a parsed file, or None when the file has an error."""
-    path = parsed.path
     if parsed.meta is None:
         if parsed.ok:
-            return None, [error(path, 1, "no-frontmatter", "a memory needs YAML frontmatter between --- lines")]
+            return None, [error(parsed.path, 1, "no-frontmatter", "a memory needs YAML frontmatter between --- lines")]
         return None, list(parsed.problems)
     f = FieldReader(parsed)
+    kind = _kind(f)
+    memory_id = f.ulid("id", required=True)
+    name = _name(f)
+    description = _description(f)
+    times = _times(f)
+    project, tags = rules.scope(f.text("project")), f.tags()
+    source_session, model = f.text("source_session"), f.text("model")
+    if f.failed:
+        return None, f.problems
+    stage_status, stage_gate = _stage(parsed, kind, f)
+    record = {
+        "id": memory_id,
+        "kind": kind,
+        "name": name,
+        "description": description,
+        "project": project,
+        "status": rules.status(times["invalid_at"], times["superseded_by"]),
+        "stage_status": stage_status,
+        "stage_gate": stage_gate,
+        "pinned": int(rules.pinned(kind, stage_status)),
+        **times,
+        "source_session": source_session,
+        "model": model,
+        "tags": tags,
+        "body": parsed.body,
+        "path": parsed.path,
+    }
+    return record, f.problems
+
+
+def _kind(f: FieldReader) -> str | None:
+    """The kind, one of rules.KINDS (an error otherwise)."""
     kind = f.text("kind")
     if kind is None or not kind.strip():
         f.error("kind", "missing-kind", f"kind is required: one of {', '.join(rules.KINDS)}")
     elif kind.strip() not in rules.KINDS:
         f.error("kind", "unknown-kind", f"kind {kind!r} is not one of {', '.join(rules.KINDS)}")
-    memory_id = f.ulid("id", required=True)
+    else:
+        return kind.strip()
+    return None
+
+
+def _name(f: FieldReader) -> str | None:
+    """The name (an error when missing, a warning when not kebab-case)."""
     name = f.text("name")
     if name is None or not name.strip():
         f.error("name", "missing-name", "name is required (kebab-case, unique in its project)")
-    elif not rules.is_kebab_case(name.strip()):
+        return None
+    if not rules.is_kebab_case(name.strip()):
         f.warning("name", "name-not-kebab", f"name {name!r} is not kebab-case (like chroma-boot-race)")
+    return name.strip()
+
+
+def _description(f: FieldReader) -> str | None:
+    """The description folded onto one line (an error when missing, warnings when on several lines or long)."""
     description = f.text("description")
     if description is None or not description.strip():
         f.error("description", "missing-description", "description is required: the one line every index shows")
-    else:
-        if "\n" in description.strip():
-            f.warning("description", "description-multiline", "description spans several lines; folded onto one")
-        description = rules.fold_description(description)
-        if len(description) > rules.DESCRIPTION_MAX:
-            f.warning(
-                "description",
-                "description-too-long",
-                f"description is {len(description)} characters; at most {rules.DESCRIPTION_MAX} are shown well",
-            )
+        return None
+    if rules.spans_lines(description.strip()):
+        f.warning("description", "description-multiline", "description spans several lines; folded onto one")
+    description = rules.fold_description(description)
+    if len(description) > rules.DESCRIPTION_MAX:
+        f.warning(
+            "description",
+            "description-too-long",
+            f"description is {len(description)} characters; at most {rules.DESCRIPTION_MAX} are shown well",
+        )
+    return description
+
+
+def _times(f: FieldReader) -> dict[str, str | None]:
+    """created, updated, valid_from, invalid_at and superseded_by (set only with invalid_at)."""
     created = f.timestamp("created")
-    updated = f.timestamp("updated") or created
-    valid_from = f.timestamp("valid_from") or created
-    invalid_at = f.timestamp("invalid_at")
-    superseded_by = f.ulid("superseded_by", required=False)
-    if superseded_by and not invalid_at:
+    times = {
+        "created": created,
+        "updated": f.timestamp("updated") or created,
+        "valid_from": f.timestamp("valid_from") or created,
+        "invalid_at": f.timestamp("invalid_at"),
+        "superseded_by": f.ulid("superseded_by", required=False),
+    }
+    if times["superseded_by"] and not times["invalid_at"]:
         f.error(
             "superseded_by",
             "hand-stamped",
             "superseded_by is set but invalid_at is not: only the supersede path may set them, together",
         )
-    project = rules.scope(f.text("project"))
-    tags = f.tags()
-    source_session = f.text("source_session")
-    model = f.text("model")
-    if f.failed:
-        return None, f.problems
-    kind = kind.strip()
-    stage_status = stage_gate = None
-    if kind == "stage":
-        header = rules.stage_header(parsed.body)
-        if header is None:
-            stage_status = "unknown"
-            first = next((i for i, line in enumerate(parsed.body.split("\n")) if line.strip()), 0)
-            f.problems.append(
-                warning(
-                    path,
-                    parsed.body_line + first,
-                    "stage-header",
-                    "a stage body must open with `Status: open|in_progress|blocked|done` "
-                    "(then optionally `Gate: human|ai`); shown as status unknown",
-                )
-            )
-        else:
-            stage_status, stage_gate = header
-    record = {
-        "id": memory_id,
-        "kind": kind,
-        "name": name.strip(),
-        "description": description,
-        "project": project,
-        "status": rules.status(invalid_at, superseded_by),
-        "stage_status": stage_status,
-        "stage_gate": stage_gate,
-        "pinned": int(rules.pinned(kind, stage_status)),
-        "created": created,
-        "updated": updated,
-        "valid_from": valid_from,
-        "invalid_at": invalid_at,
-        "superseded_by": superseded_by,
-        "source_session": source_session,
-        "model": model,
-        "tags": tags,
-        "body": parsed.body,
-        "path": path,
-    }
-    return record, f.problems
+    return times
+
+
+def _stage(parsed: ParsedFile, kind: str, f: FieldReader) -> tuple[str | None, str | None]:
+    """A stage's status and gate from its body's header (status unknown, with a warning, without one)."""
+    if kind != "stage":
+        return None, None
+    header = rules.stage_header(parsed.body)
+    if header is not None:
+        return header
+    first = next((i for i, line in enumerate(parsed.body.split("\n")) if line.strip()), 0)
+    f.problems.append(
+        warning(
+            parsed.path,
+            parsed.body_line + first,
+            "stage-header",
+            "a stage body must open with `Status: open|in_progress|blocked|done` "
+            "(then optionally `Gate: human|ai`); shown as status unknown",
+        )
+    )
+    return "unknown", None
 
 
 def note_title(meta_title: str | None, body: str, path: str) -> str:

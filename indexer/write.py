@@ -8,9 +8,9 @@ order the files arrived in.
 """
 
 import operator
-from dataclasses import astuple
+from dataclasses import astuple, fields
 
-from . import crossfile, fts
+from . import crossfile, fts, sql
 from .background import Background
 from .crossfile import Entry
 from .parse import ParsedFile, read_store_file
@@ -18,29 +18,9 @@ from .prepare import Prepared
 from .problems import Problem
 from .walk import StoreFile
 
-MEMORY_COLUMNS = (
-    "id",
-    "kind",
-    "name",
-    "description",
-    "project",
-    "status",
-    "stage_status",
-    "stage_gate",
-    "pinned",
-    "created",
-    "updated",
-    "valid_from",
-    "invalid_at",
-    "superseded_by",
-    "source_session",
-    "model",
-    "tags",
-    "body",
-    "path",
-)
-NOTE_COLUMNS = ("path", "id", "title", "project", "created", "updated", "tags", "body")
-PROBLEM_COLUMNS = ("path", "line", "severity", "code", "message")
+MEMORY_COLUMNS = sql.columns("memories")  # a record's keys are these: indexer/sql/schema.sql defines them
+NOTE_COLUMNS = sql.columns("notes")
+PROBLEM_COLUMNS = tuple(f.name for f in fields(Problem))  # inserted from astuple(problem)
 FILE_COLUMNS = ("path", "type", "size", "mtime_ns", "ctime_ns", "digest")
 # files per batch; each batch's FTS rows are one statement, and so one FTS5 segment to merge at the end.
 # Small, because the last batch is moved and indexed while nothing else runs (docs/performance.md)
@@ -105,6 +85,22 @@ def _delete_paths(conn, paths: list[str], tables=("memories", "notes", "problems
         if table in fts.COLUMNS:
             fts.unindex_paths(conn, table, paths)
         conn.executemany(f"delete from {table} where path = ?", ((p,) for p in paths))
+
+
+class LineFinder:
+    """Where a key stands in a file: the files drawn into a cross-file problem are read again, once each."""
+
+    def __init__(self, root: str, max_bytes: int):
+        self.root, self.max_bytes = root, max_bytes
+        self.read: dict[str, ParsedFile] = {}
+
+    def __call__(self, path: str, key: str) -> int:
+        if path not in self.read:
+            try:
+                self.read[path] = read_store_file(self.root, path, self.max_bytes)
+            except FileNotFoundError:
+                return 1
+        return self.read[path].line_of(key)
 
 
 class IndexWriter:
@@ -218,17 +214,7 @@ class IndexWriter:
         """Flush, settle the contested records, and recompute dangling links and cycles."""
         self.flush()
         self.wait()
-        reread: dict[str, ParsedFile] = {}
-
-        def line_of(path: str, key: str) -> int:
-            """Where `key` stands in `path`: files drawn into a cross-file problem are read again."""
-            if path not in reread:
-                try:
-                    reread[path] = read_store_file(self.root, path, self.max_bytes)
-                except FileNotFoundError:
-                    return 1
-            return reread[path].line_of(key)
-
+        line_of = LineFinder(self.root, self.max_bytes)
         losers = self._settle(line_of)
         insert_problems(self.db, losers.values())
         insert_problems(self.db, self._relink_all(line_of) if self.empty else self._relink(line_of))

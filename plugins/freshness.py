@@ -9,8 +9,7 @@ from datasette import hookimpl
 from datasette.utils.asgi import Response
 
 from indexer import freshness
-
-DATABASE = "seamless"
+from indexer.serve import DATABASE
 
 
 async def _freshness(datasette) -> dict:

@@ -5,13 +5,15 @@ Both come from canned queries (`needs_human`, `overview`), so the page and its J
 store at another time, read as the CLI reads --as-of.
 """
 
+import asyncio
 from urllib.parse import urlencode
 
 from datasette import hookimpl
 from datasette.utils import tilde_encode
 from datasette.utils.asgi import BadRequest, Response
 
-from indexer.queries import QUERIES
+from indexer.queries import NEEDS_HUMAN_FIRST, QUERIES
+from indexer.serve import DATABASE
 from indexer.timestamps import normalize
 
 SHOWN_PER_SECTION = 20  # the rest are one link away
@@ -35,23 +37,24 @@ def as_of_parameter(request) -> str:
 
 def section_urls(datasette, as_of: str) -> dict[str, str]:
     """Where each section's whole list is."""
-    memories = datasette.urls.table("seamless", "memories")
-    gardener = datasette.urls.query("seamless", "gardener")
+    memories = datasette.urls.table(DATABASE, "memories")
+    gardener = datasette.urls.query(DATABASE, "gardener")
     return {
         "stage": memories + "?kind=stage&stage_gate=human&stage_status__in=open,in_progress,blocked&status=active",
         "proposal": gardener + ("?" + urlencode({"as_of": as_of}) if as_of else ""),
-        "error": datasette.urls.table("seamless", "problems") + "?severity=error",
+        "error": datasette.urls.table(DATABASE, "problems") + "?severity=error",
     }
 
 
 def scope_links(datasette, project: str, as_of: str) -> dict[str, str]:
-    """A card's links: its briefing as a page and as markdown, its ledger (at the page's as_of), its memories."""
+    """A card's links: its briefing as a page and as markdown, its ledger, its life (at the page's as_of), its memories."""
     query = "?" + urlencode({"project": project, **({"as_of": as_of} if as_of else {})})
-    memories = datasette.urls.table("seamless", "memories")
+    memories = datasette.urls.table(DATABASE, "memories")
     return {
-        "briefing": datasette.urls.query("seamless", "briefing") + query,
+        "briefing": datasette.urls.query(DATABASE, "briefing") + query,
         "markdown": datasette.urls.path("/seamless/briefing.md") + query,
-        "ledger": datasette.urls.query("seamless", "briefing_ledger") + query,
+        "ledger": datasette.urls.query(DATABASE, "briefing_ledger") + query,
+        "life": datasette.urls.path("/-/life") + query,
         "memories": memories
         + "?"
         + ("project__isnull=1" if project == "global" else urlencode({"project": project}))
@@ -61,15 +64,17 @@ def scope_links(datasette, project: str, as_of: str) -> dict[str, str]:
 
 async def home(datasette, request):
     as_of = as_of_parameter(request)
-    db = datasette.get_database("seamless")
-    cards = [dict(r) for r in (await db.execute(QUERIES["overview"], {"as_of": as_of})).rows]
-    items = (await db.execute(QUERIES["needs_human"], {"as_of": as_of})).rows
+    db = datasette.get_database(DATABASE)
+    # side by side on Datasette's SQL threads: the page waits for the slower of the two, not for both
+    overview, first = await asyncio.gather(
+        db.execute(QUERIES["overview"], {"as_of": as_of}),
+        db.execute(NEEDS_HUMAN_FIRST, {"as_of": as_of, "shown": SHOWN_PER_SECTION}),
+    )
+    cards = [dict(r) for r in overview.rows]
     sections = {name: {"title": title, "rows": [], "count": 0} for name, title in SECTIONS.items()}
-    for row in items:  # the query numbers them; only the first few of each section are listed
-        section = sections[row["section"]]
-        section["count"] = row["in_section"]
-        if len(section["rows"]) < SHOWN_PER_SECTION:
-            section["rows"].append(dict(row))
+    for row in first.rows:
+        sections[row["section"]]["rows"].append(dict(row))
+        sections[row["section"]]["count"] = row["in_section"]
     for card in cards:
         card["links"] = scope_links(datasette, card["project"], as_of)
     json_query = "?" + urlencode({"_shape": "array", **({"as_of": as_of} if as_of else {})})
@@ -85,8 +90,8 @@ async def home(datasette, request):
             "needs_human": datasette.urls.path("/seamless/needs_human.json") + json_query,
             "overview": datasette.urls.path("/seamless/overview.json") + json_query,
         },
-        "memory_url": lambda memory_id: datasette.urls.row("seamless", "memories", tilde_encode(memory_id)),
-        "problems_url": lambda path: datasette.urls.table("seamless", "problems") + "?" + urlencode({"path": path}),
+        "memory_url": lambda memory_id: datasette.urls.row(DATABASE, "memories", tilde_encode(memory_id)),
+        "problems_url": lambda path: datasette.urls.table(DATABASE, "problems") + "?" + urlencode({"path": path}),
     }
     html = await datasette.render_template("seamless-home.html", context, request=request, view_name="seamless-home")
     return Response.html(html)

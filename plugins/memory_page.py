@@ -20,7 +20,7 @@ def extra_template_vars(view_name, database, table, request, datasette):
     async def inner():
         db = datasette.get_database(DATABASE)
         memory_id = tilde_decode(request.url_vars["pks"])
-        members = [dict(row) for row in (await db.execute(QUERIES["history"], {"id": memory_id})).rows]
+        members = [dict(row) for row in (await db.execute(QUERIES["history"], {"id": memory_id, "project": ""})).rows]
         chain = {row["id"]: row for row in members}
         start = chain.get(memory_id, {})
         successor_id = start.get("superseded_by")

@@ -1,8 +1,13 @@
 """The generated parts of the docs (the rules table, the CLI reference) match the code they come from."""
 
+import re
+from pathlib import Path
+
 import pytest
 
 from docs import generate
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("page", sorted(generate.PARTS))
@@ -37,3 +42,30 @@ def test_a_part_is_replaced_between_its_markers_only():
 def test_a_page_without_its_markers_is_refused():
     with pytest.raises(ValueError, match="no '<!-- generated: x -->'"):
         generate.fill("no markers here\n", "x", "new")
+
+
+def _slug(heading: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens."""
+    text = re.sub(r"[`*_]", "", heading.strip().lower())
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def _anchors(page: Path) -> set[str]:
+    text = re.sub(r"^```.*?^```", "", page.read_text(), flags=re.DOTALL | re.MULTILINE)  # no headings in code
+    return {_slug(m.group(1)) for m in re.finditer(r"^#+ (.+)$", text, re.MULTILINE)}
+
+
+PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_link_between_the_pages_leads_somewhere(page):
+    broken = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
+        if re.match(r"[a-z]+:", target):
+            continue  # a web address
+        path, _, anchor = target.partition("#")
+        linked = (page.parent / path).resolve() if path else page
+        if not linked.exists() or (anchor and linked.suffix == ".md" and anchor not in _anchors(linked)):
+            broken.append(target)
+    assert broken == [], f"{page.relative_to(ROOT)} links to what is not there"

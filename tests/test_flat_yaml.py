@@ -11,6 +11,7 @@ from yaml.resolver import Resolver
 
 from indexer.flat_yaml import ALPHABETS, NOT_FLAT, load_flat
 from indexer.parse import parse_bytes
+from indexer.validate import memory_record
 from indexer.yaml_loader import StoreLoader, Trap
 
 KEYS = st.sampled_from(["id", "name", "kind", "tags", "yes", "null", "1", "a-b", "x_y", "<<", "key with space"])
@@ -256,3 +257,29 @@ def test_a_merged_key_may_be_overridden():
 def test_a_yaml_error_is_reported_on_the_line_of_the_fault(text, line):
     parsed = parse_bytes("m.md", f"---\n{text}---\nBody\n".encode(), 1 << 20)
     assert [(p.code, p.line) for p in parsed.problems] == [("yaml-error", line + 1)]
+
+
+def verdict(frontmatter: str) -> tuple:
+    """What the indexer makes of a memory with this frontmatter: its record's fields and its problem codes."""
+    record, problems = memory_record(parse_bytes("memories/x.md", f"---\n{frontmatter}\n---\nBody.\n".encode(), 4096))
+    return (record and {k: record[k] for k in ("name", "description")}, sorted(p.code for p in problems))
+
+
+FLAT = "id: 01K0000000000000000000AAA1\nkind: gotcha\nname: a-name\ndescription: {}\ncreated: 2026-07-10"
+
+
+@pytest.mark.parametrize("line_break", ["\u2028", "\u2029", "\x85"])
+def test_a_line_break_libyaml_sees_gives_one_verdict_whichever_reader_runs(line_break):
+    """libyaml breaks lines at U+2028, U+2029 and U+0085 too: the fast reader must not read past them."""
+    value = f"before{line_break}after"
+    flat = FLAT.format(value)
+    not_flat = flat + "\ntags:\n  - a"  # a block list: libyaml reads the whole frontmatter
+    assert load_flat(flat, StoreLoader, Trap) is NOT_FLAT
+    assert verdict(flat) == verdict(not_flat)
+
+
+@pytest.mark.parametrize("line_break", ["\u2028", "\u2029"])
+def test_a_description_broken_by_a_unicode_line_separator_is_multiline(line_break):
+    record, codes = verdict(FLAT.format(f'"first{line_break}second"'))
+    assert record["description"] == "first second"
+    assert "description-multiline" in codes

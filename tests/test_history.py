@@ -111,3 +111,23 @@ def test_a_name_starts_from_its_active_memory_in_each_project(store, chain):
     store.index()
     starts = {r["start_id"]: r["project"] for r in history(store, "chroma-port-8001") if r["is_start"]}
     assert sorted(starts.values()) == ["seamless", "tidepool"]
+
+
+def test_a_name_in_several_projects_is_chosen_by_project_in_the_query(store):
+    """The CLI, MCP and the explorer's history page all pass `project` to the query: the choice is made there."""
+    seamless = store.memory("shared-name", project="seamless")
+    tidepool = store.memory("shared-name", project="tidepool")
+    global_one = store.memory("shared-name", project=None)
+    store.index()
+
+    def starts(**params) -> set[str]:
+        return {r["start_id"] for r in queries.run(store.db_path, "history", id="shared-name", **params)}
+
+    assert starts() == {seamless["id"], tidepool["id"], global_one["id"]}
+    assert starts(project="tidepool") == {tidepool["id"]}
+    assert starts(project="global") == {global_one["id"]}
+    assert starts(project="elsewhere") == set()
+    # an id is an id, whatever the project
+    assert {r["start_id"] for r in queries.run(store.db_path, "history", id=seamless["id"], project="tidepool")} == {
+        seamless["id"]
+    }

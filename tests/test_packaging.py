@@ -5,6 +5,7 @@ repository root and is installed as the package seamless_explorer; each plugin m
 `datasette` entry point, named so that `datasette .` skips the plugins/ copy of a registered module.
 """
 
+import ast
 import json
 import shutil
 import socket
@@ -46,6 +47,16 @@ def test_the_database_name_is_the_one_in_metadata():
     assert list(metadata["databases"]) == [DATABASE]
     for template in (ROOT / "templates").glob("*-*-*.html"):  # Datasette's row-DATABASE-TABLE.html and the like
         assert template.name.split("-")[1] == DATABASE, template.name
+
+
+def test_the_plugins_name_the_database_by_its_constant():
+    spelled = [
+        f"{path.name}:{node.lineno}"
+        for path in sorted((ROOT / "plugins").glob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Constant) and node.value == DATABASE
+    ]
+    assert not spelled, f"use indexer.serve.DATABASE instead of the literal {DATABASE!r} in " + ", ".join(spelled)
 
 
 DATASETTE_DOT = """

@@ -210,8 +210,32 @@ def test_recall_reads_the_matches_once_and_joins_rows_to_them(example_db, sql, p
 
     with sqlite3.connect(example_db) as conn:
         plan = [
-            row[3] for row in conn.execute("explain query plan " + sql, {"q": "chroma", "project": project, "limit": 5})
+            row[3]
+            for row in conn.execute(
+                "explain query plan " + sql, {"q": "chroma", "project": project, "limit": 5, "superseded_limit": 5}
+            )
         ]
     assert not [step for step in plan if "_project" in step], plan  # no index on project drives a join
     full_text = [step for step in plan if "VIRTUAL TABLE INDEX 0:M" in step]  # a MATCH, not by rowid
-    assert full_text and len(full_text) <= 4, plan
+    # the superseded query ranks recall's results (to tell only old truths that rank among them), then its own
+    assert full_text and len(full_text) <= (4 if sql == queries.QUERIES["recall"] else 5), plan
+
+
+def test_only_old_truths_that_rank_among_the_results_are_told(store):
+    """recall_superseded tells what replaced an old match only if that match would have been shown."""
+    new = store.memory("widget-now", description="Widget fact, current")
+    store.memory("widget-also", description="Widget fact, also current")
+    store.memory(
+        "widget-then",
+        description="Something old",
+        body="Text. " * 300 + "widget",  # a weak match: ranked last
+        invalid_at="2026-07-01T00:00:00Z",
+        superseded_by=new["id"],
+    )
+    store.index()
+    told = [r["replaces"] for r in queries.recall_superseded(store.db_path, "widget", limit=20)]
+    assert told == ["widget-then"]  # recall gave fewer rows than it could: every match was shown
+    assert queries.recall_superseded(store.db_path, "widget", limit=2) == []  # the two current ones fill it
+    assert [r["replaces"] for r in queries.recall_superseded(store.db_path, "something old", limit=1)] == [
+        "widget-then"
+    ]

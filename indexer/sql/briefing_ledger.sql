@@ -23,10 +23,10 @@ briefing_settings AS (
         p.budget,
         -- a maximum age reaching back past year 0 (SQLite's calendar; strftime gives NULL there) drops nothing
         -- dated: the cutoff is the calendar's first day
-        coalesce(strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, printf('-%d days', coalesce(
-            (SELECT value FROM settings WHERE key = 'briefing.max_age_days'), 180))), '0000-01-01T00:00:00Z') AS age_cutoff,
-        coalesce(strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, printf('-%d days', coalesce(
-            (SELECT value FROM settings WHERE key = 'briefing.stage_unknown_max_age_days'), 7))),
+        coalesce(strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, printf('-%d days',
+            (SELECT value FROM settings WHERE key = 'briefing.max_age_days'))), '0000-01-01T00:00:00Z') AS age_cutoff,
+        coalesce(strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, printf('-%d days',
+            (SELECT value FROM settings WHERE key = 'briefing.stage_unknown_max_age_days'))),
             '0000-01-01T00:00:00Z') AS unknown_cutoff
     FROM briefing_params AS p
     WHERE p.as_of IS NOT NULL
@@ -49,7 +49,7 @@ briefing_memories AS NOT MATERIALIZED (
         m.id, m.kind, m.name, m.description, m.project, m.status, m.pinned, m.stage_status, m.stage_gate,
         m.updated, m.valid_from, m.invalid_at,
         CASE
-            WHEN coalesce(m.valid_from, '') > s.as_of OR m.invalid_at <= s.as_of THEN 'not valid at T'
+            WHEN NOT VALID_AT(m, s.as_of) THEN 'not valid at T'
             WHEN m.pinned THEN 'pinned'
             WHEN m.stage_status = 'unknown' AND coalesce(m.updated, '') < s.unknown_cutoff THEN 'dropped: stage unknown'
             WHEN coalesce(m.updated, '') < s.age_cutoff THEN 'dropped: age'

@@ -16,16 +16,16 @@ gardener_settings AS MATERIALIZED (  -- once, not once per memory
         strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, printf('-%d days', s.stale_days)) AS stale_cutoff
     FROM gardener_params AS p, (
         SELECT
-            coalesce((SELECT value FROM settings WHERE key = 'gardener.stale_stage_days'), 14) AS stale_stage_days,
-            coalesce((SELECT value FROM settings WHERE key = 'gardener.stale_days'), 365) AS stale_days
+            (SELECT value FROM settings WHERE key = 'gardener.stale_stage_days') AS stale_stage_days,
+            (SELECT value FROM settings WHERE key = 'gardener.stale_days') AS stale_days
     ) AS s
     WHERE p.as_of IS NOT NULL
 ),
 
 gardener_candidates AS (
     -- the memories to propose: valid at T, not pinned, and not updated since their cutoff. The tests read `k`,
-    -- whose columns the memories_overview index holds, so `m`, the whole row, is read for the proposals alone
-    -- (at 10,000 memories 5 ms instead of 28); CROSS JOIN keeps that order (SQLite does not reorder it).
+    -- whose columns the memories_overview index holds, so `m`, the whole row, is read for the proposals alone;
+    -- CROSS JOIN keeps that order (SQLite does not reorder it).
     SELECT
         g.*, m.id, m.kind, m.name, m.description, m.project, m.stage_status, m.updated, m.path,
         m.kind = 'stage' AND m.stage_status IN ('done', 'unknown') AS gateless_stage,
@@ -33,7 +33,7 @@ gardener_candidates AS (
         CAST(julianday(g.as_of) - julianday(m.updated) AS INTEGER) AS idle_days
     FROM gardener_settings AS g
     CROSS JOIN memories AS k
-        ON coalesce(k.valid_from, '') <= g.as_of AND (k.invalid_at IS NULL OR k.invalid_at > g.as_of)
+        ON VALID_AT(k, g.as_of)
         AND NOT k.pinned
         AND coalesce(k.updated, '') < CASE WHEN k.kind = 'stage' AND k.stage_status IN ('done', 'unknown')
             THEN g.stage_cutoff ELSE g.stale_cutoff END

@@ -24,7 +24,7 @@ overview_valid AS (
     SELECT m.project, m.kind, m.pinned, m.stage_status, count(*) AS n
     FROM overview_settings AS s
     CROSS JOIN memories AS m
-    WHERE coalesce(m.valid_from, '') <= s.as_of AND (m.invalid_at IS NULL OR m.invalid_at > s.as_of)
+    WHERE VALID_AT(m, s.as_of)
     GROUP BY m.project, m.kind, m.pinned, m.stage_status
 ),
 

@@ -33,10 +33,9 @@ recall_memory_best AS MATERIALIZED (
     -- a project). The ranking is a subquery the join reads: materialized directly, SQLite built a record of
     -- every match for its sort.
     SELECT b.fts_rowid, b.fts_rank, m.id, m.path, m.project, m.kind, m.name, m.description, m.updated,
-        coalesce(m.valid_from, '') <= (SELECT now FROM recall_scope)
-            AND (m.invalid_at IS NULL OR m.invalid_at > (SELECT now FROM recall_scope)) AS valid
+        VALID_AT(m, (SELECT now FROM recall_scope)) AS valid
     FROM (
-        SELECT memories_fts.rowid AS fts_rowid, bm25(memories_fts, 8.0, 10.0, 3.0, 1.0) AS fts_rank
+        SELECT memories_fts.rowid AS fts_rowid, MEMORY_RANK AS fts_rank
         FROM memories_fts
         WHERE memories_fts MATCH (SELECT fts FROM recall_query)
         ORDER BY fts_rank, fts_rowid
@@ -59,12 +58,11 @@ recall_memory_ranked AS MATERIALIZED (
     UNION ALL
     -- otherwise every match in scope and valid now is ranked (LIMIT 0 when the best matches decided)
     SELECT * FROM (
-        SELECT memories_fts.rowid AS fts_rowid, bm25(memories_fts, 8.0, 10.0, 3.0, 1.0) AS fts_rank,
+        SELECT memories_fts.rowid AS fts_rowid, MEMORY_RANK AS fts_rank,
             m.id, m.path, m.project, m.kind, m.name, m.description, m.updated
         FROM memories_fts CROSS JOIN memories AS m ON m.rowid = memories_fts.rowid
         WHERE memories_fts MATCH (SELECT fts FROM recall_query)
-            AND coalesce(m.valid_from, '') <= (SELECT now FROM recall_scope)
-            AND (m.invalid_at IS NULL OR m.invalid_at > (SELECT now FROM recall_scope))
+            AND VALID_AT(m, (SELECT now FROM recall_scope))
             AND (
                 (SELECT project FROM recall_scope) = ''
                 OR m.project IS NULL
@@ -78,7 +76,7 @@ recall_memory_ranked AS MATERIALIZED (
 recall_note_ranked AS MATERIALIZED (
     -- notes have no validity: with no project the FTS table alone ranks them
     SELECT * FROM (
-        SELECT notes_fts.rowid AS fts_rowid, bm25(notes_fts, 10.0, 3.0, 1.0) AS fts_rank
+        SELECT notes_fts.rowid AS fts_rowid, NOTE_RANK AS fts_rank
         FROM notes_fts
         WHERE notes_fts MATCH (SELECT fts FROM recall_query)
         ORDER BY fts_rank, fts_rowid
@@ -86,7 +84,7 @@ recall_note_ranked AS MATERIALIZED (
     )
     UNION ALL
     SELECT * FROM (
-        SELECT notes_fts.rowid AS fts_rowid, bm25(notes_fts, 10.0, 3.0, 1.0) AS fts_rank
+        SELECT notes_fts.rowid AS fts_rowid, NOTE_RANK AS fts_rank
         FROM notes_fts CROSS JOIN notes AS n ON n.rowid = notes_fts.rowid
         WHERE notes_fts MATCH (SELECT fts FROM recall_query)
             AND (n.project IS NULL OR n.project = (SELECT project FROM recall_scope))

@@ -2,11 +2,12 @@
 -- but when the best matches are old truths, the user should hear what replaced them. One row per current
 -- memory reached by following superseded_by (cycles and dangling links end the walk without a row).
 --
--- A fragment: CTEs ending in `recall_superseded`, placed after recall_params(q, project) and
--- recall_query.sql. Only the best few superseded matches (recall_params.superseded_limit) are followed.
+-- A fragment: CTEs ending in `recall_superseded`, placed after recall_params(q, project, max_rows,
+-- superseded_limit), recall_query.sql and recall.sql. Only the best few superseded matches
+-- (superseded_limit) are followed, and only those that would have ranked among recall's results are told.
 
 recall_old AS (
-    SELECT m.id, m.name, m.superseded_by, bm25(memories_fts, 8.0, 10.0, 3.0, 1.0) AS rank
+    SELECT m.id, m.name, m.superseded_by, MEMORY_RANK AS rank
     FROM memories_fts CROSS JOIN memories AS m ON m.rowid = memories_fts.rowid
     WHERE memories_fts MATCH (SELECT fts FROM recall_query)
         AND m.superseded_by IS NOT NULL
@@ -28,7 +29,7 @@ recall_successors(old_id, id, trail) AS (
     WHERE m.superseded_by IS NOT NULL AND instr(s.trail, '/' || m.superseded_by || '/') = 0
 ),
 
-recall_superseded AS (
+recall_superseded_all AS (
     SELECT
         id, kind, name, description, project,
         group_concat(old_name, ', ') AS replaces,
@@ -43,4 +44,15 @@ recall_superseded AS (
         ORDER BY o.rank, o.id
     )
     GROUP BY id
+),
+
+recall_superseded AS (
+    -- only old truths that would have ranked among recall's results are told: all of them when recall gave
+    -- fewer rows than it could (every match was shown)
+    SELECT a.*
+    FROM recall_superseded_all AS a, (
+        SELECT CASE WHEN count(*) < (SELECT max_rows FROM recall_params) THEN NULL ELSE max(rank) END AS worst
+        FROM recall
+    ) AS shown
+    WHERE shown.worst IS NULL OR a.rank <= shown.worst
 )

@@ -23,12 +23,12 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from . import database, timestamps
+from . import database, freshness, timestamps
 from .build import RunSummary, index_paths, index_store
 from .settings import FILE as SETTINGS_FILE
 from .walk import FOLDERS
 
-HEARTBEAT_SECONDS = 2.0  # SPEC: at least every 5 s; readers call a heartbeat older than 15 s dead
+HEARTBEAT_SECONDS = 2.0  # SPEC: at least every 5 s; a heartbeat older than freshness.ALIVE_SECONDS is dead
 SWEEP_SECONDS = 300  # a no-op run costs ~0.9 s of CPU at 100,000 files: 0.3% of one core at this pace
 RETRY_SECONDS = 5.0  # after a failed batch, the whole store is tried again this often
 TICK_MS = 250  # control comes back from watchfiles at least this often: heartbeat, sweep, store and stop checks
@@ -73,6 +73,7 @@ class Watcher:
         self.next_beat = self.next_sweep = self.retry_at = 0.0
         self.pending = False  # a batch failed: the whole store is indexed at the next chance
         self.failure: str | None = None  # the watcher's last error, said once
+        self.starting = False  # in the first run: its errors stop the command
 
     # the loop
 
@@ -87,6 +88,8 @@ class Watcher:
                 try:
                     self._follow(stop, identity)
                 except (OSError, RuntimeError) as e:  # watchfiles' own error is a RuntimeError
+                    if self.conn is None and self.starting:
+                        raise  # the first run failed, not the watcher: no index to follow into
                     if not stop.is_set():
                         self._watcher_failed(e, stop)
         finally:
@@ -115,10 +118,12 @@ class Watcher:
     def _start(self) -> None:
         """The first run, then the row: an error here (an index of another store, or none can be written)
         stops the command."""
+        self.starting = True
         self.say(f"indexed: {self._run_over_store().line()}")
         self.next_sweep = time.monotonic() + self.sweep
         with database.writer_lock(self.db_path):
             self._register()
+        self.starting = False
         self.say(f"watching {self.root} for changes (index {self.db_path}; Ctrl-C stops)")
 
     def _watcher_failed(self, error: Exception, stop: threading.Event) -> None:
@@ -240,10 +245,12 @@ class Watcher:
         """Add this watcher's row, clearing out the rows of watchers that stopped or died (under the lock)."""
         conn, now = self._connection(), timestamps.now()
         with conn.atomic():
-            conn.execute(
-                "delete from index_watch where stopped is not null "
-                "or (julianday('now') - julianday(heartbeat)) * 86400 > 15"
-            )
+            alive = "stopped is null and (julianday('now') - julianday(heartbeat)) * 86400 <= ?"
+            conn.execute(f"delete from index_watch where not ({alive})", (freshness.ALIVE_SECONDS,))
+            for pid, host in conn.execute(
+                f"select pid, host from index_watch where {alive}", (freshness.ALIVE_SECONDS,)
+            ):
+                self.say(f"note: another watcher (pid {pid} on {host}) follows this index too; the two take turns")
             self.row_id = conn.execute(
                 "insert into index_watch (pid, host, started, heartbeat) values (?, ?, ?, ?)",
                 (os.getpid(), socket.gethostname(), now, now),

@@ -69,7 +69,7 @@ def _progress_bar():
         if len(files) < PROGRESS_THRESHOLD:
             yield from files
             return
-        with click.progressbar(files, label="indexing", file=click.get_text_stream("stderr")) as shown:
+        with click.progressbar(files, label="indexing", file=sys.stderr) as shown:
             yield from shown
 
     return bar
@@ -286,19 +286,10 @@ def history(id_or_name, project, as_json, db_path):
     """The supersession chain of a memory (its id, or its name), oldest first, and its current truth."""
     from . import queries
 
-    chains: dict[str, list[dict]] = {}
-    for row in queries.run(_connect(db_path), "history", id=id_or_name, project="global" if project == "" else project):
-        chains.setdefault(row.pop("start_id"), []).append(row)
-    starts = {start_id: next(r for r in chain if r["is_start"]) for start_id, chain in chains.items()}
-    if not chains:
-        where = f" in project {project!r}" if project else ""
-        raise click.ClickException(f"no memory has the id or name {id_or_name!r}{where}")
-    if len(chains) > 1:
-        projects = ", ".join(sorted(_scope(starts[s]["project"]) for s in chains))
-        raise click.ClickException(
-            f"the name {id_or_name!r} is used in several projects: {projects}; choose one with --project"
-        )
-    (rows,) = chains.values()
+    try:
+        rows = queries.history_chain(_connect(db_path), id_or_name, project)
+    except queries.ChainNotFound as e:
+        raise click.ClickException(str(e)) from None
     if as_json:
         _echo_json(rows, ("is_start",))
         return

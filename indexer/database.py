@@ -7,6 +7,7 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 from . import fts, sql
 from .sqlite import sqlite3
@@ -141,7 +142,7 @@ class _Hold:
     def __init__(self):
         self.turn = threading.RLock()
         self.depth = 0
-        self.file = None
+        self.file: IO[str] | None = None
 
 
 _holds: dict[str, _Hold] = {}
@@ -178,7 +179,7 @@ def writer_lock(db_path: str | Path, on_wait: Callable[[], None] | None = None):
             yield
         finally:
             hold.depth -= 1
-            if hold.depth == 0:
+            if hold.depth == 0 and hold.file is not None:
                 fcntl.lockf(hold.file, fcntl.LOCK_UN)
                 hold.file.close()
                 hold.file = None
@@ -186,7 +187,7 @@ def writer_lock(db_path: str | Path, on_wait: Callable[[], None] | None = None):
         hold.turn.release()
 
 
-def _lock_file(lock_path: str, on_wait: Callable[[], None] | None):
+def _lock_file(lock_path: str, on_wait: Callable[[], None] | None) -> IO[str]:
     f = open(lock_path, "a")  # noqa: SIM115 - held past this function, closed by writer_lock
     try:
         try:

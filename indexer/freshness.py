@@ -30,7 +30,7 @@ def watcher_text(row: dict) -> str:
     if row["watching"]:
         return (
             f"watching: pid {row['watcher_pid']} on {row['watcher_host']} since {row['watching_since']}, "
-            f"heartbeat {ago(row['heartbeat_age'])}"
+            f"heartbeat {row['heartbeat']} ({ago(row['heartbeat_age'])})"
         )
     if row["heartbeat"] is None:
         return "not watching: no watcher has followed this index (run `seamless watch STORE`)"

@@ -103,14 +103,15 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
     @server.tool()
     def history(memory: str, project: str | None = None) -> list[dict]:
         """A memory's supersession chain (memory: an id or a name), oldest first, with its current truth."""
-        rows = _read(lambda: queries.run(index(), "history", id=memory, project=project))
-        if len({r["start_id"] for r in rows}) > 1 and scope(project):  # a name in several projects: the session's
-            rows = _read(lambda: queries.run(index(), "history", id=memory, project=scope(project)))
-        if len({r["start_id"] for r in rows}) > 1:
-            raise ToolError(f"the name {memory!r} is used in several projects: give `project`")
-        if not rows:
-            raise ToolError(f"no memory has the id or name {memory!r}")
-        return rows
+        try:
+            return _read(lambda: queries.history_chain(index(), memory, project))
+        except queries.ChainNotFound as e:
+            if project or not session_project:
+                raise ToolError(str(e)) from None
+        try:  # a name in several projects: the session's
+            return _read(lambda: queries.history_chain(index(), memory, session_project))
+        except queries.ChainNotFound as e:
+            raise ToolError(str(e)) from None
 
     return server
 

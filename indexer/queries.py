@@ -232,3 +232,25 @@ def recall_superseded(
     among recall's `limit` results, each with what it replaces."""
     params = {"q": q, "project": project, "limit": limit, "superseded_limit": superseded_limit}
     return execute(conn_or_db, RECALL_SUPERSEDED, params)
+
+
+class ChainNotFound(LookupError):
+    """No chain, or several, for an id or name: the message says which and what to do."""
+
+
+def history_chain(conn_or_db, id_or_name: str, project: str | None = None) -> list[dict]:
+    """The one supersession chain of `id_or_name` (a name in several projects needs `project`), oldest first."""
+    chains: dict[str, list[dict]] = {}
+    for row in run(conn_or_db, "history", id=id_or_name, project="global" if project == "" else project):
+        chains.setdefault(row.pop("start_id"), []).append(row)
+    starts = {start_id: next(r for r in chain if r["is_start"]) for start_id, chain in chains.items()}
+    if not chains:
+        where = f" in project {project!r}" if project else ""
+        raise ChainNotFound(f"no memory has the id or name {id_or_name!r}{where}")
+    if len(chains) > 1:
+        projects = ", ".join(sorted(starts[s]["project"] or "global" for s in chains))
+        raise ChainNotFound(
+            f"the name {id_or_name!r} is used in several projects: {projects}; choose one with --project"
+        )
+    (chain,) = chains.values()
+    return chain

@@ -40,7 +40,7 @@ def words_of(name: str, description: str) -> list[str]:
 def distinctive(conn: sqlite3.Connection, words: list[str]) -> list[str]:
     """The MAX_WORDS rarest of `words` that are in at most COMMON_DOCS memories (names, descriptions, tags)."""
     counts = {w: conn.execute(PROBE, (f'{COLUMNS} : "{w}"',)).fetchone()[0] for w in words}
-    return sorted((w for w in words if counts[w] <= COMMON_DOCS), key=counts.get)[:MAX_WORDS]
+    return sorted((w for w in words if counts[w] <= COMMON_DOCS), key=lambda w: counts[w])[:MAX_WORDS]
 
 
 def scored(conn: sqlite3.Connection, memory_id: str) -> list[dict]:

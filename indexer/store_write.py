@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ulid import ULID
 
-from . import atomic, build, rules, timestamps
+from . import atomic, build, database, rules, timestamps
 from .frontmatter_edit import MEMORY_ORDER, NOTE_ORDER, Document, EditError, new_text
 from .parse import parse_bytes
 from .problems import Problem
@@ -151,23 +151,22 @@ class Session:
         self.conn: sqlite3.Connection | None = None
 
     def refresh(self, paths: list[str]) -> None:
-        """Bring the index in step for `paths` (creating it when missing) and open it for reading."""
-        if self.conn is not None:
-            self.conn.close()
-            self.conn = None
+        """Bring the index in step for `paths` (creating it when missing) and open it for reading;
+        refuse an index built from another store."""
         try:
-            self.sync(paths)
+            if paths or not os.path.exists(self.db_path):
+                self.sync(paths)
+            self.conn = sqlite3.connect(self.db_path)
+            self.conn.row_factory = sqlite3.Row
+            database.check_store(self.conn, self.root, self.db_path)
+        except database.OtherStoreError as e:
+            raise WriteRefused("other-store", str(e)) from None
         except (sqlite3.DatabaseError, OSError) as e:
             raise WriteRefused("index-error", f"cannot update the index at {self.db_path}: {e}") from None
-        self.conn = sqlite3.connect(self.db_path)
-        self.conn.row_factory = sqlite3.Row
 
     def sync(self, paths: list[str]) -> None:
-        """The one call that brings the index in step with files of the store (under the index's writer lock).
-
-        `build.index_store` walks the whole store; `paths` names the files this write touched.
-        """
-        build.index_store(self.root, self.db_path)
+        """Bring the index in step for the files at `paths` (created, changed or deleted), in one transaction."""
+        build.index_paths(self.root, self.db_path, paths)
 
     def close(self) -> None:
         if self.conn is not None:
@@ -254,7 +253,7 @@ def _index_after(s: Session, paths: list[str]) -> None:
     """Bring the index in step with the files just written."""
     try:
         s.sync(paths)
-    except (sqlite3.DatabaseError, OSError) as e:
+    except (sqlite3.DatabaseError, OSError, database.OtherStoreError) as e:
         raise WriteRefused(
             "index-error",
             f"the files were written, but the index at {s.db_path} could not be updated ({e}): "
@@ -277,7 +276,11 @@ def resolve(s: Session, ref: str, project: str | None, active: bool = True) -> d
     if ULID_TEXT.match(ref.upper()):
         rows = s.rows("select * from memories where id = ?", (ref.upper(),))
         if not rows:
-            raise WriteRefused("unknown-memory", f"no memory has the id {ref} in the index")
+            raise WriteRefused(
+                "unknown-memory",
+                f"no memory has the id {ref} in the index at {s.db_path} (a file written by hand since the last "
+                f"`seamless index {s.root}` is not in it yet)",
+            )
         row = rows[0]
     else:
         rows = s.rows("select * from memories where name = ? and status = 'active'", (ref,))

@@ -160,13 +160,14 @@ def files_at(root: Path, path: str, folders_seen: dict[str, bool] | None = None)
     if parts[0] not in FOLDERS or any(not part or part[0] == "." or part == ".." for part in parts):
         return {}
     seen = {} if folders_seen is None else folders_seen
-    for depth in range(1, len(parts)):  # every folder on the way must be a real folder, not a symlink to one
+    for depth in range(1, len(parts)):  # every folder on the way: a real one (not a symlink), that the walk can list
         folder = "/".join(parts[:depth])
         if folder not in seen:
             try:
-                seen[folder] = stat.S_ISDIR(os.lstat(root / folder).st_mode)
+                is_dir = stat.S_ISDIR(os.lstat(root / folder).st_mode)
             except OSError:
-                seen[folder] = False
+                is_dir = False
+            seen[folder] = is_dir and os.access(root / folder, os.R_OK | os.X_OK)
         if not seen[folder]:
             return {}
     kind = FOLDERS[parts[0]]

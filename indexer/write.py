@@ -87,6 +87,22 @@ def _delete_paths(conn, paths: list[str], tables=("memories", "notes", "problems
         conn.executemany(f"delete from {table} where path = ?", ((p,) for p in paths))
 
 
+class LineFinder:
+    """Where a key stands in a file: the files drawn into a cross-file problem are read again, once each."""
+
+    def __init__(self, root: str, max_bytes: int):
+        self.root, self.max_bytes = root, max_bytes
+        self.read: dict[str, ParsedFile] = {}
+
+    def __call__(self, path: str, key: str) -> int:
+        if path not in self.read:
+            try:
+                self.read[path] = read_store_file(self.root, path, self.max_bytes)
+            except FileNotFoundError:
+                return 1
+        return self.read[path].line_of(key)
+
+
 class IndexWriter:
     """Streams prepared files into the index inside the caller's transaction."""
 
@@ -198,17 +214,7 @@ class IndexWriter:
         """Flush, settle the contested records, and recompute dangling links and cycles."""
         self.flush()
         self.wait()
-        reread: dict[str, ParsedFile] = {}
-
-        def line_of(path: str, key: str) -> int:
-            """Where `key` stands in `path`: files drawn into a cross-file problem are read again."""
-            if path not in reread:
-                try:
-                    reread[path] = read_store_file(self.root, path, self.max_bytes)
-                except FileNotFoundError:
-                    return 1
-            return reread[path].line_of(key)
-
+        line_of = LineFinder(self.root, self.max_bytes)
         losers = self._settle(line_of)
         insert_problems(self.db, losers.values())
         insert_problems(self.db, self._relink_all(line_of) if self.empty else self._relink(line_of))

@@ -241,3 +241,30 @@ def test_the_writer_lock_nests_within_one_process(tmp_path):
         pass
     with database.writer_lock(db):  # released: free to take again
         pass
+
+
+def test_an_index_named_through_a_symlink_is_the_file_it_names(store, tmp_path):
+    """The first run builds the real file (the symlink stays one), and either name gives the same index."""
+    store.memory("one")
+    real, alias = tmp_path / "real.db", tmp_path / "alias.db"
+    alias.symlink_to(real)
+    assert index_store(store.root, alias).mode == "full"
+    assert alias.is_symlink() and real.is_file()
+    assert index_store(store.root, real).mode == "no-op"
+
+
+def test_a_run_hands_its_files_to_read_to_the_progress_callable(store):
+    """Library code draws nothing: the caller's `progress` wraps the files a run reads (the CLI's draws a bar)."""
+    for n in range(3):
+        store.memory(f"m-{n}")
+    handed = []
+
+    def progress(files):
+        handed.append([f.path for f in files])
+        return files
+
+    store.index(progress=progress)
+    assert handed == [sorted(f"memories/seamless/m-{n}.md" for n in range(3))]
+    (store.root / "memories/seamless/m-1.md").write_text("---\nbroken: [\n---\n")
+    index_paths(store.root, store.db_path, ["memories/seamless/m-1.md"], progress=progress)
+    assert handed[-1] == ["memories/seamless/m-1.md"]

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from watching import Watching
 
 from indexer.cli import cli
 
@@ -92,3 +93,10 @@ def test_an_index_of_another_store_is_refused_with_the_command_that_rebuilds_it(
     assert result.exit_code == 1
     assert f"holds the store at {indexed.root.resolve()}, not {other.resolve()}" in result.stderr
     assert f"seamless index {other.resolve()} --db {indexed.db_path} --full" in result.stderr
+
+
+def test_a_live_watcher_is_named_with_its_heartbeat(indexed):
+    with Watching(indexed.root, indexed.db_path) as watcher:
+        code, _, err = status(indexed)
+    assert code == 0
+    assert f"; watching: pid {watcher.process.pid} on " in err and ", heartbeat 20" in err and " s ago)" in err

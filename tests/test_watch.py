@@ -5,6 +5,7 @@ import os
 import random
 import shutil
 import signal
+import subprocess
 import urllib.request
 from pathlib import Path
 
@@ -79,6 +80,38 @@ def test_a_burst_of_files_like_a_git_checkout_is_followed(store, watched, tmp_pa
         os.unlink(store.root / f"memories/burst/m{n}.md")
     wait_until(lambda: len(names(store.db_path)) == 201, timeout=30)
     wait_until(lambda: in_step_with_full(store.root, store.db_path, tmp_path))
+
+
+def test_a_git_checkout_of_another_branch_is_followed(store, tmp_path):
+    """A real `git checkout` between branches that differ in hundreds of files: added, edited, removed."""
+
+    def git(*args):
+        subprocess.run(["git", "-C", store.root, *args], check=True, capture_output=True)
+
+    for n in range(400):
+        store.write(f"memories/repo/m{n}.md", memory_text(random.Random(n), n, f"01K6{n:022d}", "repo"))
+    git("init", "-q", "-b", "main")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "main")
+    git("checkout", "-q", "-b", "other")
+    for n in range(0, 400, 2):
+        os.unlink(store.root / f"memories/repo/m{n}.md")
+    for n in range(1, 400, 4):
+        path = store.root / f"memories/repo/m{n}.md"
+        path.write_text(path.read_text() + "Edited on the other branch.\n")
+    for n in range(400, 700):
+        store.write(f"memories/other/m{n}.md", memory_text(random.Random(n), n, f"01K6{n:022d}", "other"))
+    git("-c", "user.name=t", "-c", "user.email=t@t", "add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "other")
+    git("checkout", "-q", "main")
+    with Watching(store.root, store.db_path):
+        assert len(names(store.db_path)) == 400
+        git("checkout", "-q", "other")
+        wait_until(lambda: len(names(store.db_path)) == 500, timeout=30)
+        wait_until(lambda: in_step_with_full(store.root, store.db_path, tmp_path))
+        git("checkout", "-q", "main")
+        wait_until(lambda: len(names(store.db_path)) == 400, timeout=30)
+        wait_until(lambda: in_step_with_full(store.root, store.db_path, tmp_path))
 
 
 def test_a_folder_moved_in_and_out_with_its_files(store, watched, tmp_path):

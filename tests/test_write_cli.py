@@ -343,3 +343,21 @@ async def test_a_running_explorer_shows_a_write_on_its_next_request(store):
     out = json.loads(write(store, "chroma-port", "Chroma on 8001").output)
     after = (await ds.client.get("/seamless/memories.json?_shape=array&name=chroma-port")).json()
     assert first == [] and [r["id"] for r in after] == [out["id"]]
+
+
+def test_a_write_through_an_index_of_another_store_is_refused(store, tmp_path):
+    from conftest import Store
+
+    other = Store(tmp_path / "other")
+    other.memory("elsewhere")
+    other.index()
+    store.memory("boot-race")
+    before = files(store)
+    result = CliRunner().invoke(
+        cli,
+        ["write", str(store.root), "--project", "seamless", "--kind", "gotcha", "--name", "new-one",
+         "--description", "d", "--db", str(other.db_path)],
+    )  # fmt: skip
+    assert result.exit_code == 1 and "other-store" in result.output and "--full" in result.output
+    assert files(store) == before
+    assert other.rows("select name from memories") == [("elsewhere",)]

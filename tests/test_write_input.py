@@ -16,7 +16,7 @@ from indexer import rules
 from indexer.cli import cli
 from indexer.frontmatter_edit import MEMORY_ORDER, Document, scalar
 from indexer.store_write import WriteRefused, write_memory
-from indexer.yaml_loader import load
+from indexer.yaml_loader import Trap, load
 
 
 def files(root: Path) -> dict[str, bytes]:
@@ -184,3 +184,33 @@ def test_anything_write_accepts_the_indexer_reads_back_field_for_field(
     assert json.loads(row["tags"]) == list(dict.fromkeys(t.strip() for t in tags))
     assert (row["source_session"], row["model"]) == (session, model)
     assert row["body"].strip() == body.replace("\r\n", "\n").strip()
+
+
+TEMPLATE = (
+    "---\nid: 01KERV5K4652EXPT8KADGA8DF2  # stable\nkind: gotcha\nname: boot-race\n"
+    "description: 'old: text'\nreviewed_by: alice   # ours\ntags:\n  - a\n---\nBody\n---\nstill body\n"
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    fields=st.dictionaries(
+        st.sampled_from(["kind", "description", "invalid_at", "superseded_by", "model", "source_session"]),
+        st.none() | st.text(st.characters(blacklist_categories=("Cs",)), max_size=40),
+        min_size=1,
+    ),
+    tags=st.none() | st.lists(st.text(st.characters(blacklist_categories=("Cs",)), max_size=10), max_size=3),
+)
+def test_any_value_set_reads_back_and_nothing_else_changes(fields, tags):
+    if tags is not None:
+        fields["tags"] = tags
+    doc = Document.from_bytes(TEMPLATE.encode())
+    for key, value in fields.items():
+        doc.set(key, value, MEMORY_ORDER)
+    meta = load(doc.frontmatter)
+    expected = load(Document.from_bytes(TEMPLATE.encode()).frontmatter) | fields
+    assert meta == expected
+    read = [meta[k] for k in fields]
+    assert not [v for v in read + [t for v in read if isinstance(v, list) for t in v] if isinstance(v, Trap)]
+    assert doc.body == "Body\n---\nstill body\n"
+    assert "reviewed_by: alice   # ours\n" in doc.frontmatter and "  # stable\n" in doc.frontmatter

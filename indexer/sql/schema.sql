@@ -72,7 +72,7 @@ CREATE TABLE IF NOT EXISTS index_files (
 CREATE TABLE IF NOT EXISTS index_runs (
     id INTEGER PRIMARY KEY,
     started TEXT NOT NULL,
-    mode TEXT NOT NULL,           -- full, incremental or no-op
+    mode TEXT NOT NULL,           -- full, incremental, no-op, or paths (build.index_paths)
     files_seen INTEGER NOT NULL,
     files_changed INTEGER NOT NULL,
     files_deleted INTEGER NOT NULL,

@@ -261,15 +261,16 @@ class _Reading:
     """Reads the files a plan names into the writer, noting what it found along the way."""
 
     def __init__(self, run: Run, plan: Plan, writer):
+        from .prepare import prepare  # here: a run with nothing to read never loads YAML
+
+        self.prepare = prepare
         self.run, self.plan, self.writer = run, plan, writer
         self.unchanged: list[StoreFile] = []  # read, same content: only their stat is updated
         self.vanished: list[StoreFile] = []  # gone between the plan and the read
         self.deleted: list[str] = list(plan.deleted)  # the plan's deletions and the vanished files
 
     def read(self, sf: StoreFile, digest: str | None) -> None:
-        from .prepare import prepare
-
-        prepared = prepare(str(self.run.root), sf, digest, self.run.max_bytes)
+        prepared = self.prepare(str(self.run.root), sf, digest, self.run.max_bytes)
         if prepared is None:  # vanished between the walk and the read
             self.vanished.append(sf)
             self.deleted.append(sf.path)

@@ -85,14 +85,14 @@ HISTORY_COLUMNS = """start_id, position, id, kind, name, description, project, s
 GARDENER_PARAMS = f"SELECT {AS_OF} AS as_of"
 
 # The explorer's pages (docs/pages.md): the home page's cards, what needs a human, and the store's life.
-# by: 'week' or 'month', anything else lets store_life.sql choose by the length of the history.
+# by: 'week' or 'month', anything else lets store_life.sql choose by the length of the history; project: one
+# project's life ('global': the global memories), '' the whole store's.
 OVERVIEW_PARAMS = f"SELECT {AS_OF} AS as_of"
-LIFE_PARAMS = f"SELECT {AS_OF} AS as_of, :by AS by"
+LIFE_PARAMS = f"SELECT {AS_OF} AS as_of, :by AS by, coalesce(:project, '') AS scope"
 OVERVIEW_COLUMNS = """project, active, pinned, stages_open, stages_in_progress, stages_blocked, changed_7d, memories,
     notes, errors, warnings, as_of"""
-NEEDS_HUMAN_COLUMNS = (
-    "position, section, in_section, id, path, kind, name, description, project, stage_status, updated, detail"
-)
+NEEDS_HUMAN_COLUMNS = """position, section, section_position, in_section, id, path, kind, name, description, project,
+    stage_status, updated, detail"""
 GARDENER_COLUMNS = (
     "proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, as_of"
 )
@@ -155,6 +155,14 @@ QUERIES = {
     ),
 }
 
+# Used by the home page only, not a canned query: the first :shown of each section of needs_human, and the counts.
+NEEDS_HUMAN_FIRST = compose(
+    "gardener_params",
+    GARDENER_PARAMS,
+    ["gardener", "problem_scope", "needs_human"],
+    f"SELECT {NEEDS_HUMAN_COLUMNS}\nFROM needs_human WHERE section_position <= :shown ORDER BY position",
+)
+
 # Not a canned query: what replaced the superseded memories a recall matches, for those that would have
 # ranked among the results recall gives for the same parameters (:limit as recall's).
 RECALL_SUPERSEDED = compose(
@@ -172,7 +180,7 @@ PARAMS = {
     "gardener": ("as_of",),
     "overview": ("as_of",),
     "needs_human": ("as_of",),
-    "store_life": ("as_of", "by"),
+    "store_life": ("as_of", "by", "project"),
 }
 
 

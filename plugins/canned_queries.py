@@ -47,7 +47,8 @@ DESCRIPTIONS = {
     "store_life": (
         "The store's life",
         "Memories written, superseded and archived per period (by: week or month; empty chooses by the length "
-        "of the history) and kind, up to as_of. Drawn as a chart at /-/life.",
+        "of the history) and kind, up to as_of; project: one project's ('global': the global memories), empty: "
+        "the whole store's. Drawn as a chart at /-/life.",
     ),
 }
 

@@ -5,13 +5,14 @@ Both come from canned queries (`needs_human`, `overview`), so the page and its J
 store at another time, read as the CLI reads --as-of.
 """
 
+import asyncio
 from urllib.parse import urlencode
 
 from datasette import hookimpl
 from datasette.utils import tilde_encode
 from datasette.utils.asgi import BadRequest, Response
 
-from indexer.queries import QUERIES
+from indexer.queries import NEEDS_HUMAN_FIRST, QUERIES
 from indexer.serve import DATABASE
 from indexer.timestamps import normalize
 
@@ -46,13 +47,14 @@ def section_urls(datasette, as_of: str) -> dict[str, str]:
 
 
 def scope_links(datasette, project: str, as_of: str) -> dict[str, str]:
-    """A card's links: its briefing as a page and as markdown, its ledger (at the page's as_of), its memories."""
+    """A card's links: its briefing as a page and as markdown, its ledger, its life (at the page's as_of), its memories."""
     query = "?" + urlencode({"project": project, **({"as_of": as_of} if as_of else {})})
     memories = datasette.urls.table(DATABASE, "memories")
     return {
         "briefing": datasette.urls.query(DATABASE, "briefing") + query,
         "markdown": datasette.urls.path("/seamless/briefing.md") + query,
         "ledger": datasette.urls.query(DATABASE, "briefing_ledger") + query,
+        "life": datasette.urls.path("/-/life") + query,
         "memories": memories
         + "?"
         + ("project__isnull=1" if project == "global" else urlencode({"project": project}))
@@ -63,14 +65,16 @@ def scope_links(datasette, project: str, as_of: str) -> dict[str, str]:
 async def home(datasette, request):
     as_of = as_of_parameter(request)
     db = datasette.get_database(DATABASE)
-    cards = [dict(r) for r in (await db.execute(QUERIES["overview"], {"as_of": as_of})).rows]
-    items = (await db.execute(QUERIES["needs_human"], {"as_of": as_of})).rows
+    # side by side on Datasette's SQL threads: the page waits for the slower of the two, not for both
+    overview, first = await asyncio.gather(
+        db.execute(QUERIES["overview"], {"as_of": as_of}),
+        db.execute(NEEDS_HUMAN_FIRST, {"as_of": as_of, "shown": SHOWN_PER_SECTION}),
+    )
+    cards = [dict(r) for r in overview.rows]
     sections = {name: {"title": title, "rows": [], "count": 0} for name, title in SECTIONS.items()}
-    for row in items:  # the query numbers them; only the first few of each section are listed
-        section = sections[row["section"]]
-        section["count"] = row["in_section"]
-        if len(section["rows"]) < SHOWN_PER_SECTION:
-            section["rows"].append(dict(row))
+    for row in first.rows:
+        sections[row["section"]]["rows"].append(dict(row))
+        sections[row["section"]]["count"] = row["in_section"]
     for card in cards:
         card["links"] = scope_links(datasette, card["project"], as_of)
     json_query = "?" + urlencode({"_shape": "array", **({"as_of": as_of} if as_of else {})})

@@ -1,5 +1,6 @@
 """The store's life, `/-/life`: memories written, superseded and archived per week or month, by kind, as an
 inline SVG bar chart drawn here on the server, with the same figures as a table (docs/pages.md).
+`?project=P` shows one project's life (`global`: the global memories).
 
 The figures are the `store_life` canned query's (/seamless/store_life.json?_shape=array), a few rows per
 period; this module only lays them out: written above the line (one colour per kind, named in the legend
@@ -135,22 +136,25 @@ async def life(datasette, request):
     by = request.args.get("by", "")
     if by not in ("", "week", "month"):
         raise BadRequest(f"by: {by!r} is not week or month (or empty, to choose by the length of the history)")
+    project = request.args.get("project", "")
     db = datasette.get_database(DATABASE)
-    rows = (await db.execute(QUERIES["store_life"], {"as_of": as_of, "by": by})).rows
+    rows = (await db.execute(QUERIES["store_life"], {"as_of": as_of, "by": by, "project": project})).rows
     now = as_of or (await db.execute("select strftime('%Y-%m-%dT%H:%M:%SZ', 'now')")).single_value()
     drawn = chart(rows, by or "month", now)
     other = "week" if drawn["by"] == "month" else "month"
+    given = {name: value for name, value in (("as_of", as_of), ("project", project)) if value}
+    life_url = datasette.urls.path("/-/life") + "?"
     context = {
         "chart": drawn,
         "as_of": now,
+        "project": project,
         "kinds": KIND_COLOURS,
         "other_by": other,
-        "other_url": datasette.urls.path("/-/life")
-        + "?"
-        + urlencode({"by": other, **({"as_of": as_of} if as_of else {})}),
+        "other_url": life_url + urlencode({"by": other, **given}),
+        "whole_url": life_url + urlencode({"by": drawn["by"], **({"as_of": as_of} if as_of else {})}),
         "json_url": datasette.urls.path("/seamless/store_life.json")
         + "?"
-        + urlencode({"_shape": "array", "by": drawn["by"], **({"as_of": as_of} if as_of else {})}),
+        + urlencode({"_shape": "array", "by": drawn["by"], **given}),
     }
     html = await datasette.render_template("seamless-life.html", context, request=request, view_name="seamless-life")
     return Response.html(html)

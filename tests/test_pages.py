@@ -147,6 +147,16 @@ async def test_store_life_counts_each_period_and_kind(audited):
     assert html.count('<tr>\n    <th scope="row">') == len(store_life.periods(weeks[0]["period"], "2026-11-30", "week"))
 
 
+async def test_one_projects_life(audited):
+    db = audited.get_database("seamless").path
+    for project, written in (("alpha", 5), ("beta", 2), ("global", 1), ("nobody", 0)):
+        rows = queries.run(db, "store_life", as_of=AS_OF, by="month", project=project)
+        assert sum(r["written"] for r in rows) == written, project
+    html = await text(audited, f"/-/life?project=beta&as_of={AS_OF}")
+    assert "<h1>The store's life: beta</h1>" in html and "Memories of beta written" in html
+    assert 'href="/-/life?project=beta&amp;as_of=2026-12-02T00%3A00%3A00Z"' in await text(audited, f"/?as_of={AS_OF}")
+
+
 def test_the_chart_fills_the_periods_with_nothing_in_them():
     assert store_life.periods("2026-01-01", "2026-04-01", "month") == [
         "2026-01-01",
@@ -236,6 +246,14 @@ async def test_recall_reads_like_search_results(audited):
     assert [r["id"] for r in rows] == [r["id"] for r in queries.recall(audited.get_database("seamless").path, "port")]
 
 
+async def test_recall_says_which_old_truths_matched_and_what_replaced_them(audited):
+    html = await text(audited, "/seamless/recall?q=8000")
+    old = html.split('<section class="old-truths"')[1].split("</section>")[0]
+    assert '<a href="/seamless/memories/01K0000000000000000000PAST"><del>port-8000</del></a>' in old
+    assert 'now <a href="/seamless/memories/01K00000000000000000000NEW">port-8001</a>: The port is 8001' in old
+    assert "old-truths" not in await text(audited, "/seamless/recall?q=findings")  # nothing superseded matches
+
+
 async def test_the_briefing_page_shows_the_agents_lines_with_badges(audited):
     html = await text(audited, f"/seamless/briefing?project=alpha&as_of={AS_OF}")
     rows = queries.run(audited.get_database("seamless").path, "briefing", project="alpha", as_of=AS_OF)
@@ -245,5 +263,20 @@ async def test_the_briefing_page_shows_the_agents_lines_with_badges(audited):
         for r in rows
     ]
     assert "Status: blocked · Gate: human" in html and html.count('class="badge pinned"') == 3
-    assert 'href="/seamless/briefing_ledger?as_of=2026-12-02T00%3A00%3A00Z&amp;project=alpha"' in html
-    assert 'href="/seamless/briefing.md?as_of=2026-12-02T00%3A00%3A00Z&amp;project=alpha"' in html
+    assert 'href="/seamless/briefing_ledger?project=alpha&amp;as_of=2026-12-02T00%3A00%3A00Z"' in html
+    assert 'href="/seamless/briefing.md?project=alpha&amp;as_of=2026-12-02T00%3A00%3A00Z"' in html
+
+
+async def test_a_long_section_shows_its_first_twenty_and_links_to_all(store):
+    for n in range(25):
+        store.memory(
+            f"gate-{n:02d}", kind="stage", body="Status: open\nGate: human\n", updated=f"2026-11-{n + 1:02d}T00:00:00Z"
+        )
+    store.index()
+    ds = await started(store.db_path)
+    rows = (await ds.client.get(f"/seamless/needs_human.json?_shape=array&as_of={AS_OF}")).json()
+    assert [(r["section_position"], r["in_section"]) for r in rows] == [(n, 25) for n in range(1, 26)]
+    html = await text(ds, f"/?as_of={AS_OF}")
+    assert html.count('<li class="needs-item">') == 20
+    assert ">gate-00</a>" in html and ">gate-19</a>" in html and ">gate-20</a>" not in html  # longest waiting first
+    assert ">All 25</a>" in html

@@ -3,7 +3,8 @@
 --             the one waiting longest (oldest `updated`) first
 --   proposal  the gardener's proposals (gardener.sql), oldest first, as the gardener lists them
 --   error     every file with an error (it is not indexed): its first error, by path
--- Each row says how many its section holds (`in_section`), so a page can show the first few and the count.
+-- Each row says its place in its section and how many the section holds (`section_position`, `in_section`),
+-- so a page can show the first few and the count.
 --
 -- A fragment: CTEs ending in `needs_human`, placed after
 --     WITH RECURSIVE gardener_params(as_of) AS (...), <gardener.sql>, <problem_scope.sql>,
@@ -44,11 +45,14 @@ needs_human_items AS (
 ),
 
 needs_human AS (
+    -- one sort for all three numbers: every window has the same partition and order
     SELECT
-        row_number() OVER (
-            ORDER BY section_order, rank_in_section, CASE WHEN section = 'error' THEN path END, coalesce(updated, ''), id
-        ) AS position,
-        count(*) OVER (PARTITION BY section) AS in_section,
+        row_number() OVER whole AS position,
+        row_number() OVER section_order AS section_position,
+        count(*) OVER (section_order ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS in_section,
         section, id, path, kind, name, description, project, stage_status, updated, detail
-    FROM needs_human_items
+    FROM (SELECT *, CASE WHEN section = 'error' THEN path END AS error_path FROM needs_human_items)
+    WINDOW
+        section_order AS (PARTITION BY section_order ORDER BY rank_in_section, error_path, coalesce(updated, ''), id),
+        whole AS (ORDER BY section_order, rank_in_section, error_path, coalesce(updated, ''), id)
 )

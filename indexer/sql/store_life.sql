@@ -1,40 +1,51 @@
 -- The store's life (the explorer's home page, docs/pages.md): per period and kind, how many memories were
 -- written (by `created`), superseded and archived (by `invalid_at`) up to time T. The period is a week
 -- (starting Monday) or a month (starting on the 1st): `by` asks for one, else weeks for a history of up to
--- 26 weeks and months for a longer one. Periods with nothing in them give no row.
+-- 26 weeks and months for a longer one. `scope` limits it to one project ('global': the global memories);
+-- '' counts every memory. Periods with nothing in them give no row.
 -- Counted from the `memories_overview` index alone: no memory row is read.
 --
 -- A fragment: CTEs ending in `store_life`, placed after
---     WITH RECURSIVE life_params(as_of, by) AS (...),
+--     WITH RECURSIVE life_params(as_of, by, scope) AS (...),
 -- with as_of as canonical UTC text (a NULL row gives nothing).
 
 life_settings AS MATERIALIZED (
     SELECT
         p.as_of,
+        p.scope,
         CASE
             WHEN p.by IN ('week', 'month') THEN p.by
-            WHEN julianday(p.as_of) - julianday((SELECT min(created) FROM memories)) > 26 * 7 THEN 'month'
+            WHEN julianday(p.as_of) - julianday((
+                SELECT min(created) FROM memories WHERE p.scope = '' OR coalesce(project, 'global') = p.scope
+            )) > 26 * 7 THEN 'month'
             ELSE 'week'
         END AS by
     FROM life_params AS p
     WHERE p.as_of IS NOT NULL
 ),
 
-life_events AS (
-    SELECT created AS at, kind, 1 AS written, 0 AS superseded, 0 AS archived
-    FROM memories
-    WHERE created IS NOT NULL
+life_days AS (
+    -- per day and kind first, with substr (cheap) rather than date() over every memory: date() then runs
+    -- once per day below, not once per memory
+    SELECT substr(created, 1, 10) AS day, kind, count(*) AS written, 0 AS superseded, 0 AS archived
+    FROM life_settings AS s
+    CROSS JOIN memories AS m
+    WHERE m.created <= s.as_of AND (s.scope = '' OR coalesce(m.project, 'global') = s.scope)
+    GROUP BY day, kind
     UNION ALL
-    SELECT invalid_at, kind, 0, status = 'superseded', status = 'archived'
-    FROM memories
-    WHERE invalid_at IS NOT NULL AND status IN ('superseded', 'archived')
+    SELECT substr(invalid_at, 1, 10), kind, 0, sum(status = 'superseded'), sum(status = 'archived')
+    FROM life_settings AS s
+    CROSS JOIN memories AS m
+    WHERE m.invalid_at <= s.as_of AND m.status IN ('superseded', 'archived')
+        AND (s.scope = '' OR coalesce(m.project, 'global') = s.scope)
+    GROUP BY 1, kind
 ),
 
 store_life AS (
     SELECT
-        CASE s.by WHEN 'week' THEN date(e.at, '-6 days', 'weekday 1') ELSE date(e.at, 'start of month') END AS period,
-        s.by, e.kind, sum(e.written) AS written, sum(e.superseded) AS superseded, sum(e.archived) AS archived
+        CASE s.by WHEN 'week' THEN date(d.day, '-6 days', 'weekday 1') ELSE date(d.day, 'start of month') END AS period,
+        s.by, d.kind, sum(d.written) AS written, sum(d.superseded) AS superseded, sum(d.archived) AS archived
     FROM life_settings AS s
-    JOIN life_events AS e ON e.at <= s.as_of
-    GROUP BY period, s.by, e.kind
+    CROSS JOIN life_days AS d
+    GROUP BY period, s.by, d.kind
 )

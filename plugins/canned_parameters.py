@@ -15,6 +15,7 @@ from datasette.utils import tilde_decode
 from datasette.utils.asgi import Response
 
 from indexer.queries import PARAMS, RECALL_MAX
+from indexer.serve import DATABASE
 from indexer.timestamps import normalize
 
 # Datasette's own route to a table or query page (app.py): names as written, tilde-encoded or not
@@ -80,7 +81,7 @@ def canned_query(datasette, scope) -> str | None:
     if base_url != "/" and path.startswith(base_url):
         path = "/" + path[len(base_url) :]
     match = TABLE_ROUTE.match(path)
-    if not match or tilde_decode(match["database"]) != "seamless":
+    if not match or tilde_decode(match["database"]) != DATABASE:
         return None
     query = tilde_decode(match["table"])
     return query if query in PARAMS else None

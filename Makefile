@@ -7,7 +7,7 @@ DB ?= seamless.db
 PORT ?= 8001
 STAMP := $(VENV)/.installed
 
-.PHONY: install index check serve test lint docs browser bench clean
+.PHONY: install index check serve test lint docs browser bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,9 @@ test: $(STAMP) browser lint  ## the whole test suite, after the lint
 
 bench: $(STAMP)  ## performance figures (SIZES="1000 10000 100000")
 	$(BIN)/python -m bench $(if $(SIZES),--sizes "$(SIZES)")
+
+fuzz: $(STAMP)  ## the fuzz campaign, not part of `make test` (MINUTES=10: the documented length)
+	$(BIN)/python -m fuzz --minutes $(or $(MINUTES),10)
 
 clean:
 	rm -rf $(VENV) $(DB) $(DB)-wal $(DB)-shm $(DB).lock test-artifacts .mypy_cache build dist

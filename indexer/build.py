@@ -22,7 +22,7 @@ from . import changes, crossfile, database, fts, timestamps, views
 from .problems import Problem, error
 from .settings import FILE as SETTINGS_FILE
 from .settings import FILE_SETTINGS, load_settings
-from .walk import Folder, StoreFile, files_at, store_files, walk_folders
+from .walk import Folder, FolderFds, StoreFile, files_at, store_files, walk_folders
 
 # A file written this close to the walk may be rewritten at the same size within the same mtime
 # tick; its mtime is stored as -1 so the next run reads it again and compares hashes ("racy clean").
@@ -45,7 +45,8 @@ class RunSummary:
     errors: int = 0
     warnings: int = 0
     seconds: float = 0.0
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)  # those of the files this run read (a full run: all)
+    unlisted: int = 0  # problems on record in files this run did not read
 
     def line(self) -> str:
         return (
@@ -260,16 +261,18 @@ def _store_relative(root: Path, paths: Iterable[str | Path]) -> list[str]:
 class _Reading:
     """Reads the files a plan names into the writer, noting what it found along the way."""
 
-    def __init__(self, run: Run, plan: Plan, writer):
+    def __init__(self, run: Run, plan: Plan, writer, folders: FolderFds | None = None):
+        from .prepare import prepare  # here: a run with nothing to read never loads YAML
+
+        self.prepare = prepare
         self.run, self.plan, self.writer = run, plan, writer
+        self.folders = folders  # the store's folders, opened without following a symlink
         self.unchanged: list[StoreFile] = []  # read, same content: only their stat is updated
         self.vanished: list[StoreFile] = []  # gone between the plan and the read
         self.deleted: list[str] = list(plan.deleted)  # the plan's deletions and the vanished files
 
     def read(self, sf: StoreFile, digest: str | None) -> None:
-        from .prepare import prepare
-
-        prepared = prepare(str(self.run.root), sf, digest, self.run.max_bytes)
+        prepared = self.prepare(str(self.run.root), sf, digest, self.run.max_bytes, self.folders)
         if prepared is None:  # vanished between the walk and the read
             self.vanished.append(sf)
             self.deleted.append(sf.path)
@@ -313,12 +316,16 @@ def _carry_out(db: database.IndexConnection, run: Run, plan: Plan, progress: Pro
     from .write import IndexWriter
 
     # the writer's thread is stopped before the transaction commits or rolls back
-    with db.atomic(), IndexWriter(db, str(run.root), run.max_bytes, run.racy_after, empty=plan.full) as writer:
+    with (
+        db.atomic(),
+        IndexWriter(db, str(run.root), run.max_bytes, run.racy_after, empty=plan.full) as writer,
+        FolderFds(str(run.root)) as folders,
+    ):
         if plan.full:
             _empty_tables(db)
         for path in plan.deleted:
             writer.forget(path)
-        reading = _Reading(run, plan, writer)
+        reading = _Reading(run, plan, writer, folders)
         reading.read_stale(progress)
         reading.read_losers()
         changed = reading.changed(db)
@@ -370,8 +377,15 @@ def _record(
     db: database.IndexConnection, run: Run, plan: Plan, mode: str, changed: int, deleted: int, vanished: int = 0
 ) -> RunSummary:
     """Sum up the run and add it to `index_runs`."""
-    # a paths run reports the problems of the files it looked at, not the whole store's
-    paths = None if plan.fingerprints is not None else set(plan.files) | set(plan.deleted)
+    # a full run reports every problem; a paths run those of the files it looked at; an incremental run
+    # (a no-op too) those of the files it read: the others were reported by the run that read them
+    if plan.full:
+        paths = None
+    elif plan.fingerprints is None:
+        paths = set(plan.files) | set(plan.deleted)
+    else:
+        paths = {sf.path for sf in plan.stale} | plan.losers | set(plan.deleted)
+        paths |= {p.path for p in plan.folder_problems or ()} | ({SETTINGS_FILE} if plan.settings_changed else set())
     summary = _summary(db, mode, plan.seen - vanished, changed, deleted, paths)
     summary.seconds = round(time.perf_counter() - run.started, 3)
     db.execute(
@@ -462,4 +476,17 @@ def _summary(
         errors=counts.get("error", 0),
         warnings=counts.get("warning", 0),
         problems=problems,
+        unlisted=sum(counts.values()) - len(problems),
     )
+
+
+def recorded_problems(db_path: str | Path) -> list[Problem]:
+    """Every problem the index at `db_path` holds, in order (what a full run lists)."""
+    db = database.open_db(db_path)
+    try:
+        return [
+            Problem(*row)
+            for row in db.execute("select path, line, severity, code, message from problems order by path, line, code")
+        ]
+    finally:
+        db.close()

@@ -30,16 +30,23 @@ def cli():
 def index(store, db_path, full, strict):
     """Build or update the index of STORE (a folder with memories/ and notes/)."""
     from .build import index_store
+    from .database import NotAnIndexError
     from .sqlite import sqlite3
 
     try:
         summary = index_store(store, db_path, full=full, progress=_progress_bar(), on_wait=_waiting(db_path))
+    except NotAnIndexError as e:
+        raise click.ClickException(str(e)) from None
     except sqlite3.DatabaseError as e:
         raise click.ClickException(
             f"could not write the index at {db_path}: {e}; the previous index is unchanged"
         ) from e
     except OSError as e:  # e.g. the folder of --db does not exist, so the lock file cannot be made
         raise click.ClickException(f"cannot open the index at {db_path}: {e.strerror or e}") from e
+    if strict and summary.unlisted:  # --strict lists every problem on record, as a full run does
+        from .build import recorded_problems
+
+        summary.problems, summary.unlisted = recorded_problems(db_path), 0
     _report(store, summary)
     if strict and summary.errors:
         sys.exit(1)
@@ -83,6 +90,12 @@ def _waiting(db_path):
 def _report(store: Path, summary) -> None:
     if summary.problems:  # one write: thousands of echo calls cost more than the rest of a no-op's reporting
         click.echo("\n".join(problem.format(str(store)) for problem in summary.problems))
+    if summary.unlisted:  # reported by the runs that read those files; listing them all again cost seconds
+        click.echo(
+            f"{summary.unlisted:,} problems on record in files this run did not read are not listed: "
+            f"`seamless check {store}` or `seamless index --strict` lists them all",
+            err=True,
+        )
     click.echo(summary.line(), err=True)
 
 
@@ -99,14 +112,21 @@ def _report(store: Path, summary) -> None:
     metavar="STORE",
     help="Also keep the index in step with STORE (`seamless watch` in a second process, stopped with the server).",
 )
-def serve(db_path, host, port, watch_store):
+@click.option(
+    "--allow-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="A host name the explorer answers to besides localhost, 127.0.0.1, [::1] and --host (repeatable).",
+)
+def serve(db_path, host, port, watch_store, allowed_hosts):
     """Serve the explorer (Datasette, read-only) on the index at --db."""
     from .serve import ExplorerError
     from .serve import serve as run
 
     with _watching(watch_store, db_path) if watch_store else contextlib.nullcontext():
         try:
-            run(db_path, host=host, port=port)
+            run(db_path, host=host, port=port, allowed_hosts=allowed_hosts)
         except ExplorerError as e:
             raise click.ClickException(str(e)) from e
 
@@ -169,11 +189,16 @@ def _connect(db_path: str, read_only: bool = False):
         if read_only
         else sqlite3.connect(db_path)
     )
+    from .database import is_index, not_an_index
+
     try:
-        if not conn.execute("select 1 from sqlite_master where name = 'memories'").fetchone():
-            raise missing
-    except sqlite3.DatabaseError:
-        raise missing from None
+        ours = is_index(conn)
+    except sqlite3.DatabaseError:  # not SQLite at all
+        ours = False
+    if ours is None:
+        raise missing
+    if not ours:
+        raise click.ClickException(not_an_index(db_path))
     return conn
 
 

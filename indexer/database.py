@@ -17,6 +17,32 @@ from .sqlite import sqlite3
 SCHEMA_VERSION = 12  # 8: real-time timestamps, note titles outside code, YAML error lines; 9: ctime_ns; 10: index_meta;
 # 11: index_watch; 12: memories_overview
 _savepoints = itertools.count()
+# PRAGMA application_id of every index (the bytes "SEAM"): a SQLite file without it is not ours, unless it is
+# an index made before it was set (our user_version and bookkeeping tables), which is stamped when next written
+APPLICATION_ID = 0x5345414D
+
+
+class NotAnIndexError(sqlite3.DatabaseError):
+    """The file is a SQLite database, but not a seamless index: it is left as it is."""
+
+
+def is_index(conn: sqlite3.Connection) -> bool | None:
+    """True for a seamless index, None for an empty database (a new one), False for any other SQLite file."""
+    if conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID:
+        return True
+    tables = {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")}
+    if not tables and conn.execute("PRAGMA application_id").fetchone()[0] == 0:
+        return None
+    ours = conn.execute("PRAGMA user_version").fetchone()[0] > 0 and {"memories", "index_files"} <= tables
+    return ours and conn.execute("PRAGMA application_id").fetchone()[0] == 0
+
+
+def not_an_index(path: str | Path) -> str:
+    """The sentence for a --db that is another SQLite database."""
+    return (
+        f"{path} is a SQLite database but not a seamless index; it was left untouched: "
+        "give --db the path of an index (or of a new file) for `seamless index` to build"
+    )
 
 
 class IndexConnection(sqlite3.Connection):
@@ -46,6 +72,10 @@ def open_db(path: str | Path, private: bool = False) -> IndexConnection:
     """
     # the index run's writer thread shares this connection (never at the same time as this thread)
     db = sqlite3.connect(str(path), factory=IndexConnection, isolation_level=None, check_same_thread=False)
+    ours = is_index(db)  # before any pragma below writes to the file
+    if ours is False:
+        db.close()
+        raise NotAnIndexError(not_an_index(path))
     if private:
         db.execute("PRAGMA journal_mode=MEMORY")  # rollback still works; a new file has no pages to save
         db.execute("PRAGMA synchronous=OFF")
@@ -64,6 +94,8 @@ def open_db(path: str | Path, private: bool = False) -> IndexConnection:
             fts.drop_triggers(db)
             fts.create(db)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    if db.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     return db
 
 

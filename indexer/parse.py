@@ -16,7 +16,7 @@ from frontmatter.default_handlers import YAMLHandler
 
 from . import yaml_loader
 from .problems import Problem, error
-from .walk import read_regular_file
+from .walk import FolderFds
 
 HANDLER = YAMLHandler()
 BOUNDARY = HANDLER.FM_BOUNDARY  # a line of 3 or more dashes: python-frontmatter's own split
@@ -63,14 +63,23 @@ def digest(data: bytes) -> str:
     return hasher.hexdigest()
 
 
-def read_store_file(root: Path | str, path: str, max_bytes: int) -> ParsedFile:
-    """Read and parse `root/path`; never raises for bad content (FileNotFoundError aside)."""
+def read_store_file(root: Path | str, path: str, max_bytes: int, folders: FolderFds | None = None) -> ParsedFile:
+    """Read and parse `root/path` (through `folders`, a run's open folders of `root`); never raises for bad content
+    (FileNotFoundError aside)."""
     try:
-        data = read_regular_file(f"{root}/{path}", max_bytes + 1)
+        if folders is None:
+            with FolderFds(str(root)) as once:
+                data = once.read(path, max_bytes + 1)
+        else:
+            data = folders.read(path, max_bytes + 1)
     except FileNotFoundError:
         raise
     except OSError as e:
-        reason = "it is a symbolic link, never followed" if e.errno == errno.ELOOP else e.strerror or e
+        reason = (
+            "it or a folder on its path is a symbolic link, never followed"
+            if e.errno in (errno.ELOOP, errno.ENOTDIR)
+            else e.strerror or e
+        )
         parsed = ParsedFile(path, "")
         parsed.problems.append(error(path, 1, "unreadable", f"cannot read the file: {reason}"))
         return parsed

@@ -7,9 +7,10 @@ than the parsing they take over (docs/performance.md).
 from dataclasses import dataclass, field
 
 from .parse import read_store_file
+from .problem_cap import capped
 from .problems import Problem, error
 from .validate import memory_record, note_record
-from .walk import StoreFile
+from .walk import FolderFds, StoreFile
 
 
 @dataclass
@@ -23,7 +24,9 @@ class Prepared:
     problems: list[Problem] = field(default_factory=list)
 
 
-def prepare(root: str, sf: StoreFile, known_digest: str | None, max_bytes: int) -> Prepared | None:
+def prepare(
+    root: str, sf: StoreFile, known_digest: str | None, max_bytes: int, folders: FolderFds | None = None
+) -> Prepared | None:
     """Read, parse and validate one file; None if it vanished since the walk.
 
     A file whose content hash equals `known_digest` is only marked unchanged.
@@ -31,10 +34,10 @@ def prepare(root: str, sf: StoreFile, known_digest: str | None, max_bytes: int) 
     if sf.name_not_utf8:
         return Prepared(sf, "", problems=[error(sf.path, 1, "not-utf8", "the file name is not UTF-8; rename the file")])
     try:
-        parsed = read_store_file(root, sf.path, max_bytes)
+        parsed = read_store_file(root, sf.path, max_bytes, folders)
     except FileNotFoundError:
         return None
     if parsed.digest == known_digest:
         return Prepared(sf, parsed.digest, unchanged=True)
     record, problems = (memory_record if sf.type == "memory" else note_record)(parsed)
-    return Prepared(sf, parsed.digest, record=record, problems=problems)
+    return Prepared(sf, parsed.digest, record=record, problems=capped(problems))

@@ -1,5 +1,6 @@
 """A problem found in one file of the store, how it is printed, and the registry of every problem code."""
 
+import re
 from dataclasses import dataclass
 
 ERROR = "error"
@@ -78,6 +79,11 @@ RULES = (
     Rule("supersession-cycle", WARNING, "following `superseded_by` comes back to the start (each member gets it)"),
     Rule("bad-settings", ERROR, "`seamless.toml` cannot be read, or a value is not a whole number (defaults are used)"),
     Rule("unknown-setting", WARNING, "`seamless.toml` names a key that does not exist (ignored)"),
+    Rule(
+        "more-warnings",
+        WARNING,
+        "a file with over 20 warnings: the first 20 are listed, and this one counts the rest by code",
+    ),
 )
 CODES = {rule.code: rule for rule in RULES}
 
@@ -93,9 +99,23 @@ class Problem:
     message: str
 
     def format(self, prefix: str = "") -> str:
-        """`path:line: severity code: message`, the path optionally under `prefix`."""
+        """`path:line: severity code: message`, the path optionally under `prefix`, on one line whatever they hold.
+
+        Control characters are shown escaped (`\\n`, `\\x1b`): a file named with a newline cannot
+        print a second, forged problem line, nor a terminal escape sequence hide one.
+        """
         path = f"{prefix.rstrip('/')}/{self.path}" if prefix else self.path
-        return f"{path}:{self.line}: {self.severity} {self.code}: {self.message}"
+        return f"{escaped(path)}:{self.line}: {self.severity} {self.code}: {escaped(self.message)}"
+
+
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # C0, DEL, C1, and the Unicode line separators
+
+
+def escaped(text: str) -> str:
+    """`text` with each control character written as Python writes it in a string (`\\n`, `\\x1b`)."""
+    if text.isprintable():
+        return text
+    return CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def _registered(code: str, severity: str) -> str:

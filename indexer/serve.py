@@ -37,8 +37,11 @@ def config_dir(root: Path | None = None) -> Path:
     )
 
 
-def build_datasette(db_path: str | Path, root: Path | None = None):
-    """A Datasette serving `db_path` read-only as database `seamless`, configured from `root` (or as found)."""
+def build_datasette(db_path: str | Path, root: Path | None = None, allowed_hosts: tuple[str, ...] = ()):
+    """A Datasette serving `db_path` read-only as database `seamless`, configured from `root` (or as found).
+
+    It answers to localhost, 127.0.0.1 and [::1], and to `allowed_hosts` (plugins/host_guard.py).
+    """
     try:
         from datasette.app import Datasette
         from datasette.database import Database
@@ -58,16 +61,17 @@ def build_datasette(db_path: str | Path, root: Path | None = None):
         ds.remove_database(name)
     # mutable (mode=ro), not immutable: a re-index is seen without a restart
     ds.add_database(Database(ds, str(db_path.resolve()), is_mutable=True), name=DATABASE)
+    ds.seamless_allowed_hosts = tuple(allowed_hosts)
     return ds
 
 
-def serve(db_path: str | Path, host: str = "127.0.0.1", port: int = 8001) -> None:
-    """Run the explorer until interrupted."""
+def serve(db_path: str | Path, host: str = "127.0.0.1", port: int = 8001, allowed_hosts: tuple[str, ...] = ()) -> None:
+    """Run the explorer until interrupted; it answers to the local names, `host` and `allowed_hosts`."""
     import asyncio
 
     import uvicorn
 
-    ds = build_datasette(db_path)
+    ds = build_datasette(db_path, allowed_hosts=(host, *allowed_hosts))
     asyncio.new_event_loop().run_until_complete(_startup(ds))
     uvicorn.run(ds.app(), host=host, port=port, log_level="info", lifespan="on", workers=1)
 
@@ -75,8 +79,16 @@ def serve(db_path: str | Path, host: str = "127.0.0.1", port: int = 8001) -> Non
 async def _startup(ds) -> None:
     """Run the plugins' startup hooks and check the file is a seamless index."""
     await ds.invoke_startup()
+    from .database import is_index, not_an_index
+
     db = ds.get_database(DATABASE)
     try:
-        await db.execute("select id from memories limit 1")
-    except Exception as e:  # sqlite3.DatabaseError and friends: not SQLite, or no memories table
+        ours = await db.execute_fn(is_index)
+    except Exception as e:  # sqlite3.DatabaseError and friends: not SQLite at all
         raise ExplorerError(f"{db.path} is not a seamless index ({e}): build it with `seamless index`") from e
+    if not ours:
+        raise ExplorerError(
+            not_an_index(db.path)
+            if ours is False
+            else f"{db.path} is an empty database, not an index: build it with `seamless index`"
+        )

@@ -4,6 +4,7 @@ import re
 import tomllib
 from pathlib import Path
 
+from .problem_cap import capped
 from .problems import Problem, error, warning
 from .walk import read_regular_file
 
@@ -73,7 +74,7 @@ def load_settings(root: Path) -> tuple[dict[str, int], list[Problem]]:
                 )
             else:
                 settings[key] = value
-    return settings, problems
+    return settings, capped(problems)
 
 
 def _key_lines(text: str) -> dict[str, int]:

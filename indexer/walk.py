@@ -1,8 +1,14 @@
-"""Finding and opening the store's files: `*.md` under memories/ and notes/, no hidden files, no symlinks."""
+"""Finding and opening the store's files: `*.md` under memories/ and notes/, no hidden files, no symlinks.
+
+No symlink is followed in any part of a path, even when a folder is swapped for one during a run: the
+walk opens each folder with O_NOFOLLOW and checks it is the folder its parent listed (device and inode),
+and files are read relative to folders opened one component at a time (FolderFds).
+"""
 
 import errno
 import os
 import stat
+from collections import OrderedDict
 from pathlib import Path
 from typing import NamedTuple
 
@@ -39,9 +45,7 @@ def walk_folders(root: Path) -> dict[str, Folder]:
     """Every folder under `root`/memories and `root`/notes holding markdown files, by relative path."""
     found: dict[str, Folder] = {}
     for folder, kind in FOLDERS.items():
-        top = root / folder
-        if top.is_dir() and not top.is_symlink():
-            _scan(str(top), folder, kind, found)
+        _scan(str(root / folder), folder, kind, found)
     return found
 
 
@@ -65,43 +69,66 @@ def walk_store(root: Path) -> dict[str, StoreFile]:
     return store_files(walk_folders(root))
 
 
+# a folder opened by name: never through a symlink in its last part, nor kept open across exec
+DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
 def _scan(top: str, top_prefix: str, kind: str, found: dict[str, Folder]) -> None:
-    # a stack, not recursion: folders nested a thousand deep must not stop the run
-    stack = [(top, f"{top_prefix}/")]
+    # a stack, not recursion: folders nested a thousand deep must not stop the run. Each folder is opened
+    # by its path once its parent is closed (one descriptor at a time, however deep or wide the tree), and
+    # must be the folder the parent listed: a part of its path swapped for a symlink since then leads elsewhere.
+    stack: list[tuple[str, str, tuple[int, int] | None]] = [(top, f"{top_prefix}/", None)]
     while stack:
-        directory, prefix = stack.pop()
+        directory, prefix, identity = stack.pop()
         try:
-            entries = list(os.scandir(directory))
-        except FileNotFoundError:
-            continue  # vanished during the walk: its files are simply not there
-        except OSError as e:  # there, but its files cannot be listed: a problem, not a silent loss
-            found[_shown(prefix[:-1])] = Folder(kind, [], [], [], f"cannot list this folder ({e.strerror or e})")
-            continue
-        paths: list[str] = []
-        stats: list[int] = []
-        not_utf8: list[str] = []
-        for entry in entries:
-            name = entry.name
-            if name[0] == ".":
-                continue
+            fd = os.open(directory, DIRECTORY_FLAGS)
+        except OSError as e:
+            if e.errno not in (errno.ENOENT, errno.ELOOP, errno.ENOTDIR):  # there, but its files cannot be listed
+                found[_shown(prefix[:-1])] = Folder(kind, [], [], [], f"cannot list this folder ({e.strerror or e})")
+            continue  # vanished, or now a symlink or a file: not followed, its files are not there
+        try:
+            if identity is not None:
+                info = os.fstat(fd)
+                if (info.st_dev, info.st_ino) != identity:
+                    continue  # a folder above it was swapped for a symlink since it was listed: not in the store
             try:
-                # with follow_symlinks=False a symlink is neither a folder nor a file: never followed
-                if name.endswith(".md") and entry.is_file(follow_symlinks=False):
-                    st = entry.stat(follow_symlinks=False)
-                    rel = prefix + name
-                    if not (rel.isascii() or _is_utf8(rel)):  # the index holds text: show the name's bytes
-                        rel = _shown(rel)
-                        not_utf8.append(rel)
-                    paths.append(rel)
-                    stats.append(st.st_size)
-                    stats.append(st.st_mtime_ns)
-                    stats.append(st.st_ctime_ns)
-                elif entry.is_dir(follow_symlinks=False):
-                    stack.append((entry.path, f"{prefix}{name}/"))
-            except OSError:
-                continue  # a file that vanished during the walk is not part of this run
-        if paths:
-            found[_shown(prefix[:-1])] = Folder(kind, paths, stats, not_utf8)
+                entries = list(os.scandir(fd))
+            except OSError as e:  # there, but its files cannot be listed: a problem, not a silent loss
+                found[_shown(prefix[:-1])] = Folder(kind, [], [], [], f"cannot list this folder ({e.strerror or e})")
+                continue
+            _list(entries, directory, prefix, kind, stack, found)
+        finally:
+            os.close(fd)
+
+
+def _list(entries: list, directory: str, prefix: str, kind: str, stack: list, found: dict[str, Folder]) -> None:
+    """Record one folder's markdown files in `found` and push its folders on `stack` (entries of scandir(fd))."""
+    paths: list[str] = []
+    stats: list[int] = []
+    not_utf8: list[str] = []
+    for entry in entries:
+        name = entry.name
+        if name[0] == ".":
+            continue
+        try:
+            # with follow_symlinks=False a symlink is neither a folder nor a file: never followed
+            if name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                st = entry.stat(follow_symlinks=False)
+                rel = prefix + name
+                if not (rel.isascii() or _is_utf8(rel)):  # the index holds text: show the name's bytes
+                    rel = _shown(rel)
+                    not_utf8.append(rel)
+                paths.append(rel)
+                stats.append(st.st_size)
+                stats.append(st.st_mtime_ns)
+                stats.append(st.st_ctime_ns)
+            elif entry.is_dir(follow_symlinks=False):
+                st = entry.stat(follow_symlinks=False)
+                stack.append((f"{directory}/{name}", f"{prefix}{name}/", (st.st_dev, st.st_ino)))
+        except OSError:
+            continue  # a file that vanished during the walk is not part of this run
+    if paths:
+        found[_shown(prefix[:-1])] = Folder(kind, paths, stats, not_utf8)
 
 
 def _shown(name: str) -> str:
@@ -123,11 +150,11 @@ def _is_utf8(name: str) -> bool:
 CHUNK_BYTES = 1 << 20  # what one read() may allocate: a file's stated size is not trusted with memory
 
 
-def read_regular_file(name: str, limit: int) -> bytes:
-    """At most `limit` bytes of the regular file `name`, refusing symlinks and special files."""
+def read_regular_file(name: str, limit: int, dir_fd: int | None = None) -> bytes:
+    """At most `limit` bytes of the regular file `name` (in folder `dir_fd`), refusing symlinks and special files."""
     # the walk skipped those, but the path may have been replaced since: a symlink must not
     # be followed out of the store, and opening a FIFO must not hang the run
-    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -147,6 +174,56 @@ def read_regular_file(name: str, limit: int) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+class FolderFds:
+    """The store's folders opened for reading, each part of the path with O_NOFOLLOW under the one before.
+
+    One run reads its files folder by folder: the last few folders stay open (a file costs one open),
+    and all are closed on leaving the `with`. The store's root itself may be a symlink (the user named it).
+    """
+
+    KEEP = 32
+
+    def __init__(self, root: str):
+        self.root = str(root)
+        self.fds: OrderedDict[str, int] = OrderedDict()
+
+    def __enter__(self) -> "FolderFds":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        while self.fds:
+            os.close(self.fds.popitem()[1])
+
+    def open(self, folder: str) -> int:
+        """A descriptor of `folder` (relative to the root, `/`-separated); OSError ELOOP if a part is a symlink."""
+        fd = self.fds.get(folder)
+        if fd is not None:
+            self.fds.move_to_end(folder)
+            return fd
+        parts = folder.split("/") if folder else []
+        at = len(parts) - 1  # from the deepest folder on the way that is open already, else from the root
+        while at > 0 and "/".join(parts[:at]) not in self.fds:
+            at -= 1
+        fd = self.fds["/".join(parts[:at])] if at > 0 else self._root()
+        for i in range(max(at, 0), len(parts)):
+            fd = os.open(parts[i], DIRECTORY_FLAGS, dir_fd=fd)
+            self.fds["/".join(parts[: i + 1])] = fd
+            if len(self.fds) > self.KEEP:  # the least recently used; never the one just opened
+                os.close(self.fds.popitem(last=False)[1])
+        return fd
+
+    def _root(self) -> int:
+        fd = self.fds.get("")
+        if fd is None:
+            fd = self.fds[""] = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+        return fd
+
+    def read(self, path: str, limit: int) -> bytes:
+        """At most `limit` bytes of the store file `path`, as read_regular_file reads them."""
+        folder, _, name = path.rpartition("/")
+        return read_regular_file(name, limit, self.open(folder))
 
 
 def files_at(root: Path, path: str, folders_seen: dict[str, bool] | None = None) -> dict[str, StoreFile]:

@@ -11,13 +11,15 @@ import re
 from urllib.parse import parse_qsl, urlencode
 
 from datasette import hookimpl
+from datasette.utils import tilde_decode
 from datasette.utils.asgi import Response
 
 from indexer.queries import PARAMS, RECALL_MAX
 from indexer.timestamps import normalize
 
-# /seamless/<query>, with any output extension (.json, .md, .csv)
-CANNED_PATH = re.compile(r"/seamless/(?P<query>[a-z_]+)(?:\.\w+)?")
+# Datasette's own route to a table or query page (app.py): names as written, tilde-encoded or not
+# (`/seamless/brief~69ng.json` is the briefing), with any output extension (.json, .md, .csv)
+TABLE_ROUTE = re.compile(r"/(?P<database>[^\/\.]+)/(?P<table>[^\/\.]+)(\.(?P<format>\w+))?$")
 WHOLE_NUMBER = re.compile(r"[0-9]+")
 # parameter: (least value, what it must be), as the CLI's --budget and --limit
 WHOLE_NUMBERS = {
@@ -68,15 +70,31 @@ async def refuse(datasette, scope, send, message: str) -> None:
     await response.asgi_send(send)
 
 
+def canned_query(datasette, scope) -> str | None:
+    """The canned query of ours a request goes to, found as Datasette's router finds it (raw path, names decoded)."""
+    path = scope.get("path", "")
+    if scope.get("raw_path"):
+        path = scope["raw_path"].decode("ascii", "replace")
+    path = path.partition("?")[0]
+    base_url = datasette.setting("base_url")
+    if base_url != "/" and path.startswith(base_url):
+        path = "/" + path[len(base_url) :]
+    match = TABLE_ROUTE.match(path)
+    if not match or tilde_decode(match["database"]) != "seamless":
+        return None
+    query = tilde_decode(match["table"])
+    return query if query in PARAMS else None
+
+
 @hookimpl
 def asgi_wrapper(datasette):
     def wrap(app):
         async def check_parameters(scope, receive, send):
-            match = CANNED_PATH.fullmatch(scope.get("path", "")) if scope["type"] == "http" else None
-            if match and match["query"] in PARAMS:
+            query = canned_query(datasette, scope) if scope["type"] == "http" else None
+            if query:
                 pairs = parse_qsl(scope.get("query_string", b"").decode("utf-8", "replace"), keep_blank_values=True)
                 try:
-                    checked = checked_parameters(match["query"], pairs)
+                    checked = checked_parameters(query, pairs)
                 except ValueError as e:
                     await refuse(datasette, scope, send, str(e))
                     return

@@ -3,11 +3,19 @@ Recall's snippets are shown as the escaped text they are, the matched words high
 
 markdown-it-py turns the body into HTML (raw HTML allowed through, so nh3 decides), then nh3
 keeps only harmless tags: no script, style, iframe, svg or form, no event handlers, no
-javascript:/data: URLs, and every link gets rel="nofollow noopener noreferrer". The JSON API is
-untouched: it returns the raw body text.
+javascript:/data: URLs, and every link gets rel="nofollow noopener noreferrer". An image may only
+come from another site: a relative or local `src` (`<img src="/seamless.json?sql=...">`) would have
+the viewer's browser run a query of our own just by opening the page, so it is dropped.
+
+Rendering runs off the event loop, one body at a time, within RENDER_SECONDS: some markdown takes
+markdown-it seconds (64 KB of `![` take 3 s, a megabyte minutes). A body over MAX_MARKDOWN_CHARS, or one
+that takes longer, is shown as plain text. The JSON API is untouched: it returns the raw body text.
 """
 
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
+from urllib.parse import urlsplit
 
 import nh3
 from datasette import hookimpl
@@ -19,18 +27,59 @@ from indexer.serve import DATABASE
 
 BODY_COLUMNS = {("memories", "body"), ("notes", "body"), ("active_memories", "body")}
 URL_SCHEMES = {"http", "https", "mailto"}
+MAX_MARKDOWN_CHARS = 100_000
+RENDER_SECONDS = 1.0
+# names that reach this machine whatever the page's own address; a src to any of them is dropped too
+LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "[::1]"}
 _md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+_renderer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="markdown")  # a slow body holds this, not the loop
+
+
+def _foreign_src(tag: str, attribute: str, value: str) -> str | None:
+    """nh3's attribute filter: a `src` stays only when it names another site over http(s)."""
+    if attribute != "src":
+        return value
+    try:
+        url = urlsplit(value.strip())
+        host = (url.hostname or "").lower().rstrip(".")
+    except ValueError:
+        return None
+    if url.scheme not in ("http", "https") or not host or host in LOCAL_HOSTS or host.endswith(".localhost"):
+        return None
+    if host.startswith("127.") or host.replace("[", "").startswith(("::ffff:127.", "::1")):
+        return None
+    return value
 
 
 @lru_cache(maxsize=2048)
 def render_markdown(text: str | None) -> Markup:
-    """Markdown text -> sanitised HTML, safe to put in a page as is."""
+    """Markdown text -> sanitised HTML, safe to put in a page as is (no time budget: see rendered)."""
     return sanitise(_md.render(text or ""))
 
 
 def sanitise(html: str) -> Markup:
     """HTML with only harmless tags and attributes left: what every body and diff goes through."""
-    return Markup(nh3.clean(str(html), url_schemes=URL_SCHEMES, link_rel="nofollow noopener noreferrer"))
+    return Markup(
+        nh3.clean(
+            str(html), url_schemes=URL_SCHEMES, link_rel="nofollow noopener noreferrer", attribute_filter=_foreign_src
+        )
+    )
+
+
+def plain_text(text: str) -> Markup:
+    return Markup('<pre class="md-plain">') + escape(text) + Markup("</pre>")
+
+
+async def rendered(text: str | None) -> Markup:
+    """`text` as render_markdown gives it, or as plain text when it is too long or takes too long."""
+    text = text or ""
+    if len(text) > MAX_MARKDOWN_CHARS:
+        return plain_text(text)
+    future = asyncio.get_running_loop().run_in_executor(_renderer, render_markdown, text)
+    try:
+        return await asyncio.wait_for(asyncio.shield(future), RENDER_SECONDS)
+    except TimeoutError:  # it finishes in the background, and is cached for the next view
+        return plain_text(text)
 
 
 def highlighted(snippet: str) -> Markup:
@@ -38,12 +87,16 @@ def highlighted(snippet: str) -> Markup:
     return Markup(str(escape(snippet)).replace(MATCH_START, "<mark>").replace(MATCH_END, "</mark>"))
 
 
+async def _body_cell(value: str) -> Markup:
+    return Markup('<div class="md-body">') + await rendered(value) + Markup("</div>")
+
+
 @hookimpl
 def render_cell(value, column, table, database):
     if database != DATABASE or not isinstance(value, str):
         return None
     if (table, column) in BODY_COLUMNS:
-        return Markup('<div class="md-body">') + render_markdown(value) + Markup("</div>")
+        return _body_cell(value)
     if table is None and column == "snippet":
         return highlighted(value)
     return None
@@ -51,5 +104,5 @@ def render_cell(value, column, table, database):
 
 @hookimpl
 def prepare_jinja2_environment(env):
-    env.filters["markdown"] = render_markdown
+    env.filters["markdown"] = rendered  # templates are rendered asynchronously: the filter is awaited
     env.filters["sanitise"] = sanitise

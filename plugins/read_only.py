@@ -8,6 +8,7 @@ restart. Datasette's own /-/ endpoints (log out, MCP) keep their methods.
 from datasette import hookimpl
 from datasette.utils.asgi import Response
 
+from indexer import bounded_sql
 from indexer.serve import DATABASE
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
@@ -24,6 +25,7 @@ def prepare_connection(conn, database):
     if database == DATABASE:
         conn.execute("PRAGMA query_only = 1")
         conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+        bounded_sql.bound(conn)  # one value, or one function call, cannot stall the server or take its memory
 
 
 @hookimpl

@@ -11,6 +11,7 @@ applied to STORE/PATH, as another process changing the store at that moment woul
     symlink    replace it by a symlink to TARGET
     fifo       replace it by a named pipe
     directory  replace it by a folder
+    folder-symlink  replace the folder holding it by a symlink to the folder TARGET
 """
 
 import os
@@ -28,6 +29,9 @@ def change(path: Path, action: str, target: str | None) -> None:
         path.write_text(target, "utf-8")
     elif action == "grow":
         path.write_bytes(b"x" * 5_000_000)
+    elif action == "folder-symlink":
+        path.parent.rename(path.parent.with_name(path.parent.name + "-moved"))
+        path.parent.symlink_to(target)
     else:
         path.unlink()
         if action == "symlink":

@@ -429,14 +429,14 @@ def test_a_folder_the_system_refuses_to_list_is_an_error_not_a_silent_loss(store
     # as root nothing can be made unlistable, so the refusal is the operating system's answer, injected
     import indexer.walk
 
-    refused, real_scandir = set(), os.scandir
+    refused, real_open = set(), os.open
 
-    def scandir(path):
+    def open_folder(path, *args, **kwargs):  # the walk opens each folder by its path, then lists it
         if path in refused:
             raise PermissionError(13, "Permission denied", path)
-        return real_scandir(path)
+        return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(indexer.walk.os, "scandir", scandir)
+    monkeypatch.setattr(indexer.walk.os, "open", open_folder)
     folder = str(store.root / "memories" / "locked")
     check_folder_refused(store, (lambda: refused.add(folder), refused.clear))
 

@@ -1,0 +1,1 @@
+"""The fuzz campaign: `python -m fuzz` (see __main__.py)."""

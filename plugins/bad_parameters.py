@@ -1,0 +1,72 @@
+"""A table page's parameter that Datasette cannot read is a 400 that says what is wrong, not a 500.
+
+Datasette 0.65 reads some parameters of a table or view page without checking them first: `_through`
+(JSON, the keys table, column and value, and a foreign key this index does not have), `col__in` and
+`col__notin` given as a JSON list, `_timelimit` and a view's `_next` (whole numbers), `_sort`/`_sort_desc`
+(a column that can be sorted on, not both). A fault there raised a bare exception, shown as a 500.
+When a page fails and one of those parameters is at fault, it is answered by Datasette's own error page
+or JSON, with status 400 and a sentence naming the parameter; any other failure stays a 500 (a bug).
+"""
+
+import json
+
+from datasette import hookimpl
+from datasette.handle_exception import handle_exception as datasette_handle_exception
+from datasette.views.base import DatasetteError
+
+THROUGH = 'must be JSON like {"table": "t", "column": "c", "value": "v"}'
+
+
+def fault(key: str, value: str) -> str | None:
+    """Why `key=value` cannot be read by Datasette's table page, or None."""
+    if key == "_through":
+        try:
+            through = json.loads(value)
+        except ValueError:
+            return f"_through {THROUGH}"
+        if not isinstance(through, dict) or not all(isinstance(through.get(k), str) for k in ("table", "column")):
+            return f"_through {THROUGH}"
+        if "value" not in through:
+            return f"_through {THROUGH}"
+        return None
+    if key.endswith(("__in", "__notin")) and value.startswith("["):
+        try:
+            items = json.loads(value)
+        except ValueError:
+            items = None
+        if not isinstance(items, list):
+            return f'{key} must be a JSON list like ["a", "b"], or values separated by commas'
+        return None
+    if key in ("_timelimit", "_next") and not value.strip().isdigit():
+        return f"{key} must be a whole number here" if key == "_timelimit" else None
+    return None
+
+
+SUSPECTS = ("_through", "_timelimit", "_next", "_sort", "_sort_desc")
+
+
+def at_fault(request) -> list[tuple[str, str]]:
+    """The parameters of `request` that Datasette reads unchecked."""
+    return [
+        (key, value)
+        for key in request.args
+        for value in request.args.getlist(key)
+        if key in SUSPECTS or key.endswith(("__in", "__notin"))
+    ]
+
+
+@hookimpl
+def handle_exception(datasette, request, exception):
+    if "table" not in request.url_vars or (isinstance(exception, DatasetteError) and exception.status != 500):
+        return None
+    suspects = at_fault(request)
+    if not suspects:
+        return None  # not a parameter's fault: a bug, and a 500
+    message = next((m for key, value in suspects if (m := fault(key, value))), None)
+    if message is None:
+        if not isinstance(exception, DatasetteError):
+            keys = ", ".join(dict.fromkeys(key for key, _ in suspects))
+            message = f"{keys}: cannot be read ({exception})"
+        else:
+            message = exception.message  # Datasette's own sentence: "Cannot sort table by nope"
+    return datasette_handle_exception(datasette, request, DatasetteError(message, status=400, title="Bad parameter"))

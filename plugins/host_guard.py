@@ -1,0 +1,65 @@
+"""Answer only requests addressed to this machine: a DNS rebinding page cannot read the explorer.
+
+A page on another site can point its own host name at 127.0.0.1 and then read what the explorer
+answers, as if it were the same site. Browsers send the name they asked for in `Host`, and the page's
+own site in `Origin` when it fetches from a script. So a request is refused (403) when its Host is not
+one the server was started for: localhost, 127.0.0.1, [::1], the interface it was bound to, and any name
+given with `seamless serve --allow-host`. A request with an Origin is refused unless the Origin is
+http(s) on one of those names too: the JSON API, the pages and /-/mcp alike (the MCP specification asks
+servers to validate Origin). Requests without Origin (curl, agents, the browser's own page loads) are not
+affected.
+"""
+
+from urllib.parse import urlsplit
+
+from datasette import hookimpl
+from datasette.utils.asgi import Response
+
+LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
+ANY_INTERFACE = ("0.0.0.0", "::", "")
+
+
+def allowed_names(datasette) -> set[str]:
+    """The host names this server answers to (set by indexer.serve.build_datasette from --host/--allow-host)."""
+    extra = getattr(datasette, "seamless_allowed_hosts", ())
+    return {*LOCAL_NAMES, *(name.lower().strip("[]") for name in extra if name not in ANY_INTERFACE)}
+
+
+def host_name(host: str) -> str:
+    """`host` of a Host header or URL netloc, without port or brackets, lower case ("" if it is not one)."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else ""
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def refusal(scope, names: set[str]) -> str | None:
+    """Why this request is refused, or None."""
+    headers = {key.lower(): value for key, value in scope.get("headers", [])}
+    host = headers.get(b"host")
+    if host is not None and host_name(host.decode("latin-1")) not in names:
+        return (
+            f"this explorer answers only to {', '.join(sorted(names))} (add a name with `seamless serve --allow-host`)"
+        )
+    origin = headers.get(b"origin")
+    if origin is not None:
+        url = urlsplit(origin.decode("latin-1"))
+        if url.scheme not in ("http", "https") or host_name(url.netloc) not in names:
+            return "requests from pages of other sites are refused"
+    return None
+
+
+@hookimpl
+def asgi_wrapper(datasette):
+    def wrap(app):
+        async def host_guard(scope, receive, send):
+            if scope["type"] in ("http", "websocket"):
+                reason = refusal(scope, allowed_names(datasette))
+                if reason:
+                    await Response.text(f"Forbidden: {reason}.\n", status=403).asgi_send(send)
+                    return
+            await app(scope, receive, send)
+
+        return host_guard
+
+    return wrap

@@ -31,6 +31,7 @@ from .walk import FOLDERS
 HEARTBEAT_SECONDS = 2.0  # SPEC: at least every 5 s; a heartbeat older than freshness.ALIVE_SECONDS is dead
 SWEEP_SECONDS = 300  # a no-op run costs ~0.9 s of CPU at 100,000 files: 0.3% of one core at this pace
 RETRY_SECONDS = 5.0  # after a failed batch, the whole store is tried again this often
+AGAIN = f"trying again every {RETRY_SECONDS:.0f} s"
 TICK_MS = 250  # control comes back from watchfiles at least this often: heartbeat, sweep, store and stop checks
 STEP_MS = 20  # a batch is handed over once no new change came for this long (the edit-to-visible latency)
 DEBOUNCE_MS = 1000  # ...or after this long of changes without a pause (a `git checkout` of thousands of files)
@@ -74,6 +75,7 @@ class Watcher:
         self.pending = False  # a batch failed: the whole store is indexed at the next chance
         self.failure: str | None = None  # the watcher's last error, said once
         self.starting = False  # in the first run: its errors stop the command
+        self.said: dict[str, str] = {}  # the last error said of the index runs, and of the heartbeat
 
     # the loop
 
@@ -221,13 +223,24 @@ class Watcher:
     def _index(self, run: Callable[[], RunSummary]) -> RunSummary | None:
         """`run()`, or None after saying why it failed (the whole store is tried again later)."""
         try:
-            return run()
+            summary = run()
         except database.sqlite3.DatabaseError as e:
-            self.say(f"could not write the index at {self.db_path}: {e}; trying again in {RETRY_SECONDS:.0f} s")
+            self._say_once("index", f"could not write the index at {self.db_path}: {e}; {AGAIN}")
         except OSError as e:
-            self.say(f"could not index the store: {e}; trying again in {RETRY_SECONDS:.0f} s")
+            self._say_once("index", f"could not index the store: {e}; {AGAIN}")
+        else:
+            if self.said.pop("index", None):
+                self.say("the index is written again")
+            return summary
         self.pending, self.retry_at = True, time.monotonic() + RETRY_SECONDS
         return None
+
+    def _say_once(self, what: str, line: str) -> None:
+        """Say `line` unless it is the error last said of `what`: a lasting fault is one line, not one every
+        few seconds."""
+        if line != self.said.get(what):
+            self.say(line)
+            self.said[what] = line
 
     # the heartbeat
 
@@ -275,11 +288,13 @@ class Watcher:
                     (now, batch and now, batch, batch, self.row_id),
                 )
         except (database.sqlite3.DatabaseError, OSError) as e:
-            self.say(f"could not renew the heartbeat in {self.db_path}: {e}")
+            self._say_once("heartbeat", f"could not renew the heartbeat in {self.db_path}: {e}")
+        else:
+            self.said.pop("heartbeat", None)
 
     def _close(self) -> None:
         """Mark the row stopped: readers then say "not watching" at once, not 15 s later."""
-        if self.conn is None or self.row_id is None:
+        if self.conn is None:
             return
         try:
             with database.writer_lock(self.db_path):

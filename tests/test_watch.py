@@ -137,6 +137,22 @@ def test_the_sweep_finds_a_change_no_event_reported(store, tmp_path):
         assert "the sweep found what the events missed: 1 changed" in watcher.output()
 
 
+def test_an_index_locked_by_another_program_is_written_once_it_is_free(store, watched):
+    """Another program holds SQLite's write lock past the busy timeout: the batch fails, is said once, and the
+    whole store is indexed again every few seconds until the lock is gone."""
+    blocker = sqlite3.connect(store.db_path, isolation_level=None)
+    blocker.execute("begin immediate")
+    try:
+        store.memory("while-locked")
+        watched.wait_for("could not write the index", timeout=30)
+    finally:
+        blocker.execute("rollback")
+        blocker.close()
+    wait_until(lambda: "while-locked" in names(store.db_path), timeout=30)
+    watched.wait_for("the index is written again")
+    assert watched.output().count("could not write the index") == 1
+
+
 def test_a_bad_file_is_a_problem_and_the_watcher_goes_on(store, watched):
     store.write("memories/seamless/broken.md", "---\nkind: [\n---\n")
     wait_until(lambda: store.rows("select code from problems where path = 'memories/seamless/broken.md'"))

@@ -2,7 +2,7 @@
 
 Datasette 0.65 reads some parameters of a table or view page without checking them first: `_through`
 (JSON, the keys table, column and value, and a foreign key this index does not have), `col__in` and
-`col__notin` given as a JSON list, `_timelimit` and a view's `_next` (whole numbers), `_sort`/`_sort_desc`
+`col__notin` given as a JSON list, any `_facet*` given as JSON (a column name under "column" or "simple"), `_timelimit` and a view's `_next` (whole numbers), `_sort`/`_sort_desc`
 (a column that can be sorted on, not both). A fault there raised a bare exception, shown as a 500.
 When a page fails and one of those parameters is at fault, it is answered by Datasette's own error page
 or JSON, with status 400 and a sentence naming the parameter; any other failure stays a 500 (a bug).
@@ -37,6 +37,14 @@ def fault(key: str, value: str) -> str | None:
         if not isinstance(items, list):
             return f'{key} must be a JSON list like ["a", "b"], or values separated by commas'
         return None
+    if key.startswith("_facet") and value.startswith("{"):  # Datasette reads every _facet* value so, _facet_size too
+        try:
+            facet = json.loads(value)
+        except ValueError:
+            facet = None
+        if not isinstance(facet, dict) or not isinstance(facet.get("column") or facet.get("simple"), str):
+            return f'{key} must be a column name, or JSON like {{"column": "kind"}}'
+        return None
     if key in ("_timelimit", "_next") and not value.strip().isdigit():
         return f"{key} must be a whole number here" if key == "_timelimit" else None
     return None
@@ -51,7 +59,7 @@ def at_fault(request) -> list[tuple[str, str]]:
         (key, value)
         for key in request.args
         for value in request.args.getlist(key)
-        if key in SUSPECTS or key.endswith(("__in", "__notin"))
+        if key in SUSPECTS or key.endswith(("__in", "__notin")) or key.startswith("_facet")
     ]
 
 

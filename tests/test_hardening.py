@@ -587,6 +587,12 @@ BAD_TABLE_PARAMETERS = {
     "_sort_desc=nope": "Cannot sort table by nope",
     "_sort=body&_sort_desc=id": "Cannot use _sort and _sort_desc at the same time",
     "_timelimit=abc": "_timelimit must be a whole number",
+    # found by the fuzz campaign: Datasette reads a _facet* value that starts with { as JSON
+    "_facet={": "_facet must be a column name, or JSON like",
+    "_facet={}": "_facet must be a column name, or JSON like",
+    '_facet={"column":1}': "_facet must be a column name, or JSON like",
+    "_facet_array={}": "_facet_array must be a column name, or JSON like",
+    "_facet_size={": "_facet_size must be a column name, or JSON like",
 }
 
 
@@ -596,6 +602,9 @@ BAD_TABLE_PARAMETERS = {
 @pytest.mark.parametrize("parameter", BAD_TABLE_PARAMETERS)
 async def test_a_parameter_datasette_cannot_read_is_a_400_saying_why(ds, table_page, parameter):
     response = await ds.client.get(f"/seamless/{table_page}?{parameter}")
+    if table_page.endswith(".csv") and parameter.startswith("_facet"):
+        assert response.status_code == 200  # CSV has no facets: nothing reads them
+        return
     assert response.status_code == 400, response.text[:300]
     assert html.escape(BAD_TABLE_PARAMETERS[parameter], quote=False) in response.text.replace("&#34;", '"')
 
@@ -606,7 +615,14 @@ async def test_a_view_with_a_next_that_is_no_number_is_a_400(ds):
 
 
 async def test_good_parameters_still_answer(ds):
-    for query in ("_sort=updated", "_sort_desc=created", 'id__in=["a","b"]', "id__in=a,b", "_timelimit=500"):
+    for query in (
+        "_sort=updated",
+        "_sort_desc=created",
+        'id__in=["a","b"]',
+        "id__in=a,b",
+        "_timelimit=500",
+        '_facet={"column":"kind"}',
+    ):
         assert (await ds.client.get(f"/seamless/memories.json?{query}")).status_code == 200, query
 
 

@@ -66,7 +66,7 @@ def _edit(conn, store: Path, path: Path, n: int, child, log) -> float:
     """Milliseconds from writing a new line into `path` until the index holds it."""
     rel = path.relative_to(store).as_posix()
     token = f"watchprobe{n}x{time.time_ns()}"
-    time.sleep(0.2)  # apart from the last one: each edit its own batch, as an agent's edits come
+    time.sleep(0.1)  # apart from the last one: each edit its own batch, as an agent's edits come
     started = time.perf_counter()
     path.write_bytes(path.read_bytes() + f"\n{token}\n".encode())
     query = "select 1 from memories where path = ? and instr(body, ?)"

@@ -262,6 +262,9 @@ class _Reading:
     """Reads the files a plan names into the writer, noting what it found along the way."""
 
     def __init__(self, run: Run, plan: Plan, writer, folders: FolderFds | None = None):
+        from .prepare import prepare  # here: a run with nothing to read never loads YAML
+
+        self.prepare = prepare
         self.run, self.plan, self.writer = run, plan, writer
         self.folders = folders  # the store's folders, opened without following a symlink
         self.unchanged: list[StoreFile] = []  # read, same content: only their stat is updated
@@ -269,9 +272,7 @@ class _Reading:
         self.deleted: list[str] = list(plan.deleted)  # the plan's deletions and the vanished files
 
     def read(self, sf: StoreFile, digest: str | None) -> None:
-        from .prepare import prepare
-
-        prepared = prepare(str(self.run.root), sf, digest, self.run.max_bytes, self.folders)
+        prepared = self.prepare(str(self.run.root), sf, digest, self.run.max_bytes, self.folders)
         if prepared is None:  # vanished between the walk and the read
             self.vanished.append(sf)
             self.deleted.append(sf.path)

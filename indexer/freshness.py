@@ -7,11 +7,13 @@ the sentences below are the words all three use.
 from .sql import source as sql_source
 
 FRESHNESS = sql_source("freshness")
+ALIVE_SECONDS = 15  # SPEC 9: a watcher whose heartbeat is older is not alive
+PARAMETERS = {"alive_seconds": ALIVE_SECONDS}
 
 
 def read(conn) -> dict:
     """The freshness row of the index open on `conn` (a sqlite3 connection)."""
-    cursor = conn.execute(FRESHNESS)
+    cursor = conn.execute(FRESHNESS, PARAMETERS)
     return dict(zip([column[0] for column in cursor.description], cursor.fetchone()))
 
 

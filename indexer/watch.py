@@ -23,14 +23,15 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from . import database, timestamps
+from . import database, freshness, timestamps
 from .build import RunSummary, index_paths, index_store
 from .settings import FILE as SETTINGS_FILE
 from .walk import FOLDERS
 
-HEARTBEAT_SECONDS = 2.0  # SPEC: at least every 5 s; readers call a heartbeat older than 15 s dead
+HEARTBEAT_SECONDS = 2.0  # SPEC: at least every 5 s; a heartbeat older than freshness.ALIVE_SECONDS is dead
 SWEEP_SECONDS = 300  # a no-op run costs ~0.9 s of CPU at 100,000 files: 0.3% of one core at this pace
 RETRY_SECONDS = 5.0  # after a failed batch, the whole store is tried again this often
+AGAIN = f"trying again every {RETRY_SECONDS:.0f} s"
 TICK_MS = 250  # control comes back from watchfiles at least this often: heartbeat, sweep, store and stop checks
 STEP_MS = 20  # a batch is handed over once no new change came for this long (the edit-to-visible latency)
 DEBOUNCE_MS = 1000  # ...or after this long of changes without a pause (a `git checkout` of thousands of files)
@@ -73,6 +74,8 @@ class Watcher:
         self.next_beat = self.next_sweep = self.retry_at = 0.0
         self.pending = False  # a batch failed: the whole store is indexed at the next chance
         self.failure: str | None = None  # the watcher's last error, said once
+        self.starting = False  # in the first run: its errors stop the command
+        self.said: dict[str, str] = {}  # the last error said of the index runs, and of the heartbeat
 
     # the loop
 
@@ -87,6 +90,8 @@ class Watcher:
                 try:
                     self._follow(stop, identity)
                 except (OSError, RuntimeError) as e:  # watchfiles' own error is a RuntimeError
+                    if self.conn is None and self.starting:
+                        raise  # the first run failed, not the watcher: no index to follow into
                     if not stop.is_set():
                         self._watcher_failed(e, stop)
         finally:
@@ -115,10 +120,12 @@ class Watcher:
     def _start(self) -> None:
         """The first run, then the row: an error here (an index of another store, or none can be written)
         stops the command."""
+        self.starting = True
         self.say(f"indexed: {self._run_over_store().line()}")
         self.next_sweep = time.monotonic() + self.sweep
         with database.writer_lock(self.db_path):
             self._register()
+        self.starting = False
         self.say(f"watching {self.root} for changes (index {self.db_path}; Ctrl-C stops)")
 
     def _watcher_failed(self, error: Exception, stop: threading.Event) -> None:
@@ -216,13 +223,24 @@ class Watcher:
     def _index(self, run: Callable[[], RunSummary]) -> RunSummary | None:
         """`run()`, or None after saying why it failed (the whole store is tried again later)."""
         try:
-            return run()
+            summary = run()
         except database.sqlite3.DatabaseError as e:
-            self.say(f"could not write the index at {self.db_path}: {e}; trying again in {RETRY_SECONDS:.0f} s")
+            self._say_once("index", f"could not write the index at {self.db_path}: {e}; {AGAIN}")
         except OSError as e:
-            self.say(f"could not index the store: {e}; trying again in {RETRY_SECONDS:.0f} s")
+            self._say_once("index", f"could not index the store: {e}; {AGAIN}")
+        else:
+            if self.said.pop("index", None):
+                self.say("the index is written again")
+            return summary
         self.pending, self.retry_at = True, time.monotonic() + RETRY_SECONDS
         return None
+
+    def _say_once(self, what: str, line: str) -> None:
+        """Say `line` unless it is the error last said of `what`: a lasting fault is one line, not one every
+        few seconds."""
+        if line != self.said.get(what):
+            self.say(line)
+            self.said[what] = line
 
     # the heartbeat
 
@@ -240,10 +258,12 @@ class Watcher:
         """Add this watcher's row, clearing out the rows of watchers that stopped or died (under the lock)."""
         conn, now = self._connection(), timestamps.now()
         with conn.atomic():
-            conn.execute(
-                "delete from index_watch where stopped is not null "
-                "or (julianday('now') - julianday(heartbeat)) * 86400 > 15"
-            )
+            alive = "stopped is null and (julianday('now') - julianday(heartbeat)) * 86400 <= ?"
+            conn.execute(f"delete from index_watch where not ({alive})", (freshness.ALIVE_SECONDS,))
+            for pid, host in conn.execute(
+                f"select pid, host from index_watch where {alive}", (freshness.ALIVE_SECONDS,)
+            ):
+                self.say(f"note: another watcher (pid {pid} on {host}) follows this index too; the two take turns")
             self.row_id = conn.execute(
                 "insert into index_watch (pid, host, started, heartbeat) values (?, ?, ?, ?)",
                 (os.getpid(), socket.gethostname(), now, now),
@@ -268,11 +288,13 @@ class Watcher:
                     (now, batch and now, batch, batch, self.row_id),
                 )
         except (database.sqlite3.DatabaseError, OSError) as e:
-            self.say(f"could not renew the heartbeat in {self.db_path}: {e}")
+            self._say_once("heartbeat", f"could not renew the heartbeat in {self.db_path}: {e}")
+        else:
+            self.said.pop("heartbeat", None)
 
     def _close(self) -> None:
         """Mark the row stopped: readers then say "not watching" at once, not 15 s later."""
-        if self.conn is None or self.row_id is None:
+        if self.conn is None:
             return
         try:
             with database.writer_lock(self.db_path):

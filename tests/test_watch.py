@@ -125,6 +125,34 @@ def test_a_folder_moved_in_and_out_with_its_files(store, watched, tmp_path):
     wait_until(lambda: names(store.db_path) == {"first-memory"})
 
 
+def test_the_sweep_finds_a_change_no_event_reported(store, tmp_path):
+    """A file written through a hard link outside the store changes without an event in the store's
+    folders (inotify watches folders, and reports what happens through their paths): only the sweep sees it."""
+    store.memory("linked", body="Before.")
+    outside = tmp_path / "outside.md"
+    os.link(store.root / "memories/seamless/linked.md", outside)
+    with Watching(store.root, store.db_path, "--sweep", "1") as watcher:
+        outside.write_text(outside.read_text().replace("Before.", "After."))
+        wait_until(lambda: body_of(store.db_path, "linked") == "After.\n")
+        assert "the sweep found what the events missed: 1 changed" in watcher.output()
+
+
+def test_an_index_locked_by_another_program_is_written_once_it_is_free(store, watched):
+    """Another program holds SQLite's write lock past the busy timeout: the batch fails, is said once, and the
+    whole store is indexed again every few seconds until the lock is gone."""
+    blocker = sqlite3.connect(store.db_path, isolation_level=None)
+    blocker.execute("begin immediate")
+    try:
+        store.memory("while-locked")
+        watched.wait_for("could not write the index", timeout=30)
+    finally:
+        blocker.execute("rollback")
+        blocker.close()
+    wait_until(lambda: "while-locked" in names(store.db_path), timeout=30)
+    watched.wait_for("the index is written again")
+    assert watched.output().count("could not write the index") == 1
+
+
 def test_a_bad_file_is_a_problem_and_the_watcher_goes_on(store, watched):
     store.write("memories/seamless/broken.md", "---\nkind: [\n---\n")
     wait_until(lambda: store.rows("select code from problems where path = 'memories/seamless/broken.md'"))
@@ -202,6 +230,20 @@ def test_the_index_removed_while_watching_is_built_again(store, watched):
     wait_until(lambda: "after-the-rebuild" in names(store.db_path))
 
 
+@pytest.mark.parametrize(
+    ("db", "error"),
+    [
+        ("missing-folder/seamless.db", "cannot open the index at"),
+        ("not-an-index.db", "could not write the index at"),
+    ],
+)
+def test_an_index_that_cannot_be_written_is_a_clear_error(store, tmp_path, db, error):
+    (tmp_path / "not-an-index.db").write_text("not SQLite")
+    result = seamless("watch", store.root, "--db", tmp_path / db, timeout=60)
+    assert result.returncode == 1 and error in result.stderr
+    assert "Traceback" not in result.stderr and "watching " not in result.stderr
+
+
 def test_an_index_of_another_store_is_refused(store, tmp_path):
     store.memory("a-memory")
     store.index()
@@ -228,6 +270,29 @@ def test_a_file_the_index_already_has_is_not_indexed_again(store, watched):
     wait_until(lambda: watched.batches() > before)
     assert store.rows("select files_changed from index_runs order by id desc limit 1") == [(0,)]
     assert "1 changed" not in watched.output().split("watching ", 1)[1]
+
+
+def test_a_second_watcher_is_told_of_the_first_and_both_take_turns(store, watched):
+    with Watching(store.root, store.db_path) as second:
+        assert f"another watcher (pid {watched.process.pid} on " in second.output()
+        store.memory("seen-by-both")
+        wait_until(lambda: "seen-by-both" in names(store.db_path))
+
+
+def test_seamless_write_while_watching_reads_the_file_once(store, watched):
+    """Whichever comes first, the write path's own index update or the watcher's batch, the other finds the
+    file in step: over every run after the write, one file changed."""
+    (last_run,) = store.rows("select max(id) from index_runs")[0]
+    before = watched.batches()
+    written = seamless(
+        "write", store.root, "--db", store.db_path, "--project", "seamless", "--kind", "gotcha",
+        "--name", "written-by-the-cli", "--description", "Written while watching", "--body", "Body.",
+    )  # fmt: skip
+    assert written.returncode == 0, written.stderr
+    assert "written-by-the-cli" in names(store.db_path)  # the write path indexed it before returning
+    wait_until(lambda: watched.batches() > before)  # and the watcher has seen the event
+    changed = store.rows("select sum(files_changed) from index_runs where id > ?", (last_run,))
+    assert changed == [(1,)]
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])

@@ -1,7 +1,7 @@
 -- How fresh the index is, as one row: its last run and the latest watcher (seamless watch).
--- `watching` is 1 only for a watcher that has not stopped and whose heartbeat is at most 15 s old: the
--- watcher renews it every 2 s (indexer/watch.py), so an older one means the process is gone or stuck.
--- Ages are in seconds, by this reader's clock.
+-- `watching` is 1 only for a watcher that has not stopped and whose heartbeat is at most :alive_seconds old
+-- (freshness.ALIVE_SECONDS, 15): the watcher renews it every 2 s (indexer/watch.py), so an older one means
+-- the process is gone or stuck. Ages are in seconds, by this reader's clock.
 SELECT
     r.started AS last_run,
     r.mode AS last_run_mode,
@@ -17,7 +17,7 @@ SELECT
     w.stopped AS watcher_stopped,
     w.last_batch,
     w.last_batch_size,
-    coalesce(w.stopped IS NULL AND (julianday('now') - julianday(w.heartbeat)) * 86400 <= 15, 0) AS watching
+    coalesce(w.stopped IS NULL AND (julianday('now') - julianday(w.heartbeat)) * 86400 <= :alive_seconds, 0) AS watching
 FROM (SELECT 1)
 LEFT JOIN (SELECT * FROM index_runs ORDER BY id DESC LIMIT 1) AS r
 LEFT JOIN (SELECT * FROM index_watch ORDER BY heartbeat DESC, id DESC LIMIT 1) AS w

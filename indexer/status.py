@@ -11,7 +11,7 @@ from pathlib import Path
 from . import changes
 from .parse import digest
 from .settings import load_settings
-from .walk import read_regular_file, store_files, walk_folders
+from .walk import FolderFds, store_files, walk_folders
 
 
 @dataclass
@@ -43,7 +43,8 @@ def drift(root: Path, conn) -> Drift:
     stat_differs = sorted(p for p in files.keys() & known.keys() if files[p][1:5] != known[p][1:5])
     digests = _digests(conn, stat_differs)
     max_bytes = settings["index.max_file_bytes"]
-    found.changed = [p for p in stat_differs if _content_digest(root, p, max_bytes) != digests.get(p)]
+    with FolderFds(str(root)) as folders:
+        found.changed = [p for p in stat_differs if _content_digest(folders, p, max_bytes) != digests.get(p)]
     return found
 
 
@@ -51,10 +52,10 @@ def _digests(conn, paths: list[str]) -> dict[str, str]:
     return {p: d for p in paths for (d,) in conn.execute("select digest from index_files where path = ?", (p,))}
 
 
-def _content_digest(root: Path, path: str, max_bytes: int) -> str | None:
-    """The hash the indexer would store for the file's content now (None if it is gone)."""
+def _content_digest(folders: FolderFds, path: str, max_bytes: int) -> str | None:
+    """The hash the indexer would store for the file's content now (None if it is gone); no symlink followed."""
     try:
-        return digest(read_regular_file(f"{root}/{path}", max_bytes + 1))
+        return digest(folders.read(path, max_bytes + 1))
     except FileNotFoundError:
         return None
     except OSError:

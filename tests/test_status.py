@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 from watching import Watching
 
+import indexer.status
 from indexer.cli import cli
 
 
@@ -100,3 +101,24 @@ def test_a_live_watcher_is_named_with_its_heartbeat(indexed):
         code, _, err = status(indexed)
     assert code == 0
     assert f"; watching: pid {watcher.process.pid} on " in err and ", heartbeat 20" in err and " s ago)" in err
+
+
+def test_a_folder_swapped_for_a_symlink_after_the_walk_is_not_read_through(indexed, tmp_path, monkeypatch):
+    """The edited file's folder becomes a symlink to a copy holding the indexed text: not followed, so changed."""
+    folder = indexed.root / "memories/seamless"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "edited.md").write_bytes((folder / "edited.md").read_bytes())
+    (folder / "edited.md").write_text((folder / "edited.md").read_text() + "One more line.\n")
+    real_walk = indexer.status.walk_folders
+
+    def walk_then_swap(root):
+        walked = real_walk(root)
+        folder.rename(tmp_path / "moved")
+        folder.symlink_to(outside)
+        return walked
+
+    monkeypatch.setattr(indexer.status, "walk_folders", walk_then_swap)
+    code, out, _ = status(indexed)
+    assert code == 1
+    assert "changed: memories/seamless/edited.md" in out.splitlines()

@@ -9,11 +9,13 @@ their target again (on disk) once they hold it.
 
 import contextlib
 import difflib
+import errno
 import fcntl
 import itertools
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +28,7 @@ from .problems import Problem
 from .settings import load_settings
 from .sqlite import sqlite3
 from .validate import ULID_TEXT, memory_record, note_record
-from .walk import read_regular_file
+from .walk import FolderFds
 
 NAME_MAX = 200
 PROJECT_MAX = 100
@@ -178,7 +180,8 @@ class Session:
     def read(self, path: str) -> tuple[bytes, dict | None, list[Problem]]:
         """A memory file's bytes, its record as the indexer reads it (None on error) and its problems."""
         try:
-            data = read_regular_file(str(self.root / path), self.max_bytes + 1)
+            with FolderFds(str(self.root)) as folders:  # no symlink followed, in any part of the path
+                data = folders.read(path, self.max_bytes + 1)
         except OSError as e:
             raise WriteRefused("unreadable", f"cannot read {path}: {e.strerror or e}") from None
         record, problems = memory_record(parse_bytes(path, data, self.max_bytes))
@@ -241,8 +244,30 @@ def session(root: Path | str, db_path: str | Path):
         os.close(fd)  # releases the lock
 
 
-def _write_file(target: Path, data: bytes, create: bool) -> None:
-    """Write one file atomically; a failure (a full disk) leaves the file as it was."""
+def _no_symlink(root: Path, path: str) -> None:
+    """Refuse to write or delete the store file `path` when it, or a folder on its way, is a symlink
+    (the store's root itself may be one: the user named it). Missing folders are made by the write."""
+    folder, _, name = path.rpartition("/")
+    try:
+        with FolderFds(str(root)) as folders:
+            if stat.S_ISLNK(os.lstat(name, dir_fd=folders.open(folder)).st_mode):
+                raise OSError(errno.ELOOP, "a symlink")
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise WriteRefused(
+                "symlink-in-store",
+                f"{path} or a folder on its way is a symlink (or not a folder): writes never go through one; "
+                "replace it with a real folder",
+            ) from None
+        raise WriteRefused("unreadable", f"cannot open the folder of {path}: {e.strerror or e}") from None
+
+
+def _write_file(root: Path, path: str, data: bytes, create: bool) -> None:
+    """Write one store file atomically; a failure (a full disk) leaves the file as it was."""
+    _no_symlink(root, path)
+    target = root / path
     try:
         (atomic.create if create else atomic.replace)(target, data)
     except OSError as e:
@@ -451,11 +476,11 @@ def write_memory(
         if old:
             stamped = _edited(old_data, {"invalid_at": valid_from, "superseded_by": memory_id}, None)
             s.check(old["path"], stamped, {"invalid_at": valid_from, "superseded_by": memory_id}, old_problems)
-        _write_file(s.root / path, new_data, create=created)
+        _write_file(s.root, path, new_data, create=created)
         atomic.crash_point("replacement")
         if old:
             try:
-                _write_file(s.root / old["path"], stamped, create=False)
+                _write_file(s.root, old["path"], stamped, create=False)
             except WriteRefused as e:
                 raise WriteRefused(
                     e.code,
@@ -504,7 +529,7 @@ def _change(root, db_path, memory: str, project: str | None, action: str, fields
         body = body_of(record["body"]) if body_of else None
         new_data = _edited(data, changes, body)
         s.check(row["path"], new_data, changes | ({"body": body} if body is not None else {}), problems)
-        _write_file(s.root / row["path"], new_data, create=False)
+        _write_file(s.root, row["path"], new_data, create=False)
         _index_after(s, [row["path"]])
         status = rules.status(changes.get("invalid_at", record["invalid_at"]), record["superseded_by"])
         return Written(row["id"], row["path"], record["project"], status, action, name=record["name"])
@@ -541,6 +566,7 @@ def delete_memory(root, db_path, memory: str, project: str | None = None) -> Wri
                 f"{_describe(row)} replaced " + "; ".join(map(_describe, pointing)) + ": deleting it would break "
                 "that chain. Archive it, or supersede it, instead",
             )
+        _no_symlink(s.root, row["path"])
         try:
             atomic.remove(s.root / row["path"])
         except OSError as e:
@@ -580,6 +606,6 @@ def write_note(
         data = new_text(fields, body, NOTE_ORDER).encode("utf-8")
         expected = {"id": note_id, "title": title, "project": scope, "created": now, "body": body}
         s.check(path, data, expected | {"tags": json.dumps(tags or [], ensure_ascii=False)}, note=True)
-        _write_file(s.root / path, data, create=True)
+        _write_file(s.root, path, data, create=True)
         _index_after(s, [path])
         return Written(note_id, path, scope, "active", "noted", title=title)

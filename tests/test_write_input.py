@@ -214,3 +214,12 @@ def test_any_value_set_reads_back_and_nothing_else_changes(fields, tags):
     assert not [v for v in read + [t for v in read if isinstance(v, list) for t in v] if isinstance(v, Trap)]
     assert doc.body == "Body\n---\nstill body\n"
     assert "reviewed_by: alice   # ours\n" in doc.frontmatter and "  # stable\n" in doc.frontmatter
+
+
+def test_a_symlinked_folder_in_the_store_is_never_written_through(store, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (store.root / "memories").mkdir(exist_ok=True)
+    (store.root / "memories/seamless").symlink_to(outside)
+    refused(store, "symlink-in-store")
+    assert list(outside.iterdir()) == []

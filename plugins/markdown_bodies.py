@@ -7,13 +7,11 @@ javascript:/data: URLs, and every link gets rel="nofollow noopener noreferrer". 
 come from another site: a relative or local `src` (`<img src="/seamless.json?sql=...">`) would have
 the viewer's browser run a query of our own just by opening the page, so it is dropped.
 
-Rendering runs off the event loop, one body at a time, within RENDER_SECONDS: some markdown takes
-markdown-it seconds (64 KB of `![` take 3 s, a megabyte minutes). A body over MAX_MARKDOWN_CHARS, or one
-that takes longer, is shown as plain text. The JSON API is untouched: it returns the raw body text.
+Rendering runs off the event loop, one body at a time, within indexer/page_budget.py's budget: some
+markdown takes markdown-it seconds (64 KB of `![` take 3 s, a megabyte minutes). A body over its
+MAX_CHARS, or one that takes longer, is shown as plain text. The JSON API is untouched: it returns the raw body text.
 """
 
-import asyncio
-from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from urllib.parse import urlsplit
 
@@ -22,17 +20,15 @@ from datasette import hookimpl
 from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 
+from indexer.page_budget import MAX_CHARS, within_budget
 from indexer.queries import MATCH_END, MATCH_START
 from indexer.serve import DATABASE
 
 BODY_COLUMNS = {("memories", "body"), ("notes", "body"), ("active_memories", "body")}
 URL_SCHEMES = {"http", "https", "mailto"}
-MAX_MARKDOWN_CHARS = 100_000
-RENDER_SECONDS = 1.0
 # names that reach this machine whatever the page's own address; a src to any of them is dropped too
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "[::1]"}
 _md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
-_renderer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="markdown")  # a slow body holds this, not the loop
 
 
 def _foreign_src(tag: str, attribute: str, value: str) -> str | None:
@@ -73,13 +69,9 @@ def plain_text(text: str) -> Markup:
 async def rendered(text: str | None) -> Markup:
     """`text` as render_markdown gives it, or as plain text when it is too long or takes too long."""
     text = text or ""
-    if len(text) > MAX_MARKDOWN_CHARS:
+    if len(text) > MAX_CHARS:
         return plain_text(text)
-    future = asyncio.get_running_loop().run_in_executor(_renderer, render_markdown, text)
-    try:
-        return await asyncio.wait_for(asyncio.shield(future), RENDER_SECONDS)
-    except TimeoutError:  # it finishes in the background, and is cached for the next view
-        return plain_text(text)
+    return await within_budget(plain_text(text), render_markdown, text)
 
 
 def highlighted(snippet: str) -> Markup:

@@ -5,13 +5,20 @@ and runs of whitespace are the tokens); what only the old text has is in <del>, 
 one has in <ins>, every token escaped. Templates pass the result through the bodies' sanitiser
 (`|sanitise`, plugins/markdown_bodies.py) like every body. The source text is compared, not the rendered
 markdown: a changed heading marker or link target shows as the characters that changed.
+
+The filter diffs off the event loop within the budget bodies are rendered in (indexer/page_budget.py): a
+body over its MAX_CHARS, or a pair slower than that (5,000 equal short lines take difflib
+seconds), is "too long to compare" (None), and other requests are answered meanwhile.
 """
 
 import difflib
 import re
+from functools import lru_cache
 
 from datasette import hookimpl
 from markupsafe import Markup, escape
+
+from indexer.page_budget import MAX_CHARS, within_budget
 
 TOKEN = re.compile(r"\w+|[^\w\s]+|\s+")
 # difflib's time grows with the product of the lengths it compares: a body of more lines than this is not
@@ -21,6 +28,14 @@ MAX_LINES = 5000
 MAX_BLOCK_TOKENS = 600
 
 
+async def word_diff_filter(old: str | None, new: str | None) -> Markup | None:
+    """word_diff as the templates' `word_diff` filter: off the event loop, None when too long or too slow."""
+    if len(old or "") > MAX_CHARS or len(new or "") > MAX_CHARS:
+        return None
+    return await within_budget(None, word_diff, old, new)
+
+
+@lru_cache(maxsize=256)
 def word_diff(old: str | None, new: str | None) -> Markup | None:
     """`old` against `new` as escaped HTML with <del> and <ins>; None when a side is too long to compare.
 
@@ -79,4 +94,4 @@ def changed(old: str, new: str) -> Markup:
 
 @hookimpl
 def prepare_jinja2_environment(env):
-    env.filters["word_diff"] = word_diff
+    env.filters["word_diff"] = word_diff_filter  # awaited: templates are rendered asynchronously

@@ -1,12 +1,15 @@
 """The people pages through a real Datasette (datasette.client): home, the store's life, a memory's chain and
 diff, recall and the briefing. Each store is written file by file here; what the page must say follows from it."""
 
+import asyncio
+
 import pytest
 from conftest import load_plugin, started_explorer
 from test_explorer import started
 
 from indexer import queries
 from indexer.briefing_text import briefing_line
+from indexer.serve import build_datasette
 
 AS_OF = "2026-12-02T00:00:00Z"
 memory_diff = load_plugin("memory_diff")
@@ -184,6 +187,32 @@ async def test_a_superseded_memory_shows_what_changed_escaped(audited):
     assert "The port is <del>8000</del><ins>8001</ins>" in changed
     assert "Use port <del>8000. &lt;script&gt;alert(1)&lt;/script&gt;</del><ins>8001 now.</ins>" in changed
     assert "<script>alert" not in html
+
+
+async def test_a_diff_too_slow_to_compare_gives_way_and_other_requests_are_answered(store):
+    """5,000 equal short lines take difflib seconds: the page says so after its budget, and never holds the server.
+
+    The bodies end with the store's path: a diff, once made, is cached for the process."""
+    store.memory(
+        "new-port", project="alpha", body="x\n" * 4990 + "y\n" * 9 + str(store.root), id="01K00000000000000000000NEW"
+    )
+    store.memory(
+        "old-port",
+        project="alpha",
+        body="x\n" * 4999 + str(store.root),
+        invalid_at="2026-11-28T00:00:00Z",
+        superseded_by="01K00000000000000000000NEW",
+    )
+    store.index()
+    ds = build_datasette(store.db_path)
+    await ds.invoke_startup()
+    old_id = store.rows("select id from memories where name = 'old-port'")[0][0]
+    slow = asyncio.ensure_future(ds.client.get(f"/seamless/memories/{old_id}"))
+    await asyncio.sleep(0.2)
+    quick = await ds.client.get("/seamless/settings.json?_shape=array")
+    assert quick.status_code == 200 and not slow.done()  # answered while the diff was still running
+    changed = (await slow).text.split('<section class="what-changed"')[1].split("</section>")[0]
+    assert "Too long to compare word by word" in changed
 
 
 async def test_the_timeline_links_every_member_and_marks_the_current_truth(audited):

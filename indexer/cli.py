@@ -212,6 +212,14 @@ def _echo_json(rows: list[dict], booleans: tuple[str, ...] = ()) -> None:
     click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
 
 
+def _echo_line(line: str) -> None:
+    """Print one line of store text (titles, names, descriptions, paths) with control characters escaped,
+    as problem lines are: a store file cannot forge a line, nor send the terminal an escape sequence."""
+    from .problems import escaped
+
+    click.echo(escaped(line))
+
+
 def _table(rows: list[dict], columns: list[str]) -> str:
     """Rows as aligned plain-text columns (None shown as '-')."""
     cells = [columns] + [["-" if r[c] is None else str(r[c]) for c in columns] for r in rows]
@@ -288,16 +296,16 @@ def recall(query, project, limit, as_json, db_path):
         return
     for n, row in enumerate(rows, 1):
         if row["type"] == "memory":
-            click.echo(
+            _echo_line(
                 f"{n}. [{row['kind']}] {row['name']} ({_scope(row['project'])}) {row['id']}: {row['description']}"
             )
         else:
-            click.echo(f"{n}. note {row['path']}: {row['title']}")
+            _echo_line(f"{n}. note {row['path']}: {row['title']}")
         if row["snippet"] and (row["type"] == "note" or queries.MATCH_START in row["snippet"]):
             snippet = row["snippet"].replace(queries.MATCH_START, "**").replace(queries.MATCH_END, "**")
-            click.echo("   " + " ".join(snippet.split()))
+            _echo_line("   " + " ".join(snippet.split()))
     for successor in queries.recall_superseded(conn, query, project=project, limit=limit):
-        click.echo(f"superseded: {successor['replaces']} -> replaced by {successor['id']} {successor['name']}")
+        _echo_line(f"superseded: {successor['replaces']} -> replaced by {successor['id']} {successor['name']}")
     if not rows:
         click.echo(f"no memory or note matches {query!r}", err=True)
 
@@ -324,11 +332,11 @@ def history(id_or_name, project, as_json, db_path):
             link = f"  superseded by {row['superseded_by']}"
             link += {"dangling": " (dangling: no such memory)", "cycle": " (cycle)"}.get(row["link"], "")
         mark = ">" if row["is_start"] else " "
-        click.echo(
+        _echo_line(
             f"{mark}{row['position']}. {row['id']} {row['name']} ({_scope(row['project'])}) {row['status']}, "
             f"valid {row['valid_from'] or 'always'} -> {row['invalid_at'] or 'now'}{link}"
         )
-    click.echo(_chain_end(rows))
+    _echo_line(_chain_end(rows))
 
 
 def _chain_end(rows: list[dict]) -> str:
@@ -357,7 +365,7 @@ def gardener(as_of, as_json, db_path):
         _echo_json(rows)
         return
     for row in rows:
-        click.echo(
+        _echo_line(
             f"{row['proposal']} {row['id']} [{row['kind']}] {row['name']} ({_scope(row['project'])}): {row['reason']}"
         )
     click.echo(f"{len(rows)} proposals; nothing was changed (the gardener only proposes)", err=True)

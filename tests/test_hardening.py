@@ -624,6 +624,31 @@ def test_a_file_name_cannot_forge_a_problem_line(store):
         assert "\x1b" not in result.stdout
 
 
+ESCAPE = "\x1b]0;pwned\x07\x1b[2J"  # sets the terminal's title, clears the screen
+
+
+def test_recall_history_and_gardener_print_store_text_escaped(store):
+    """Titles, names, descriptions and paths come from files: printed with control characters escaped."""
+    project = f"evil{ESCAPE}"
+    new = store.memory("chroma-race-fixed", project=project, description=f"chroma fixed {ESCAPE}")
+    old = store.memory(
+        "chroma-race",
+        project=project,
+        description=f"chroma {ESCAPE}",
+        invalid_at="2026-07-11T00:00:00Z",
+        superseded_by=new["id"],
+    )
+    store.write(f"notes/{project}/n.md", f"---\ntitle: {json.dumps(f'chroma {ESCAPE}')}\n---\nchroma\n")
+    store.index()
+    db = ["--db", store.db_path]
+    assert "2. note notes/evil\\x1b" in run_cli("recall", "chroma", *db).stdout  # the note's path and title too
+    for args in (["recall", "chroma"], ["history", old["id"]], ["gardener", "--as-of", "2027-12-01T00:00:00Z"]):
+        result = run_cli(*args, *db)
+        assert result.exit_code == 0 and result.stdout, (args, result.output)
+        assert "\x1b" not in result.stdout and "\x07" not in result.stdout, (args, result.stdout)
+        assert "\\x1b]0;pwned\\x07\\x1b[2J" in result.stdout, args
+
+
 # --- 13. our own index is recognised (PRAGMA application_id); any other SQLite file is refused, untouched ---
 
 

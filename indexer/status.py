@@ -43,8 +43,8 @@ def drift(root: Path, conn) -> Drift:
     stat_differs = sorted(p for p in files.keys() & known.keys() if files[p][1:5] != known[p][1:5])
     digests = _digests(conn, stat_differs)
     max_bytes = settings["index.max_file_bytes"]
-    with FolderFds(str(root)) as folders:
-        found.changed = [p for p in stat_differs if _content_digest(folders, p, max_bytes) != digests.get(p)]
+    with FolderFds(str(root)) as opened:
+        found.changed = [p for p in stat_differs if _content_digest(opened, p, max_bytes) != digests.get(p)]
     return found
 
 

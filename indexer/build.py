@@ -301,7 +301,9 @@ class _Reading:
     def read_losers(self) -> None:
         """A file that lost a duplicate contest may win it now: read again whatever its hash if anything changed."""
         plan = self.plan
-        again, stale_paths = self.writer.changed or self.deleted, {sf.path for sf in plan.stale}
+        stale_paths = {sf.path for sf in plan.stale}
+        # a loser that changed itself is read here too, so it changes the contests as much as any other edit
+        again = self.writer.changed or self.deleted or not plan.losers.isdisjoint(stale_paths)
         gone = {sf.path for sf in self.vanished}
         for path in sorted(plan.losers):
             if path in plan.files and path not in gone and (again or path in stale_paths):

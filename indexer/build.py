@@ -299,15 +299,24 @@ class _Reading:
             self.read(sf, self.plan.digests.get(sf.path))
 
     def read_losers(self) -> None:
-        """A file that lost a duplicate contest may win it now: read again whatever its hash if anything changed."""
+        """A file that lost a duplicate contest may win it now: read again whatever its hash if anything changed.
+
+        The losers that are stale come first, by their hashes: one edited itself changes the contests
+        as much as any other edit, so the rest are then read again too.
+        """
         plan = self.plan
-        stale_paths = {sf.path for sf in plan.stale}
-        # a loser that changed itself is read here too, so it changes the contests as much as any other edit
-        again = self.writer.changed or self.deleted or not plan.losers.isdisjoint(stale_paths)
         gone = {sf.path for sf in self.vanished}
-        for path in sorted(plan.losers):
-            if path in plan.files and path not in gone and (again or path in stale_paths):
-                self.read(plan.files[path], None if again else plan.digests.get(path))
+        losers = [plan.files[path] for path in sorted(plan.losers) if path in plan.files and path not in gone]
+        stale_paths = {sf.path for sf in plan.stale}
+        for sf in losers:
+            if sf.path in stale_paths:
+                self.read(sf, plan.digests.get(sf.path))
+        if self.writer.changed or self.deleted:
+            for sf in losers:
+                if sf.path not in stale_paths or sf in self.unchanged:
+                    if sf in self.unchanged:
+                        self.unchanged.remove(sf)
+                    self.read(sf, None)
 
     def changed(self, db: database.IndexConnection) -> bool:
         """Whether the index's content changes: files, settings, or the folders that could not be listed."""

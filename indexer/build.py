@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 from . import changes, crossfile, database, fts, timestamps, views
 from .problems import Problem, error
@@ -170,11 +171,20 @@ def _run_store(db: database.IndexConnection, root: Path, full: bool, progress: P
     return _carry_out(db, run, plan_store(db, run, full), progress)
 
 
+class _Findings(TypedDict):
+    """What plan_store's walk finds, whatever the plan: the Plan fields of those names."""
+
+    seen: int
+    fingerprints: dict[str, str]
+    folder_problems: list[Problem]
+    settings_changed: bool
+
+
 def plan_store(db: database.IndexConnection, run: Run, full: bool) -> Plan:
     """Walk the store once and compare it with the index: only folders whose fingerprint changed are looked into."""
     walked = walk_folders(run.root)
     fingerprints = changes.fingerprints(walked)
-    found = {
+    found: _Findings = {
         "seen": sum(len(folder.paths) for folder in walked.values()),
         "fingerprints": fingerprints,
         "folder_problems": _folder_problems(walked),
@@ -248,7 +258,7 @@ def _store_relative(root: Path, paths: Iterable[str | Path]) -> list[str]:
     """`paths` relative to the store, normalised, with forward slashes, each once; those outside it dropped."""
     bases = [os.path.abspath(root), os.path.realpath(root)]
     found = set()
-    for path in map(os.fspath, paths):
+    for path in (os.fspath(p) for p in paths):
         if os.path.isabs(path):
             inside = [os.path.relpath(path, base) for base in bases]
             path = next((rel for rel in inside if rel != ".." and not rel.startswith(f"..{os.sep}")), "..")
@@ -289,13 +299,24 @@ class _Reading:
             self.read(sf, self.plan.digests.get(sf.path))
 
     def read_losers(self) -> None:
-        """A file that lost a duplicate contest may win it now: read again whatever its hash if anything changed."""
+        """A file that lost a duplicate contest may win it now: read again whatever its hash if anything changed.
+
+        The losers that are stale come first, by their hashes: one edited itself changes the contests
+        as much as any other edit, so the rest are then read again too.
+        """
         plan = self.plan
-        again, stale_paths = self.writer.changed or self.deleted, {sf.path for sf in plan.stale}
         gone = {sf.path for sf in self.vanished}
-        for path in sorted(plan.losers):
-            if path in plan.files and path not in gone and (again or path in stale_paths):
-                self.read(plan.files[path], None if again else plan.digests.get(path))
+        losers = [plan.files[path] for path in sorted(plan.losers) if path in plan.files and path not in gone]
+        stale_paths = {sf.path for sf in plan.stale}
+        for sf in losers:
+            if sf.path in stale_paths:
+                self.read(sf, plan.digests.get(sf.path))
+        if self.writer.changed or self.deleted:
+            for sf in losers:
+                if sf.path not in stale_paths or sf in self.unchanged:
+                    if sf in self.unchanged:
+                        self.unchanged.remove(sf)
+                    self.read(sf, None)
 
     def changed(self, db: database.IndexConnection) -> bool:
         """Whether the index's content changes: files, settings, or the folders that could not be listed."""

@@ -13,7 +13,6 @@ timestamp, the letters of a ULID) is text without running the resolvers.
 
 import re
 
-import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
@@ -54,7 +53,7 @@ _keys: set[str] = set()  # keys already known to be plain strings
 _readers: dict[tuple, tuple[dict, dict]] = {}  # (loader, trap) -> (see _reader, plain scalar -> value)
 
 
-def load_flat(text: str, loader: type[yaml.SafeLoader], trap: type[str]) -> object:
+def load_flat(text: str, loader: type[Resolver], trap: type[str]) -> object:
     """Parse `text` like `loader` would, or return NOT_FLAT when it is not flat frontmatter.
 
     `loader` supplies the implicit resolvers (which scalars are null, bools,

@@ -6,6 +6,7 @@ back as the same text; otherwise it is double-quoted with escapes. So `no`, `on`
 """
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import yaml
@@ -33,6 +34,10 @@ MEMORY_ORDER = (
 NOTE_ORDER = ("id", "title", "project", "created", "updated", "tags")
 ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\x00": "\\0"}
 FLOW_INDICATORS = re.compile(r"[,\[\]{}]")
+
+# what a field written into frontmatter may hold: text, None (`null`) or a list of texts
+FieldValue = str | list[str] | None
+
 # what YAML 1.2 readers take for a number, bool or null although YAML 1.1 reads text (`1e3`, `0o17`, `.5`)
 YAML12_NOT_TEXT = re.compile(
     r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?\.(?:inf|Inf|INF)|"
@@ -94,14 +99,14 @@ def sequence(values: list[str]) -> str:
     return text if _reads_back(text, list(values)) else "[" + ", ".join(map(quoted, values)) + "]"
 
 
-def value_text(value: object) -> str:
+def value_text(value: FieldValue) -> str:
     """The YAML text of a field's value (text, None or a list of texts); empty for a global project."""
     if isinstance(value, list):
         return sequence(value)
     return scalar(value)
 
 
-def new_text(fields: dict[str, object], body: str, order: tuple[str, ...]) -> str:
+def new_text(fields: Mapping[str, FieldValue], body: str, order: tuple[str, ...]) -> str:
     """A whole file: frontmatter with `fields` in `order` (None written as `null`, "" as empty), then `body`."""
     lines = []
     for key in order:
@@ -136,6 +141,7 @@ class Document:
         closing = _closing_boundary(text, opening.end()) if opening else None
         if not closing:
             raise EditError("the file has no frontmatter between --- lines")
+        assert opening is not None  # closing is only looked for after an opening boundary
         body_start = closing.end() + 1
         return cls(
             text[: opening.end()],
@@ -152,7 +158,7 @@ class Document:
             text = text.replace("\n", "\r\n")
         return (("\ufeff" if self.bom else "") + text).encode("utf-8")
 
-    def set(self, key: str, value: object, order: tuple[str, ...]) -> None:
+    def set(self, key: str, value: FieldValue, order: tuple[str, ...]) -> None:
         """Set top-level `key` to `value`, changing only that value's text (added in `order` when absent)."""
         spans = self._spans()
         text = value_text(value)

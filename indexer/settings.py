@@ -44,7 +44,7 @@ def load_settings(root: Path) -> tuple[dict[str, int], list[Problem]]:
     except UnicodeDecodeError as e:
         return settings, [error(FILE, 1, "bad-settings", f"cannot read settings, defaults used: {e}")]
     try:
-        data = tomllib.loads(text)
+        parsed = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"line (\d+)", str(e))
         line = int(m.group(1)) if m else 1
@@ -53,7 +53,7 @@ def load_settings(root: Path) -> tuple[dict[str, int], list[Problem]]:
         return settings, [error(FILE, 1, "bad-settings", "TOML nested too deeply, defaults used")]
     problems = []
     lines = _key_lines(text)
-    for section, values in data.items():
+    for section, values in parsed.items():
         if not isinstance(values, dict):
             values = {"": values}
         for name, value in values.items():

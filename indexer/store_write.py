@@ -16,13 +16,14 @@ import json
 import os
 import re
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ulid import ULID
 
 from . import atomic, build, database, rules, timestamps
-from .frontmatter_edit import MEMORY_ORDER, NOTE_ORDER, Document, EditError, new_text
+from .frontmatter_edit import MEMORY_ORDER, NOTE_ORDER, Document, EditError, FieldValue, new_text
 from .parse import parse_bytes
 from .problems import Problem
 from .settings import load_settings
@@ -59,7 +60,13 @@ class Written:
     similar: list[dict] = field(default_factory=list)
 
     def as_json(self) -> dict:
-        out = {"id": self.id, "path": self.path, "project": self.project, "status": self.status, "action": self.action}
+        out: dict[str, object] = {
+            "id": self.id,
+            "path": self.path,
+            "project": self.project,
+            "status": self.status,
+            "action": self.action,
+        }
         if self.title is not None:
             out["title"] = self.title
         else:
@@ -136,7 +143,9 @@ def _body(text: str) -> str:
     if not text.strip():
         return ""
     # the closing `---` line is matched with `\s*$`: it takes the blank lines after it
-    text = text[re.match(r"\s*", text).group().rfind("\n") + 1 :]
+    leading = re.match(r"\s*", text)
+    assert leading is not None  # `\s*` matches any text, if only with the empty string
+    text = text[leading.group().rfind("\n") + 1 :]
     return text if not text or text.endswith("\n") else text + "\n"
 
 
@@ -175,6 +184,7 @@ class Session:
             self.conn.close()
 
     def rows(self, sql: str, params=()) -> list[dict]:
+        assert self.conn is not None  # every write calls refresh(), which opens it, before reading rows
         return [dict(row) for row in self.conn.execute(sql, params)]
 
     def read(self, path: str) -> tuple[bytes, dict | None, list[Problem]]:
@@ -187,7 +197,7 @@ class Session:
         record, problems = memory_record(parse_bytes(path, data, self.max_bytes))
         return data, record, problems
 
-    def check(self, path: str, data: bytes, expected: dict, before: list[Problem] = (), note: bool = False) -> None:
+    def check(self, path: str, data: bytes, expected: dict, before: Sequence[Problem] = (), note: bool = False) -> None:
         """Refuse `data` for `path` if the indexer would report a problem `before` did not have, or would read
         a field other than `expected`."""
         record, problems = (note_record if note else memory_record)(parse_bytes(path, data, self.max_bytes))
@@ -428,7 +438,7 @@ def write_memory(
         now = timestamps.now()
         if existing:
             path, data, record, problems = existing[0]
-            fields = {
+            fields: dict[str, FieldValue] = {
                 "kind": kind,
                 "description": description,
                 "updated": now,
@@ -474,11 +484,13 @@ def write_memory(
             valid_from, created = now, True
         stamped = None
         if old:
+            assert old_data is not None  # read together with `old` above
             stamped = _edited(old_data, {"invalid_at": valid_from, "superseded_by": memory_id}, None)
             s.check(old["path"], stamped, {"invalid_at": valid_from, "superseded_by": memory_id}, old_problems)
         _write_file(s.root, path, new_data, create=created)
         atomic.crash_point("replacement")
         if old:
+            assert stamped is not None  # made above whenever there is an `old`
             try:
                 _write_file(s.root, old["path"], stamped, create=False)
             except WriteRefused as e:
@@ -537,10 +549,10 @@ def _change(root, db_path, memory: str, project: str | None, action: str, fields
 
 def append_memory(root, db_path, memory: str, text: str | bytes, project: str | None = None) -> Written:
     """Add `text` to the end of an active memory's body; `updated` = now, id kept."""
-    text = text_of(text, "text")
-    if text is None or not text.strip():
+    decoded = text_of(text, "text")
+    if decoded is None or not decoded.strip():
         raise WriteRefused("empty-text", "nothing to append: the text is empty")
-    addition = _body(text).strip("\n")
+    addition = _body(decoded).strip("\n")
 
     def body_of(body: str) -> str:
         return _body((body.rstrip("\n") + "\n\n" if body.strip() else "") + addition)
@@ -594,7 +606,7 @@ def write_note(
     with session(root, db_path) as s:
         s.refresh([])
         now, note_id = timestamps.now(), str(ULID())
-        fields = {
+        fields: dict[str, FieldValue] = {
             "id": note_id,
             "title": title,
             "project": scope or "",

@@ -142,6 +142,7 @@ def memory_record(parsed: ParsedFile) -> tuple[dict | None, list[Problem]]:
     source_session, model = f.text("source_session"), f.text("model")
     if f.failed:
         return None, f.problems
+    assert kind is not None  # _kind returns None only after recording an error, so f.failed above
     stage_status, stage_gate = _stage(parsed, kind, f)
     record = {
         "id": memory_id,

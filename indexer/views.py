@@ -36,7 +36,7 @@ def unbound(sql: str, names) -> str:
 def _columns(columns: str, replaced: dict[str, str | None]) -> str:
     """A select list from a `queries` column list, some columns replaced by an expression, or left out (None)."""
     names = [c.strip() for c in columns.split(",")]
-    return ", ".join(replaced.get(c, c) for c in names if replaced.get(c, c) is not None)
+    return ", ".join(expression for c in names if (expression := replaced.get(c, c)) is not None)
 
 
 def _integer(column: str) -> str:

@@ -68,8 +68,8 @@ class Watcher:
         self.walk_over = walk_over or queue_capacity() // 8
         self.say = say
         self.parent = parent  # stop when this process is no longer our parent (serve --watch's child)
-        self.conn = None
-        self.db_identity = None
+        self.conn: database.IndexConnection | None = None
+        self.db_identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the index file `conn` opened
         self.row_id: int | None = None
         self.next_beat = self.next_sweep = self.retry_at = 0.0
         self.pending = False  # a batch failed: the whole store is indexed at the next chance
@@ -343,6 +343,7 @@ class WatcherProcess:
         self.relay.join(5)
 
     def _relay(self) -> None:
+        assert self.child.stderr is not None  # the child was started with stderr=PIPE
         for line in self.child.stderr:
             sys.stderr.write(line)
             sys.stderr.flush()

@@ -280,8 +280,9 @@ class IndexWriter:
         """Decide every contested key over the index and the held-back records; return the losers."""
         if not self.contested:
             return {}
-        memories = [p.record for p in self.contested if p.file.type == "memory"]
-        notes = [p.record for p in self.contested if p.file.type == "note"]
+        # add() contests only a file with a record: the `is not None` drops nothing
+        memories = [p.record for p in self.contested if p.file.type == "memory" and p.record is not None]
+        notes = [p.record for p in self.contested if p.file.type == "note" and p.record is not None]
         entries = [
             Entry(r["id"], r["project"], r["name"], r["status"] == "active", r["created"], r["path"]) for r in memories
         ]

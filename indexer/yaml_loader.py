@@ -99,6 +99,7 @@ def check_depth(text: str) -> None:
         if isinstance(event, yaml.CollectionStartEvent):
             depth += 1
             if depth > MAX_DEPTH:
+                assert event.start_mark is not None  # the parser marks every event it emits
                 raise TooDeep(event.start_mark.line)
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1

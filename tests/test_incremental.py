@@ -121,6 +121,24 @@ def test_a_new_earlier_file_takes_the_id_from_an_indexed_one(store, tmp_path):
     assert dump(store.db_path) == full_dump(store, tmp_path)
 
 
+def test_a_loser_edited_to_lose_again_lets_the_other_loser_win(store, tmp_path):
+    """Both files lost a contest: `a` its name to `c`, `b` its id to `a`. Edited so that only the id is
+    shared, and later than `b`, `a` must now lose the id: `b` is read again because `a` changed."""
+    shared = "01K00000000000000000000D0P"
+    store.memory("taken", path="memories/seamless/a.md", id=shared)
+    store.memory("port", path="memories/seamless/b.md", id=shared)
+    store.memory("taken", path="memories/console/c.md")
+    store.index()
+    assert store.rows("select path, code from problems order by path") == [
+        ("memories/seamless/a.md", "duplicate-name"),
+        ("memories/seamless/b.md", "duplicate-id"),
+    ]
+    store.memory("port", path="memories/seamless/a.md", id=shared, created="2026-07-11T18:00:00Z")
+    store.index()
+    assert store.rows("select path, code from problems") == [("memories/seamless/a.md", "duplicate-id")]
+    assert dump(store.db_path) == full_dump(store, tmp_path)
+
+
 def test_settings_changes_reach_the_settings_table(store):
     populate(store)
     store.index()

@@ -44,7 +44,8 @@ async def freshness_json(datasette):
 
 
 async def freshness_line(datasette, request):
-    html = await datasette.render_template("_freshness.html", {"freshness": await _freshness(datasette)}, request)
+    # `freshness` comes from extra_template_vars above, which render_template runs (and lets win over a context)
+    html = await datasette.render_template("_freshness.html", {}, request)
     return Response.html(html, headers={"cache-control": "no-store"})
 
 

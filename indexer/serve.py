@@ -52,10 +52,11 @@ def build_datasette(db_path: str | Path, root: Path | None = None, allowed_hosts
     db_path = Path(db_path)
     if not db_path.is_file():
         raise ExplorerError(f"no index at {db_path}: build it first with `seamless index STORE --db {db_path}`")
+    directory = config_dir(root)
     try:
-        ds = Datasette(config_dir=config_dir(root))
+        ds = Datasette(config_dir=directory)
     except (StartupError, BadMetadataError) as e:
-        raise ExplorerError(f"bad explorer configuration in {config_dir(root)}: {e}") from e
+        raise ExplorerError(f"bad explorer configuration in {directory}: {e}") from e
     # config_dir also picks up any *.db in the root (and _memory when there is none): serve only ours
     for name in [n for n in ds.databases if n != "_internal"]:
         ds.remove_database(name)

@@ -211,7 +211,7 @@ def plan_store(db: database.IndexConnection, run: Run, full: bool) -> Plan:
         stale=stale,
         deleted=deleted,
         losers=losers,
-        digests=_digests(db, [f.path for f in stale]),
+        digests=changes.known_digests(db, [f.path for f in stale]),
         files=files,
         **found,
     )
@@ -247,7 +247,7 @@ def plan_paths(db: database.IndexConnection, root: Path, paths: Iterable[str | P
         stale=stale,
         deleted=deleted,
         losers=losers,
-        digests=_digests(db, [f.path for f in stale]),
+        digests=changes.known_digests(db, [f.path for f in stale]),
         files=files,
         seen=len(on_disk),
         touched_folders={f.folder for f in stale} | {path.rpartition("/")[0] for path in deleted},
@@ -431,13 +431,6 @@ def _record(
 def _settings_changed(db: database.IndexConnection, settings: dict, problems: list[Problem]) -> bool:
     stored = dict(db.execute("select key, value from settings").fetchall())
     return stored != settings or _problems_of(db, SETTINGS_FILE) != problems
-
-
-def _digests(db: database.IndexConnection, paths: list[str]) -> dict[str, str]:
-    """The content hashes the index holds for `paths` (all of them at once when there are many)."""
-    if len(paths) > 1000:
-        return dict(db.execute("select path, digest from index_files"))
-    return dict(row for p in paths for row in db.execute("select path, digest from index_files where path = ?", (p,)))
 
 
 def _conflict_losers(db: database.IndexConnection) -> set[str]:

@@ -53,6 +53,13 @@ def known_files(conn: sqlite3.Connection, folders: set[str]) -> set[tuple]:
     }
 
 
+def known_digests(conn: sqlite3.Connection, paths: list[str]) -> dict[str, str]:
+    """The content hashes the index holds for `paths` (all of them at once when there are many)."""
+    if len(paths) > 1000:
+        return dict(conn.execute("select path, digest from index_files"))
+    return dict(row for p in paths for row in conn.execute("select path, digest from index_files where path = ?", (p,)))
+
+
 def covered(folders: set[str], walked) -> set[str]:
     """The walked folders whose rows `known_files(conn, folders)` returns: `folders` and their subfolders."""
     if len(folders) > LOAD_ALL_OVER:

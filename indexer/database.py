@@ -28,13 +28,15 @@ class NotAnIndexError(sqlite3.DatabaseError):
 
 def is_index(conn: sqlite3.Connection) -> bool | None:
     """True for a seamless index, None for an empty database (a new one), False for any other SQLite file."""
-    if conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID:
+    application_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    if application_id == APPLICATION_ID:
         return True
+    if application_id != 0:
+        return False
     tables = {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")}
-    if not tables and conn.execute("PRAGMA application_id").fetchone()[0] == 0:
+    if not tables:
         return None
-    ours = conn.execute("PRAGMA user_version").fetchone()[0] > 0 and {"memories", "index_files"} <= tables
-    return ours and conn.execute("PRAGMA application_id").fetchone()[0] == 0
+    return conn.execute("PRAGMA user_version").fetchone()[0] > 0 and {"memories", "index_files"} <= tables
 
 
 def not_an_index(path: str | Path) -> str:

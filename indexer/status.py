@@ -41,15 +41,11 @@ def drift(root: Path, conn) -> Drift:
     settings, _ = load_settings(root)
     found.settings_changed = dict(conn.execute("select key, value from settings")) != settings
     stat_differs = sorted(p for p in files.keys() & known.keys() if files[p][1:5] != known[p][1:5])
-    digests = _digests(conn, stat_differs)
+    digests = changes.known_digests(conn, stat_differs)
     max_bytes = settings["index.max_file_bytes"]
     with FolderFds(str(root)) as opened:
         found.changed = [p for p in stat_differs if _content_digest(opened, p, max_bytes) != digests.get(p)]
     return found
-
-
-def _digests(conn, paths: list[str]) -> dict[str, str]:
-    return {p: d for p in paths for (d,) in conn.execute("select digest from index_files where path = ?", (p,))}
 
 
 def _content_digest(folders: FolderFds, path: str, max_bytes: int) -> str | None:

@@ -15,6 +15,7 @@ A heartbeat row in `index_watch` tells every reader that the index is being foll
 import contextlib
 import os
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -392,7 +393,7 @@ def _identity(path: Path) -> tuple[int, int] | None:
         st = os.stat(path)
     except OSError:
         return None
-    return (st.st_dev, st.st_ino) if os.path.isdir(path) else None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
 
 
 def _changed(summary: RunSummary) -> str:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ulid import ULID
 
-from . import atomic, build, database, rules, timestamps
+from . import atomic, build, database, queries, rules, timestamps
 from .frontmatter_edit import MEMORY_ORDER, NOTE_ORDER, Document, EditError, FieldValue, new_text
 from .parse import parse_bytes
 from .problems import Problem
@@ -168,7 +168,6 @@ class Session:
             if paths or not os.path.exists(self.db_path):
                 self.sync(paths)
             self.conn = sqlite3.connect(self.db_path)
-            self.conn.row_factory = sqlite3.Row
             database.check_store(self.conn, self.root, self.db_path)
         except database.OtherStoreError as e:
             raise WriteRefused("other-store", str(e)) from None
@@ -185,7 +184,7 @@ class Session:
 
     def rows(self, sql: str, params=()) -> list[dict]:
         assert self.conn is not None  # every write calls refresh(), which opens it, before reading rows
-        return [dict(row) for row in self.conn.execute(sql, params)]
+        return queries.rows(self.conn, sql, params)
 
     def read(self, path: str) -> tuple[bytes, dict | None, list[Problem]]:
         """A memory file's bytes, its record as the indexer reads it (None on error) and its problems."""

@@ -255,7 +255,7 @@ def full_rebuild(store: Path, db: Path) -> Proc:
 
 
 def in_process_rebuild(store: Path, db: Path) -> tuple[float, float]:
-    from indexer.build import index_store
+    from indexer.index.build import index_store
 
     remove_db(db)
     try:
@@ -307,8 +307,8 @@ def paired_latency_ms(
 
 
 def sql_latencies(db: Path, sf_db: Path) -> list[Figure]:
-    """Briefing and recall in SQL through indexer.queries, each in turn with its floor; straightforward the naive SQL."""
-    from indexer import queries
+    """Briefing and recall in SQL through indexer.query.queries, each in turn with its floor; straightforward the naive SQL."""
+    from indexer.query import queries
 
     briefing = Figure("briefing_sql", f"briefing ({BRIEFING_PROJECT}), SQL", "ms", None)
     recall = Figure("recall_sql", f"recall '{COMMON_WORD}', SQL", "ms", None)

@@ -6,16 +6,16 @@ Each case writes one memory into a copy of examples/store with the real write pa
 (an existing active memory said again in other words, as an agent that did not look would write
 it) and new facts (true, distinct things about the same project). For a restatement, the score of
 the memory it restates is a hit if it reaches the threshold; any other memory reaching it is a
-false alarm. indexer/similar.py's SIMILAR_AT was chosen from this table (docs/writing.md).
+false alarm. indexer/query/similar.py's SIMILAR_AT was chosen from this table (docs/writing.md).
 """
 
 import shutil
 import tempfile
 from pathlib import Path
 
-from indexer.similar import scored
+from indexer.edit.store_write import write_memory
+from indexer.query.similar import scored
 from indexer.sqlite import sqlite3
-from indexer.store_write import write_memory
 
 STORE = Path(__file__).resolve().parent.parent / "examples" / "store"
 # (project, restated memory or None for a new fact, kind, name, description)

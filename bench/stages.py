@@ -12,11 +12,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from indexer.build import index_store
-from indexer.parse import parse_bytes, read_regular_file
-from indexer.settings import DEFAULTS
-from indexer.validate import memory_record, note_record
-from indexer.walk import walk_store
+from indexer.index.build import index_store
+from indexer.store.parse import parse_bytes, read_regular_file
+from indexer.store.settings import DEFAULTS
+from indexer.store.validate import memory_record, note_record
+from indexer.store.walk import walk_store
 
 
 def stages(root: str) -> list[tuple[str, float]]:

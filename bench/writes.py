@@ -8,7 +8,7 @@ afterwards, and the index brought back in step.
 import os
 from pathlib import Path
 
-from indexer.build import index_store
+from indexer.index.build import index_store
 from indexer.sqlite import sqlite3
 
 from .generate import PROJECTS
@@ -32,7 +32,7 @@ def write_figures(store: Path, db: Path, repeat: int, figure, run, seamless: str
                 "--description", f"Benchmark {kind} {n}: a one-line description", "--db", str(db), *extra]  # fmt: skip
 
     def in_process(n: int, kind: str, supersedes: str | None):
-        from indexer.store_write import write_memory
+        from indexer.edit.store_write import write_memory
 
         written = write_memory(
             store,

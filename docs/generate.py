@@ -1,4 +1,4 @@
-"""Write the generated parts of the docs: the rules table (from indexer.problems.RULES) and the CLI reference.
+"""Write the generated parts of the docs: the rules table (from indexer.store.problems.RULES) and the CLI reference.
 
 Run `python -m docs.generate` (or `make docs`) from the repository root after adding a problem code or a
 command, or changing a command's options; tests/test_docs.py fails while the committed pages differ.
@@ -14,8 +14,8 @@ from pathlib import Path
 import click
 from click.testing import CliRunner
 
-from indexer.cli import cli
-from indexer.problems import RULES
+from indexer.front.cli import cli
+from indexer.store.problems import RULES
 
 DOCS = Path(__file__).resolve().parent
 HELP_WIDTH = 100  # --help wraps at the terminal's width: fix it so the pages do not depend on who ran this

@@ -32,10 +32,10 @@ sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from stores import assert_accounted_for  # noqa: E402
 
-from indexer.build import index_store  # noqa: E402
-from indexer.parse import parse_bytes  # noqa: E402
-from indexer.settings import DEFAULTS, MAXIMUM, load_settings  # noqa: E402
-from indexer.validate import memory_record, note_record  # noqa: E402
+from indexer.index.build import index_store  # noqa: E402
+from indexer.store.parse import parse_bytes  # noqa: E402
+from indexer.store.settings import DEFAULTS, MAXIMUM, load_settings  # noqa: E402
+from indexer.store.validate import memory_record, note_record  # noqa: E402
 
 HANG_SECONDS = 20
 
@@ -195,7 +195,7 @@ PARAMETER_VALUES = st.one_of(TIMESTAMPS, SCALARS, NESTED, SQL, st.integers(-(2**
 
 
 def explorer(db_path: Path):
-    from indexer.serve import build_datasette
+    from indexer.front.serve import build_datasette
 
     ds = build_datasette(db_path)
     asyncio.run(ds.invoke_startup())

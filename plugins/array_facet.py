@@ -2,7 +2,7 @@
 
 Datasette counts a row once per distinct value by de-duplicating (value, row) pairs of whole rows, which
 timed out at 100,000 memories even over (primary key, tags) alone. The indexer stores each row's tags
-distinct (indexer/validate.py), so counting the pairs gives the same counts, read from the `memories_tags`
+distinct (indexer/store/validate.py), so counting the pairs gives the same counts, read from the `memories_tags`
 index, which holds every tags array (docs/performance.md has the figures).
 metadata.yml configures it as `json_array: tags`; pages and JSON show it as an ordinary array facet, with
 the same filter links as Datasette's own (tests/test_explorer.py compares the two).

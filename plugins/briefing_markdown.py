@@ -1,14 +1,14 @@
 """The briefing as plain markdown for a prompt: /seamless/briefing.md?project=P (as_of, budget optional).
 
 An output renderer on the `briefing` canned query, so it runs the very same SQL; the lines come from
-indexer.briefing_text, which the CLI uses too.
+indexer.query.briefing_text, which the CLI uses too.
 """
 
 from datasette import hookimpl
 from datasette.utils.asgi import NotFound, Response
 
-from indexer.briefing_text import briefing_markdown
-from indexer.serve import DATABASE
+from indexer.index.database import DATABASE
+from indexer.query.briefing_text import briefing_markdown
 
 
 def render(rows, request, query_name, database):

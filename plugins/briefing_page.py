@@ -14,9 +14,9 @@ from datasette import hookimpl
 from datasette.utils import tilde_encode
 from datasette.utils.asgi import Response
 
-from indexer.briefing_text import briefing_line
-from indexer.queries import PARAMS, QUERIES
-from indexer.serve import DATABASE
+from indexer.index.database import DATABASE
+from indexer.query.briefing_text import briefing_line
+from indexer.sql.canned import PARAMS, QUERIES
 
 
 def stage_badge(row) -> str | None:

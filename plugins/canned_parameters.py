@@ -2,7 +2,7 @@
 
 SQL cannot refuse a value, so without this the explorer answered wrongly and silently: strftime read
 `as_of=2026` as a Julian day and `2026-11-31` as 1 December, CAST read `budget=abc` as 0, and recall gave
-20 results for `limit=abc` and none for `limit=0`. Here `as_of` goes through indexer.timestamps.normalize
+20 results for `limit=abc` and none for `limit=0`. Here `as_of` goes through indexer.store.timestamps.normalize
 (as the CLI's --as-of does) and reaches the SQL as canonical UTC text; `budget` and `limit` must be whole
 numbers, from 0 and from 1 (the CLI's --budget and --limit). Empty means "not given", as before.
 """
@@ -14,9 +14,9 @@ from datasette import hookimpl
 from datasette.utils import tilde_decode
 from datasette.utils.asgi import Response
 
-from indexer.queries import PARAMS, RECALL_MAX
-from indexer.serve import DATABASE
-from indexer.timestamps import normalize
+from indexer.index.database import DATABASE
+from indexer.sql.canned import PARAMS, RECALL_MAX
+from indexer.store.timestamps import normalize
 
 # Datasette's own route to a table or query page (app.py): names as written, tilde-encoded or not
 # (`/seamless/brief~69ng.json` is the briefing), with any output extension (.json, .md, .csv)

@@ -1,12 +1,12 @@
-"""The canned queries: the indexer's own SQL (indexer.queries.QUERIES, shared with the CLI), plus a problems overview.
+"""The canned queries: the indexer's own SQL (indexer.query.queries.QUERIES, shared with the CLI), plus a problems overview.
 
 None is writable. Each also answers as JSON, e.g. /seamless/briefing.json?project=P&_shape=array.
 """
 
 from datasette import hookimpl
 
-from indexer.queries import QUERIES
-from indexer.serve import DATABASE
+from indexer.index.database import DATABASE
+from indexer.sql.canned import QUERIES
 
 DESCRIPTIONS = {
     "briefing": (

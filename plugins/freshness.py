@@ -8,8 +8,8 @@ open does not keep saying "watching" after the watcher died.
 from datasette import hookimpl
 from datasette.utils.asgi import Response
 
-from indexer import freshness
-from indexer.serve import DATABASE
+from indexer.index import freshness
+from indexer.index.database import DATABASE
 
 
 async def _freshness(datasette) -> dict:

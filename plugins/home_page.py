@@ -12,9 +12,9 @@ from datasette import hookimpl
 from datasette.utils import tilde_encode
 from datasette.utils.asgi import BadRequest, Response
 
-from indexer.queries import NEEDS_HUMAN_FIRST, QUERIES
-from indexer.serve import DATABASE
-from indexer.timestamps import normalize
+from indexer.index.database import DATABASE
+from indexer.sql.canned import NEEDS_HUMAN_FIRST, QUERIES
+from indexer.store.timestamps import normalize
 
 SHOWN_PER_SECTION = 20  # the rest are one link away
 SECTIONS = {

@@ -20,7 +20,7 @@ ANY_INTERFACE = ("0.0.0.0", "::", "")
 
 
 def allowed_names(datasette) -> set[str]:
-    """The host names this server answers to (set by indexer.serve.build_datasette from --host/--allow-host)."""
+    """The host names this server answers to (set by indexer.front.serve.build_datasette from --host/--allow-host)."""
     extra = getattr(datasette, "seamless_allowed_hosts", ())
     return {*LOCAL_NAMES, *(name.lower().strip("[]") for name in extra if name not in ANY_INTERFACE)}
 

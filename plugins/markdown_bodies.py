@@ -7,7 +7,7 @@ javascript:/data: URLs, and every link gets rel="nofollow noopener noreferrer". 
 come from another site: a relative or local `src` (`<img src="/seamless.json?sql=...">`) would have
 the viewer's browser run a query of our own just by opening the page, so it is dropped.
 
-Rendering runs off the event loop, one body at a time, within indexer/page_budget.py's budget: some
+Rendering runs off the event loop, one body at a time, within indexer/query/page_budget.py's budget: some
 markdown takes markdown-it seconds (64 KB of `![` take 3 s, a megabyte minutes). A body over its
 MAX_CHARS, or one that takes longer, is shown as plain text. The JSON API is untouched: it returns the raw body text.
 """
@@ -20,9 +20,9 @@ from datasette import hookimpl
 from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 
-from indexer.page_budget import MAX_CHARS, within_budget
-from indexer.queries import MATCH_END, MATCH_START
-from indexer.serve import DATABASE
+from indexer.index.database import DATABASE
+from indexer.query.page_budget import MAX_CHARS, within_budget
+from indexer.sql.canned import MATCH_END, MATCH_START
 
 BODY_COLUMNS = {("memories", "body"), ("notes", "body"), ("active_memories", "body")}
 URL_SCHEMES = {"http", "https", "mailto"}

@@ -6,7 +6,7 @@ one has in <ins>, every token escaped. Templates pass the result through the bod
 (`|sanitise`, plugins/markdown_bodies.py) like every body. The source text is compared, not the rendered
 markdown: a changed heading marker or link target shows as the characters that changed.
 
-The filter diffs off the event loop within the budget bodies are rendered in (indexer/page_budget.py): a
+The filter diffs off the event loop within the budget bodies are rendered in (indexer/query/page_budget.py): a
 body over its MAX_CHARS, or a pair slower than that (5,000 equal short lines take difflib
 seconds), is "too long to compare" (None), and other requests are answered meanwhile.
 """
@@ -18,7 +18,7 @@ from functools import lru_cache
 from datasette import hookimpl
 from markupsafe import Markup, escape
 
-from indexer.page_budget import MAX_CHARS, within_budget
+from indexer.query.page_budget import MAX_CHARS, within_budget
 
 TOKEN = re.compile(r"\w+|[^\w\s]+|\s+")
 # difflib's time grows with the product of the lengths it compares: a body of more lines than this is not

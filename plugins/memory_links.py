@@ -8,8 +8,8 @@ from datasette import hookimpl
 from datasette.utils import tilde_encode
 from markupsafe import Markup, escape
 
-from indexer.serve import DATABASE
-from indexer.views import VIEWS
+from indexer.index.database import DATABASE
+from indexer.sql.views import VIEWS
 
 MEMORY_ID_COLUMNS = {"superseded_by", "current_id", "chain_end_id", "chain_id"}
 RESULTS = {None, *VIEWS}  # canned query results (no table) and the SQL views: rows that say what they describe

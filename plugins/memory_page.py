@@ -6,8 +6,8 @@ from urllib.parse import urlencode
 from datasette import hookimpl
 from datasette.utils import tilde_decode, tilde_encode
 
-from indexer.queries import QUERIES
-from indexer.serve import DATABASE
+from indexer.index.database import DATABASE
+from indexer.sql.canned import QUERIES
 
 SUCCESSOR_TEXT = "select description, body from memories where id = ?"
 

@@ -8,8 +8,8 @@ restart. Datasette's own /-/ endpoints (log out, MCP) keep their methods.
 from datasette import hookimpl
 from datasette.utils.asgi import Response
 
-from indexer import bounded_sql
-from indexer.serve import DATABASE
+from indexer.index.database import DATABASE
+from indexer.query import bounded_sql
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 

@@ -2,14 +2,14 @@
 
 Recall never returns a superseded memory, but a person searching for what the store used to believe (an
 old port, a dropped library) should hear what changed its mind, as `seamless recall` says it: the same
-SQL (indexer.queries.RECALL_SUPERSEDED): the best five superseded matches that rank among the results shown,
+SQL (indexer.query.queries.RECALL_SUPERSEDED): the best five superseded matches that rank among the results shown,
 followed to their current truth.
 """
 
 from datasette import hookimpl
 
-from indexer.queries import RECALL_SUPERSEDED
-from indexer.serve import DATABASE
+from indexer.index.database import DATABASE
+from indexer.sql.canned import RECALL_SUPERSEDED
 
 SUPERSEDED_SHOWN = 5
 

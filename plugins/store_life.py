@@ -13,10 +13,10 @@ from urllib.parse import urlencode
 from datasette import hookimpl
 from datasette.utils.asgi import BadRequest, Response
 
-from indexer.queries import QUERIES
-from indexer.rules import KINDS
-from indexer.serve import DATABASE
-from indexer.timestamps import normalize
+from indexer.index.database import DATABASE
+from indexer.sql.canned import QUERIES
+from indexer.store.rules import KINDS
+from indexer.store.timestamps import normalize
 
 # Okabe and Ito's eight colours, told apart by people with any common colour blindness; kinds in KINDS order
 KIND_COLOURS = dict(

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from indexer.build import index_store
+from indexer.index.build import index_store
 from indexer.sqlite import sqlite3
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,7 +99,7 @@ def started_explorer(db_path):
     """A Datasette configured exactly as `seamless serve` configures it, started, over `db_path`."""
     import asyncio
 
-    from indexer.serve import build_datasette
+    from indexer.front.serve import build_datasette
 
     ds = build_datasette(db_path)
     loop = asyncio.new_event_loop()

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from stores import dump, generate_store, integrity, mutate_store, seamless_command
 
-from indexer.build import index_store
+from indexer.index.build import index_store
 
 
 @dataclass

@@ -10,7 +10,7 @@ import asyncio
 import json
 import sys
 
-from indexer.serve import build_datasette
+from indexer.front.serve import build_datasette
 
 
 async def main(db: str, paths: list[str]) -> None:

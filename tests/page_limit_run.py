@@ -9,7 +9,7 @@ SQLITE_FULL, "database or disk is full", as it would on a full disk.
 
 import sys
 
-from indexer.cli import cli
+from indexer.front.cli import cli
 from indexer.sqlite import sqlite3
 
 _connect = sqlite3.connect

@@ -18,8 +18,8 @@ import os
 import sys
 from pathlib import Path
 
-import indexer.build
-from indexer.cli import cli
+import indexer.index.build
+from indexer.front.cli import cli
 
 
 def change(path: Path, action: str, target: str | None) -> None:
@@ -47,14 +47,14 @@ def main(argv: list[str]) -> None:
     action, rel, *rest = argv[:split]
     args = argv[split + 1 :]
     store = Path(args[1])
-    walk = indexer.build.walk_folders
+    walk = indexer.index.build.walk_folders
 
     def walk_then_change(root):
         files = walk(root)
         change(store / rel, action, rest[0] if rest else None)
         return files
 
-    indexer.build.walk_folders = walk_then_change
+    indexer.index.build.walk_folders = walk_then_change
     cli(args, prog_name="seamless")
 
 

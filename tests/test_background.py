@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from indexer.background import Background
+from indexer.index.background import Background
 
 
 def test_jobs_run_in_order_on_another_thread():

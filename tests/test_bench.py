@@ -10,9 +10,9 @@ from pathlib import Path
 
 from bench.generate import generate
 from bench.measure import paired_latency_ms
-from indexer.build import index_store
-from indexer.rules import KINDS
+from indexer.index.build import index_store
 from indexer.sqlite import sqlite3
+from indexer.store.rules import KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -2,7 +2,8 @@
 
 import pytest
 
-from indexer import queries
+from indexer.query import queries
+from indexer.sql import canned
 
 T = "2026-07-20T00:00:00Z"
 LONG_AGO = "2025-01-01T00:00:00Z"  # more than briefing.max_age_days (180) before T
@@ -229,7 +230,7 @@ def test_many_briefings_at_once_from_the_same_core(store):
     store.memory("global-rule", kind="constraint", project=None)
     store.memory("global-gotcha", project=None, updated="2026-07-17T00:00:00Z")
     store.index()
-    sql = queries.compose(
+    sql = canned.compose(
         "briefing_params",
         f"SELECT DISTINCT project, '{T}' AS as_of, 200 AS budget FROM memories",
         ["briefing_ledger"],

@@ -5,7 +5,7 @@ import json
 from click.testing import CliRunner
 from conftest import EXAMPLE_STORE
 
-from indexer.cli import cli
+from indexer.front.cli import cli
 
 
 def run(*args):

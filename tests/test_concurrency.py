@@ -13,7 +13,7 @@ import time
 import pytest
 from stores import assert_accounted_for, dump, generate_store, mutate_store, seamless_command
 
-from indexer.build import index_store
+from indexer.index.build import index_store
 from indexer.sqlite import sqlite3
 
 WAITING = "waiting for another seamless index run on"

@@ -17,7 +17,7 @@ import pytest
 from crash_campaign import Campaign, report
 from stores import dump, generate_store, integrity, memory_text, seamless, seamless_command, ulid
 
-from indexer.build import index_store
+from indexer.index.build import index_store
 from indexer.sqlite import sqlite3
 
 HERE = Path(__file__).resolve().parent

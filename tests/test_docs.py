@@ -19,14 +19,14 @@ def test_the_generated_docs_are_up_to_date(page):
 
 
 def test_the_rules_table_has_a_row_per_registered_code():
-    from indexer.problems import RULES
+    from indexer.store.problems import RULES
 
     rows = generate.rules_table().splitlines()[2:]
     assert [row.split(" | ")[1].strip("`") for row in rows] == [rule.code for rule in RULES]
 
 
 def test_the_cli_reference_has_every_command():
-    from indexer.cli import cli
+    from indexer.front.cli import cli
 
     reference = generate.cli_reference()
     for name in cli.commands:

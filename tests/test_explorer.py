@@ -9,10 +9,11 @@ import yaml
 from click.testing import CliRunner
 from conftest import load_plugin, started_explorer
 
-from indexer import queries
-from indexer.cli import cli
-from indexer.queries import QUERIES
-from indexer.serve import ROOT, ExplorerError, build_datasette
+from indexer.front.cli import cli
+from indexer.front.serve import ROOT, ExplorerError, build_datasette
+from indexer.query import queries
+from indexer.sql import canned
+from indexer.sql.canned import QUERIES
 from indexer.sqlite import sqlite3
 
 CANNED = [*QUERIES, "problems_overview"]
@@ -366,7 +367,6 @@ async def test_canned_query_json_array(ds, example_db, name, args):
 
 
 async def test_briefing_answers_like_the_library(ds, example_db):
-    from indexer import queries
 
     rows = await get_json(ds, "/seamless/briefing.json?project=seamless&as_of=2026-12-02&_shape=array")
     expected = queries.run(example_db, "briefing", project="seamless", as_of="2026-12-02")
@@ -400,7 +400,6 @@ async def test_a_parameter_the_cli_refuses_is_a_400_that_says_why(ds, path, refu
 
 
 async def test_as_of_is_read_as_the_cli_reads_it(ds, example_db):
-    from indexer import queries
 
     # an offset, read as UTC: the SQL gets the same canonical text as `seamless briefing --as-of`
     path = "/seamless/briefing_ledger.json?project=seamless&as_of=2026-12-02T01:00:00%2B02:00&budget=&_shape=array"
@@ -413,7 +412,6 @@ async def test_as_of_is_read_as_the_cli_reads_it(ds, example_db):
 @pytest.mark.parametrize("limit, expected", [("", 20), ("3", 3), ("500", 54)])
 async def test_recall_answers_like_the_cli_20_unless_asked(ds, example_db, limit, expected):
     # `the` matches 47 active memories (and 6 invalid ones) and 7 notes: more than 20, fewer than the cap of 100
-    from indexer import queries
 
     rows = await get_json(ds, f"/seamless/recall.json?q=the&limit={limit}&_shape=array")
     cli = queries.recall(example_db, "the", limit=int(limit or queries.RECALL_DEFAULT))
@@ -433,9 +431,9 @@ async def test_recall_snippets_are_escaped_text_with_the_matches_highlighted(ds)
     cells = [cell.split("</p>")[0] for cell in cells]
     # a snippet is of the body: a match only in the name or description leaves it unmarked
     assert any("<mark>supersession</mark>" in cell.lower() for cell in cells)
-    assert not any(queries.MATCH_START in cell for cell in cells)
+    assert not any(canned.MATCH_START in cell for cell in cells)
     rows = await get_json(ds, "/seamless/recall.json?q=supersession&_shape=array")
-    assert any(queries.MATCH_START in row["snippet"] for row in rows)  # the API keeps the markers for agents
+    assert any(canned.MATCH_START in row["snippet"] for row in rows)  # the API keeps the markers for agents
 
 
 @pytest.mark.parametrize(
@@ -470,7 +468,6 @@ async def test_nothing_can_be_posted(ds, path):
 
 
 async def test_briefing_markdown(ds, example_db):
-    from indexer import queries
 
     response = await ds.client.get("/seamless/briefing.md?project=seamless&as_of=2026-12-02")
     assert response.status_code == 200

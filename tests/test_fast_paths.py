@@ -7,10 +7,10 @@ from frontmatter.default_handlers import YAMLHandler
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer import rules, timestamps
-from indexer.parse import ParsedFile, parse_bytes
-from indexer.validate import FieldReader, _json_list, first_heading
-from indexer.walk import read_regular_file
+from indexer.store import rules, timestamps
+from indexer.store.parse import ParsedFile, parse_bytes
+from indexer.store.validate import FieldReader, _json_list, first_heading
+from indexer.store.walk import read_regular_file
 
 BOUNDARIES = ["---", "----", "--- ", "---\t", "---  \t", "---\x0c", "---\x85", "---\u2028", "---\x1c", "-- -", "---x"]
 GAPS = ["", "\n", "\n\n", "\n \n", "\n\t\n\n", "\n\r", "\n\x0b\n", "\n \x0c", "\n\u3000\n", " "]

@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from yaml.resolver import Resolver
 
-from indexer.flat_yaml import ALPHABETS, NOT_FLAT, load_flat
-from indexer.parse import parse_bytes
-from indexer.validate import memory_record
-from indexer.yaml_loader import StoreLoader, Trap
+from indexer.store.flat_yaml import ALPHABETS, NOT_FLAT, load_flat
+from indexer.store.parse import parse_bytes
+from indexer.store.validate import memory_record
+from indexer.store.yaml_loader import StoreLoader, Trap
 
 KEYS = st.sampled_from(["id", "name", "kind", "tags", "yes", "null", "1", "a-b", "x_y", "<<", "key with space"])
 TOKENS = st.sampled_from(

@@ -5,7 +5,7 @@ import datetime as dt
 import pytest
 from watching import Watching
 
-from indexer.serve import build_datasette
+from indexer.front.serve import build_datasette
 from indexer.sqlite import sqlite3
 
 PAGES = [

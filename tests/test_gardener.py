@@ -1,6 +1,6 @@
 """The gardener (SPEC section 4): proposals only, with a reason each; nothing pinned is ever proposed."""
 
-from indexer import queries
+from indexer.query import queries
 
 T = "2027-07-20T00:00:00Z"
 

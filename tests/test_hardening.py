@@ -27,12 +27,12 @@ from stores import assert_accounted_for, seamless
 from test_hostile_input import indexed, memory, problems_of, run_cli
 from test_served import free_port
 
-import indexer.walk
-from indexer import bounded_sql
-from indexer.cli import cli
-from indexer.serve import build_datasette
+import indexer.store.walk
+from indexer.front.cli import cli
+from indexer.front.serve import build_datasette
+from indexer.query import bounded_sql
 from indexer.sqlite import sqlite3
-from indexer.validate import first_heading
+from indexer.store.validate import first_heading
 
 # Times that parse but leave datetime's range once converted to UTC
 OUT_OF_RANGE = ("0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00")
@@ -150,7 +150,7 @@ def test_a_64_gb_sparse_file_is_too_large_within_bounded_memory(store, limit):
     command = [
         sys.executable,
         "-c",
-        cap + "from indexer.cli import cli; cli()",
+        cap + "from indexer.front.cli import cli; cli()",
         "index",
         store.root,
         "--db",
@@ -259,7 +259,7 @@ def test_a_folder_swapped_for_a_symlink_during_the_walk_is_not_followed(store, t
             target.symlink_to(outside)
         return iter(entries)
 
-    monkeypatch.setattr(indexer.walk.os, "scandir", scandir)
+    monkeypatch.setattr(indexer.store.walk.os, "scandir", scandir)
     store.index(full=True)
     monkeypatch.undo()
     nothing_from_outside(store)
@@ -517,7 +517,7 @@ async def test_a_foreign_host_or_origin_is_refused(ds, path, headers):
 
 def test_serve_answers_to_the_names_it_is_given_and_mcp_to_its_own_pages(example_db, tmp_path):
     port = free_port()
-    command = [sys.executable, "-c", "from indexer.cli import cli; cli()", "serve", "--db", str(example_db)]
+    command = [sys.executable, "-c", "from indexer.front.cli import cli; cli()", "serve", "--db", str(example_db)]
     command += ["--port", str(port), "--allow-host", "explorer.lan"]
     log = open(tmp_path / "serve.log", "w")  # noqa: SIM115 (closed below)
     server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from indexer import queries
+from indexer.query import queries
 
 
 def history(store, memory_id) -> list[dict]:

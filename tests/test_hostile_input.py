@@ -18,8 +18,8 @@ from click.testing import CliRunner, Result
 from conftest import Store
 from stores import accounting, assert_accounted_for, dump, seamless, store_md_files
 
-from indexer.build import index_store
-from indexer.cli import cli
+from indexer.front.cli import cli
+from indexer.index.build import index_store
 from indexer.sqlite import sqlite3
 
 HERE = Path(__file__).resolve().parent
@@ -427,7 +427,7 @@ def test_a_folder_that_cannot_be_listed_is_an_error_not_a_silent_loss(store):
 
 def test_a_folder_the_system_refuses_to_list_is_an_error_not_a_silent_loss(store, monkeypatch):
     # as root nothing can be made unlistable, so the refusal is the operating system's answer, injected
-    import indexer.walk
+    import indexer.store.walk
 
     refused, real_open = set(), os.open
 
@@ -436,7 +436,7 @@ def test_a_folder_the_system_refuses_to_list_is_an_error_not_a_silent_loss(store
             raise PermissionError(13, "Permission denied", path)
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(indexer.walk.os, "open", open_folder)
+    monkeypatch.setattr(indexer.store.walk.os, "open", open_folder)
     folder = str(store.root / "memories" / "locked")
     check_folder_refused(store, (lambda: refused.add(folder), refused.clear))
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from stores import dump, generate_store, mutate_store
 
-from indexer import write
-from indexer.build import index_store
+from indexer.index import writer
+from indexer.index.build import index_store
 from indexer.sqlite import sqlite3
 
 
@@ -177,7 +177,7 @@ def test_an_index_from_before_schema_3_loses_its_fts_triggers_and_stays_in_step(
 
 def test_an_index_made_by_an_older_indexer_is_read_again_in_full(store, tmp_path):
     """Its rows and problems followed older rules: unchanged files must not keep them."""
-    from indexer.database import SCHEMA_VERSION
+    from indexer.index.database import SCHEMA_VERSION
 
     populate(store)
     store.index()
@@ -257,7 +257,7 @@ def test_rows_written_in_many_small_batches_make_the_same_index_as_one_batch(tmp
     # each batch is staged, then moved into its table and indexed on the writer thread
     root = generate_store(tmp_path / "store", files=80, seed=5)
     index_store(root, tmp_path / "one.db", full=True)
-    monkeypatch.setattr(write, "BATCH", 3)
+    monkeypatch.setattr(writer, "BATCH", 3)
     index_store(root, tmp_path / "many.db", full=True)
     assert dump(tmp_path / "many.db") == dump(tmp_path / "one.db")
     assert rowid_order(tmp_path / "many.db") == rowid_order(tmp_path / "one.db")

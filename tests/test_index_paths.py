@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from stores import assert_accounted_for, dump
 from test_properties import IDS, PATHS, SCRATCH, SETTINGS, Files, file_content
 
-from indexer import database
-from indexer.build import index_paths, index_store
+from indexer.index import database
+from indexer.index.build import index_paths, index_store
 from indexer.sqlite import sqlite3
 
 FOLDERS = st.sampled_from(["memories/seamless", "memories/console", "memories/seamless/deep", "notes/seamless"])
@@ -197,7 +197,7 @@ def test_index_paths_on_a_new_index_indexes_the_whole_store(store):
 
 HOLD = """
 import sys
-from indexer.database import writer_lock
+from indexer.index.database import writer_lock
 with writer_lock(sys.argv[1]):
     print("held", flush=True)
     sys.stdin.readline()

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from indexer import sql
-from indexer.parse import parse_bytes
-from indexer.validate import memory_record, note_record
+from indexer.store.parse import parse_bytes
+from indexer.store.validate import memory_record, note_record
 
 INDEXER = Path(__file__).resolve().parent.parent / "indexer"
 MEMORY = b"---\nid: 01K0000000000000000000AAA1\nkind: stage\nname: a-name\ndescription: d\n---\nStatus: open\n"
@@ -19,10 +19,70 @@ def imported_by(module: str) -> set[str]:
     return set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split())
 
 
+# The layers, bottom first (docs/development.md#layout-the-folders-are-the-layers): a module imports its own
+# layer and those below it, never one above. indexer.sqlite and indexer.sql sit at the bottom, where every layer
+# may read them.
+LAYERS = ("sqlite sql", "store", "index", "query", "edit", "front", "__main__")
+RANK = {part: rank for rank, names in enumerate(LAYERS) for part in names.split()}
+
+
+def indexer_imports(path: Path) -> set[str]:
+    """The indexer modules and packages `path` imports, lazily imported ones too (`from indexer import x` as
+    indexer.x)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.split(".")[0] == "indexer"}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "indexer":
+            found |= {f"{node.module}.{a.name}" if node.module == "indexer" else node.module for a in node.names}
+    return found
+
+
+def layer(module: str) -> str:
+    """The layer a dotted indexer module belongs to (indexer.index.build: index)."""
+    return module.split(".")[1]
+
+
+def test_each_layer_imports_only_its_own_and_those_below():
+    upward = []
+    for path in sorted(INDEXER.rglob("*.py")):
+        here = path.relative_to(INDEXER).parts[0].removesuffix(".py")
+        if here == "__init__":
+            continue
+        upward += [
+            f"{path.relative_to(INDEXER)} imports {m}" for m in indexer_imports(path) if RANK[layer(m)] > RANK[here]
+        ]
+    assert not upward, upward
+
+
+def test_every_module_sits_in_a_layer():
+    """A new module goes into the folder of the lowest layer that has everything it needs."""
+    loose = {p.name for p in INDEXER.glob("*.py")} - {"__init__.py", "__main__.py", "sqlite.py"}
+    assert not loose
+    assert {p.name for p in INDEXER.iterdir() if p.is_dir() and (p / "__init__.py").exists()} == set(RANK) - {
+        "sqlite",
+        "__main__",
+    }
+    for package in INDEXER.glob("*/__init__.py"):
+        assert ast.get_docstring(ast.parse(package.read_text("utf-8"))), f"{package} says what its layer owns"
+
+
+def test_the_explorer_reads_and_never_imports_the_write_path():
+    """plugins/ import the query layer and below (the index for the database's name), never edit or a front end."""
+    plugins = Path(__file__).resolve().parent.parent / "plugins"
+    for path in plugins.glob("*.py"):
+        for module in indexer_imports(path):
+            assert RANK[layer(module)] <= RANK["query"], f"{path.name} imports {module}"
+
+
 def test_opening_the_index_does_not_import_the_queries():
-    """database -> views -> queries -> database was a cycle: the writer ensures the views, not the database."""
-    assert not imported_by("indexer.database") & {"indexer.views", "indexer.queries", "indexer.build"}
-    assert not imported_by("indexer.queries") & {"indexer.database", "indexer.build"}
+    """database -> views -> queries -> database was a cycle: an index run installs the views, not the database."""
+    assert not imported_by("indexer.index.database") & {
+        "indexer.sql.views",
+        "indexer.query.queries",
+        "indexer.index.build",
+    }
+    assert not imported_by("indexer.query.queries") & {"indexer.index.database", "indexer.index.build"}
 
 
 def test_a_record_has_the_columns_of_its_table():
@@ -35,7 +95,8 @@ def test_a_record_has_the_columns_of_its_table():
 
 # the modules data flows through, files to index to queries (commands such as cli.py and watch.py print)
 LIBRARY = (
-    "walk parse flat_yaml yaml_loader validate rules prepare write crossfile build changes database fts queries views"
+    "store/walk store/parse store/flat_yaml store/yaml_loader store/validate store/rules index/prepare index/writer "
+    "store/crossfile index/build index/changes index/database index/fts query/queries sql/canned sql/views"
 )
 
 
@@ -51,7 +112,7 @@ def test_the_library_does_not_print():
 
 def test_the_validity_test_and_the_recall_ranking_are_written_once():
     """In indexer/sql/shared.sql; every other source names them, and runs them written out."""
-    sources = {p.name: p.read_text("utf-8") for p in [*(INDEXER / "sql").glob("*.sql"), INDEXER / "views.py"]}
+    sources = {p.name: p.read_text("utf-8") for p in [*(INDEXER / "sql").glob("*.sql"), INDEXER / "sql" / "views.py"]}
     for fact in ("m.invalid_at IS NULL OR", "bm25(memories_fts, ", "bm25(notes_fts, "):
         assert [name for name, text in sources.items() if fact in text] == ["shared.sql"], fact
     for name in ("recall", "briefing_ledger", "gardener", "recall_superseded"):
@@ -68,8 +129,8 @@ def test_a_shared_expression_takes_its_arguments_whatever_they_hold():
 
 
 def test_settings_defaults_are_not_repeated_in_sql():
-    """indexer/settings.py holds the defaults, and every run writes them to the settings table: SQL reads
+    """indexer/store/settings.py holds the defaults, and every run writes them to the settings table: SQL reads
     that, with no fallback value of its own."""
     fallback = re.compile(r"FROM settings WHERE key = '[^']+'\)\s*,\s*\d+")
-    for path in [*(INDEXER / "sql").glob("*.sql"), INDEXER / "queries.py", INDEXER / "views.py"]:
+    for path in [*(INDEXER / "sql").glob("*.sql"), INDEXER / "sql" / "canned.py", INDEXER / "sql" / "views.py"]:
         assert not fallback.search(path.read_text("utf-8")), path.name

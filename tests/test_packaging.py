@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from indexer.serve import DATABASE, PACKAGE
+from indexer.front.serve import PACKAGE
+from indexer.index.database import DATABASE
 from indexer.sqlite import sqlite3
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,7 +57,9 @@ def test_the_plugins_name_the_database_by_its_constant():
         for node in ast.walk(ast.parse(path.read_text()))
         if isinstance(node, ast.Constant) and node.value == DATABASE
     ]
-    assert not spelled, f"use indexer.serve.DATABASE instead of the literal {DATABASE!r} in " + ", ".join(spelled)
+    assert not spelled, f"use indexer.index.database.DATABASE instead of the literal {DATABASE!r} in " + ", ".join(
+        spelled
+    )
 
 
 DATASETTE_DOT = """

@@ -7,9 +7,9 @@ import pytest
 from conftest import load_plugin, started_explorer
 from test_explorer import started
 
-from indexer import queries
-from indexer.briefing_text import briefing_line
-from indexer.serve import build_datasette
+from indexer.front.serve import build_datasette
+from indexer.query import queries
+from indexer.query.briefing_text import briefing_line
 
 AS_OF = "2026-12-02T00:00:00Z"
 memory_diff = load_plugin("memory_diff")

@@ -14,7 +14,7 @@ import pytest
 import yaml
 from test_served import Server, browser, page, screenshot  # noqa: F401 (fixtures, used by name)
 
-from indexer.build import index_store
+from indexer.index.build import index_store
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "store"

@@ -1,4 +1,4 @@
-"""The registry of problem codes (indexer.problems.RULES) is the one list of them: code, severity, meaning.
+"""The registry of problem codes (indexer.store.problems.RULES) is the one list of them: code, severity, meaning.
 
 Validation can only report a registered code at its registered severity, every code the indexer's source
 reports is registered, and every registered code is expected by some test.
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer import parse, problems, rules, yaml_loader
-from indexer.problems import CODES, ERROR, RULES, WARNING
+from indexer.store import parse, problems, rules, yaml_loader
+from indexer.store.problems import CODES, ERROR, RULES, WARNING
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def indexer_sources() -> list[ast.Module]:
     return [
         ast.parse(path.read_text(), str(path))
-        for path in sorted((ROOT / "indexer").glob("*.py"))
+        for path in sorted((ROOT / "indexer").rglob("*.py"))
         if path.name != "problems.py"
     ]
 
@@ -53,7 +53,7 @@ def test_the_meanings_quote_the_limits_the_code_enforces():
 
 
 def test_an_unregistered_code_fails_loudly():
-    with pytest.raises(ValueError, match=r"'no-such-rule' is not in indexer\.problems\.RULES"):
+    with pytest.raises(ValueError, match=r"'no-such-rule' is not in indexer\.store\.problems\.RULES"):
         problems.error("memories/a.md", 1, "no-such-rule", "message")
 
 

@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from stores import assert_accounted_for, dump
 
-from indexer.build import index_store
-from indexer.parse import parse_bytes
-from indexer.validate import memory_record, note_record
+from indexer.index.build import index_store
+from indexer.store.parse import parse_bytes
+from indexer.store.validate import memory_record, note_record
 
 # tmpfs when there is one: the same files and SQLite, without an fsync per example
 SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None

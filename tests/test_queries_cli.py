@@ -8,8 +8,8 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from indexer import queries
-from indexer.cli import cli
+from indexer.front.cli import cli
+from indexer.query import queries
 
 T = "2026-07-20T00:00:00Z"
 
@@ -223,7 +223,7 @@ def test_run_rejects_unknown_queries_and_parameters(seamless):
 
 
 def test_the_cli_and_queries_do_not_import_datasette():
-    code = "import sys, indexer.cli, indexer.queries; print('datasette' in sys.modules)"
+    code = "import sys, indexer.front.cli, indexer.query.queries; print('datasette' in sys.modules)"
     assert (
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
         == "False"

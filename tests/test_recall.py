@@ -2,7 +2,8 @@
 
 import pytest
 
-from indexer import queries
+from indexer.query import queries
+from indexer.sql import canned
 
 
 def recall(store, q, project=None) -> list[dict]:
@@ -27,7 +28,7 @@ def test_a_note_title_ranks_above_a_note_body(store):
     rows = recall(store, "chroma")
     assert [r["title"] for r in rows] == ["Chroma research", "Meeting summary"]
     assert {r["type"] for r in rows} == {"note"}
-    assert f"{queries.MATCH_START}chroma{queries.MATCH_END}" in rows[1]["snippet"]
+    assert f"{canned.MATCH_START}chroma{canned.MATCH_END}" in rows[1]["snippet"]
 
 
 def test_memories_and_notes_come_back_together_ranked(store):
@@ -193,7 +194,7 @@ def test_limit_is_how_many_results_at_most_100_and_20_when_missing_or_unreadable
 
     with sqlite3.connect(":memory:") as conn:
         (got,) = conn.execute(
-            f"WITH recall_params AS ({queries.RECALL_PARAMS}) SELECT max_rows FROM recall_params",
+            f"WITH recall_params AS ({canned.RECALL_PARAMS}) SELECT max_rows FROM recall_params",
             {"q": "x", "project": "", "limit": limit},
         ).fetchone()
     assert got == max_rows

@@ -6,7 +6,7 @@ from html.parser import HTMLParser
 import pytest
 from conftest import load_plugin
 
-from indexer.serve import build_datasette
+from indexer.front.serve import build_datasette
 
 # Hostile bodies an agent (or a poisoned web page it read) could write into a memory.
 PAYLOADS = {

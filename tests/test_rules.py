@@ -5,8 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ulid import ULID
 
-from indexer import rules
-from indexer.validate import ULID_TEXT
+from indexer.store import rules
+from indexer.store.validate import ULID_TEXT
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ import pytest
 import yaml
 from test_render import PAYLOADS
 
-from indexer.build import index_store
+from indexer.index.build import index_store
 from indexer.sqlite import sqlite3
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,7 +82,7 @@ class Server:
             [
                 sys.executable,
                 "-c",
-                "from indexer.cli import cli; cli()",
+                "from indexer.front.cli import cli; cli()",
                 "serve",
                 "--db",
                 str(db_path),
@@ -302,7 +302,7 @@ def test_mcp_runs_the_briefing(mcp, served):
     result = reply["result"]
     assert not result.get("isError"), result
     rows = result["structuredContent"]["rows"]
-    from indexer import queries
+    from indexer.query import queries
 
     expected = queries.run(served.db_path, "briefing", project="seamless", as_of="2026-12-02")
     assert [r["id"] for r in rows] == [r["id"] for r in expected]

@@ -6,8 +6,9 @@ import pytest
 from click.testing import CliRunner
 from conftest import started_explorer
 
-from indexer import queries
-from indexer.cli import cli
+from indexer.front.cli import cli
+from indexer.query import queries
+from indexer.sql import canned
 
 
 def test_a_body_in_bold_is_no_match(store):
@@ -15,8 +16,8 @@ def test_a_body_in_bold_is_no_match(store):
     store.memory("reboot", description="Reboot order", body="Always restart the **broker** first.")
     store.index()
     rows = {r["name"]: r for r in queries.recall(store.db_path, "restart")}
-    assert queries.MATCH_START not in rows["worker"]["snippet"]  # the body does not hold the word
-    assert f"{queries.MATCH_START}restart{queries.MATCH_END}" in rows["reboot"]["snippet"]
+    assert canned.MATCH_START not in rows["worker"]["snippet"]  # the body does not hold the word
+    assert f"{canned.MATCH_START}restart{canned.MATCH_END}" in rows["reboot"]["snippet"]
 
     printed = CliRunner().invoke(cli, ["recall", "restart", "--db", str(store.db_path)]).output
     assert "caution" not in printed  # a match only in the description shows no snippet

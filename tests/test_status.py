@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 from watching import Watching
 
-import indexer.status
-from indexer.cli import cli
+import indexer.index.status
+from indexer.front.cli import cli
 
 
 def status(store) -> tuple[int, str, str]:
@@ -110,7 +110,7 @@ def test_a_folder_swapped_for_a_symlink_after_the_walk_is_not_read_through(index
     outside.mkdir()
     (outside / "edited.md").write_bytes((folder / "edited.md").read_bytes())
     (folder / "edited.md").write_text((folder / "edited.md").read_text() + "One more line.\n")
-    real_walk = indexer.status.walk_folders
+    real_walk = indexer.index.status.walk_folders
 
     def walk_then_swap(root):
         walked = real_walk(root)
@@ -118,7 +118,7 @@ def test_a_folder_swapped_for_a_symlink_after_the_walk_is_not_read_through(index
         folder.symlink_to(outside)
         return walked
 
-    monkeypatch.setattr(indexer.status, "walk_folders", walk_then_swap)
+    monkeypatch.setattr(indexer.index.status, "walk_folders", walk_then_swap)
     code, out, _ = status(indexed)
     assert code == 1
     assert "changed: memories/seamless/edited.md" in out.splitlines()

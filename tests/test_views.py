@@ -1,4 +1,4 @@
-"""The SQL views (indexer/views.py) against the CLI's and the canned queries' answers, same store, same time."""
+"""The SQL views (indexer/sql/views.py) against the CLI's and the canned queries' answers, same store, same time."""
 
 import json
 import time
@@ -9,8 +9,9 @@ import sqlite_utils
 from click.testing import CliRunner
 from conftest import Store, started_explorer
 
-from indexer import queries, views
-from indexer.cli import cli
+from indexer.front.cli import cli
+from indexer.query import queries
+from indexer.sql import views
 from indexer.sqlite import sqlite3
 
 VIEWS = ["active_memories", "briefings", "supersession_history", "gardener_proposals"]

@@ -16,10 +16,10 @@ from stores import dump, memory_text, seamless, seamless_command
 from test_served import free_port
 from watching import Watching, read_freshness, wait_until
 
-from indexer.build import index_paths, index_store
-from indexer.database import writer_lock
+from indexer.index.build import index_paths, index_store
+from indexer.index.database import writer_lock
+from indexer.index.watch import queue_capacity
 from indexer.sqlite import sqlite3
-from indexer.watch import queue_capacity
 
 
 def names(db_path) -> set[str]:
@@ -407,7 +407,9 @@ def test_any_file_operations_while_watching_end_equal_to_a_full_run(tmp_path_fac
             elif action == "edit":
                 target.write_text(target.read_text() + "Edited.\n")
             elif action == "rename":
-                target.rename(path(n + 1) if not path(n + 1).exists() else target.with_name(f"r{n}.md"))
+                destination = path(n + 1) if not path(n + 1).exists() else target.with_name(f"r{n}.md")
+                destination.parent.mkdir(parents=True, exist_ok=True)  # m0 -> m1 crosses from a/ to b/
+                target.rename(destination)
             elif action == "delete":
                 target.unlink()
             elif action == "break":

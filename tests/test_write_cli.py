@@ -7,9 +7,9 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from indexer.cli import cli
-from indexer.parse import parse_bytes
-from indexer.validate import memory_record
+from indexer.front.cli import cli
+from indexer.store.parse import parse_bytes
+from indexer.store.validate import memory_record
 
 OLD = "2026-07-10T18:00:00Z"
 NOW = re.compile(r"20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z")
@@ -333,7 +333,7 @@ def test_a_write_the_indexer_would_flag_is_refused_with_its_code_and_writes_noth
 
 
 async def test_a_running_explorer_shows_a_write_on_its_next_request(store):
-    from indexer.serve import build_datasette
+    from indexer.front.serve import build_datasette
 
     store.memory("boot-race")
     store.index()

@@ -1,7 +1,7 @@
 """kill -9 at every step of a supersede, concurrent writers, and a disk that fills up mid-write.
 
 The writers are real `seamless write` processes. A kill is a real SIGKILL: the process sends it to
-itself at the step named in SEAMLESS_WRITE_KILL_AFTER (indexer.atomic.crash_point).
+itself at the step named in SEAMLESS_WRITE_KILL_AFTER (indexer.edit.atomic.crash_point).
 """
 
 import resource
@@ -11,9 +11,9 @@ import subprocess
 import pytest
 from stores import dump, seamless, seamless_command
 
-from indexer.build import index_store
-from indexer.parse import parse_bytes
-from indexer.validate import memory_record
+from indexer.index.build import index_store
+from indexer.store.parse import parse_bytes
+from indexer.store.validate import memory_record
 
 OLD_ID = "01K00000000000000000000001"
 SUPERSEDE = ["--project", "seamless", "--kind", "decision", "--name", "chroma-port"]
@@ -153,7 +153,7 @@ def test_a_write_waits_for_an_index_run_holding_the_writer_lock(chain_store):
     """A write and `seamless index` on one database take turns: the write waits while the lock is held."""
     import time
 
-    from indexer.database import writer_lock
+    from indexer.index.database import writer_lock
 
     store = chain_store
     with writer_lock(store.db_path):

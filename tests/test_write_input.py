@@ -12,11 +12,11 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from indexer import rules
-from indexer.cli import cli
-from indexer.frontmatter_edit import MEMORY_ORDER, Document, scalar
-from indexer.store_write import WriteRefused, write_memory
-from indexer.yaml_loader import Trap, load
+from indexer.edit.frontmatter_edit import MEMORY_ORDER, Document, scalar
+from indexer.edit.store_write import WriteRefused, write_memory
+from indexer.front.cli import cli
+from indexer.store import rules
+from indexer.store.yaml_loader import Trap, load
 
 
 def files(root: Path) -> dict[str, bytes]:

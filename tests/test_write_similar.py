@@ -6,7 +6,7 @@ import shutil
 from click.testing import CliRunner
 from conftest import EXAMPLE_STORE
 
-from indexer.cli import cli
+from indexer.front.cli import cli
 
 
 def write(tmp_path, project, name, description):

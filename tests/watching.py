@@ -9,7 +9,7 @@ from pathlib import Path
 
 from stores import seamless_command
 
-from indexer import freshness
+from indexer.index import freshness
 from indexer.sqlite import sqlite3
 
 

@@ -1,10 +1,15 @@
-"""The store's meaning as SQL: the schema and each query's core, one `.sql` file each, and how to read them."""
+"""The store's meaning as SQL: the schema and each query's core, one `.sql` file each, and how to read them.
+
+At the bottom with `indexer.sqlite`, below the store layer: the index reads the schema, the query layer runs
+the canned queries (`canned`), an index run installs the views (`views`). It imports nothing but
+`indexer.sqlite`, so every layer may read it.
+"""
 
 import functools
 import re
 from importlib import resources
 
-from ..sqlite import sqlite3
+from indexer.sqlite import sqlite3
 
 SHARED = "shared"  # the file of shared expressions
 DEFINITION = re.compile(r"^([A-Z_]+)(?:\(([^)]*)\))? = (.+)$", re.MULTILINE)

@@ -10,8 +10,8 @@ without a fingerprint, so the next run looks at it again.
 import hashlib
 from array import array
 
-from .sqlite import sqlite3
-from .walk import Folder
+from indexer.sqlite import sqlite3
+from indexer.store.walk import Folder
 
 LOAD_ALL_OVER = 100  # changed folders beyond which one scan of index_files beats range queries
 

@@ -2,7 +2,7 @@
 
 from collections import Counter
 
-from .problems import WARNING, Problem, warning
+from indexer.store.problems import WARNING, Problem, warning
 
 # One file could give a warning per list item (`tags: [[], [], ...]` gave 16,000): past this many, the rest are
 # counted in one `more-warnings`, so a run's table and output stay in proportion to the store. Errors are never

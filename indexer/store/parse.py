@@ -14,9 +14,9 @@ from pathlib import Path
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
-from . import yaml_loader
-from .problems import Problem, error
-from .walk import FolderFds
+from indexer.store import yaml_loader
+from indexer.store.problems import Problem, error
+from indexer.store.walk import FolderFds
 
 HANDLER = YAMLHandler()
 BOUNDARY = HANDLER.FM_BOUNDARY  # a line of 3 or more dashes: python-frontmatter's own split

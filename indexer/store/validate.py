@@ -7,10 +7,10 @@ import re
 from json.encoder import encode_basestring
 from pathlib import PurePosixPath
 
-from . import rules, timestamps
-from .parse import ParsedFile
-from .problems import Problem, error, warning
-from .yaml_loader import Trap
+from indexer.store import rules, timestamps
+from indexer.store.parse import ParsedFile
+from indexer.store.problems import Problem, error, warning
+from indexer.store.yaml_loader import Trap
 
 # The whole heading line; closing spaces and #s are stripped in Python (see heading_text): a lazy `(.+?)` before
 # `[ \t#]*$` retried the tail at every character, hours for `# a` and four megabytes of spaces before `x`.

@@ -29,9 +29,9 @@ def cli():
 @click.option("--strict", is_flag=True, help="Exit 1 if any file has an error problem.")
 def index(store, db_path, full, strict):
     """Build or update the index of STORE (a folder with memories/ and notes/)."""
-    from .build import index_store
-    from .database import NotAnIndexError
-    from .sqlite import sqlite3
+    from indexer.index.build import index_store
+    from indexer.index.database import NotAnIndexError
+    from indexer.sqlite import sqlite3
 
     try:
         summary = index_store(store, db_path, full=full, progress=_progress_bar(), on_wait=_waiting(db_path))
@@ -44,7 +44,7 @@ def index(store, db_path, full, strict):
     except OSError as e:  # e.g. the folder of --db does not exist, so the lock file cannot be made
         raise click.ClickException(f"cannot open the index at {db_path}: {e.strerror or e}") from e
     if strict and summary.unlisted:  # --strict lists every problem on record, as a full run does
-        from .build import recorded_problems
+        from indexer.index.build import recorded_problems
 
         summary.problems, summary.unlisted = recorded_problems(db_path), 0
     _report(store, summary)
@@ -56,7 +56,7 @@ def index(store, db_path, full, strict):
 @store_argument
 def check(store):
     """Validate STORE without writing anything; exit 1 on any error problem."""
-    from .build import index_store
+    from indexer.index.build import index_store
 
     summary = index_store(store, ":memory:", full=True, progress=_progress_bar())
     _report(store, summary)
@@ -121,8 +121,8 @@ def _report(store: Path, summary) -> None:
 )
 def serve(db_path, host, port, watch_store, allowed_hosts):
     """Serve the explorer (Datasette, read-only) on the index at --db."""
-    from .serve import ExplorerError
-    from .serve import serve as run
+    from indexer.front.serve import ExplorerError
+    from indexer.front.serve import serve as run
 
     with _watching(watch_store, db_path) if watch_store else contextlib.nullcontext():
         try:
@@ -134,7 +134,7 @@ def serve(db_path, host, port, watch_store, allowed_hosts):
 @contextlib.contextmanager
 def _watching(store: Path, db_path: str):
     """Run `seamless watch STORE` beside the block, from its first index until the block ends."""
-    from .watch import WatcherProcess
+    from indexer.index.watch import WatcherProcess
 
     # Should this process die of a signal (uvicorn raises SIGTERM again once the server is down), the
     # watcher sees its parent gone within a tick and stops by itself
@@ -145,7 +145,7 @@ def _watching(store: Path, db_path: str):
         raise click.ClickException(str(e)) from e
 
 
-# Reading the index: briefing, recall, history, gardener. Each runs one query of indexer.queries.
+# Reading the index: briefing, recall, history, gardener. Each runs one query of indexer.query.queries.
 
 
 def db_option(function):
@@ -167,7 +167,7 @@ def as_of_option(function):
 
 
 def _as_of(ctx, param, value):
-    from .timestamps import normalize
+    from indexer.store.timestamps import normalize
 
     if value is None:
         return None
@@ -179,7 +179,7 @@ def _as_of(ctx, param, value):
 
 def _connect(db_path: str, read_only: bool = False):
     """An open index, or a click error saying how to make one."""
-    from .sqlite import sqlite3
+    from indexer.sqlite import sqlite3
 
     missing = click.ClickException(f"no index at {db_path}: run `seamless index STORE` first")
     if not Path(db_path).is_file():
@@ -189,7 +189,7 @@ def _connect(db_path: str, read_only: bool = False):
         if read_only
         else sqlite3.connect(db_path)
     )
-    from .database import is_index, not_an_index
+    from indexer.index.database import is_index, not_an_index
 
     try:
         ours = is_index(conn)
@@ -215,7 +215,7 @@ def _echo_json(rows: list[dict], booleans: tuple[str, ...] = ()) -> None:
 def _echo_line(line: str) -> None:
     """Print one line of store text (titles, names, descriptions, paths) with control characters escaped,
     as problem lines are: a store file cannot forge a line, nor send the terminal an escape sequence."""
-    from .problems import escaped
+    from indexer.store.problems import escaped
 
     click.echo(escaped(line))
 
@@ -244,8 +244,8 @@ def briefing(project, as_of, budget, explain, as_json, db_path):
     """What an agent on PROJECT is told before it starts: pinned memories, then the newest that fit."""
     from collections import Counter
 
-    from . import queries
-    from .briefing_text import briefing_markdown
+    from indexer.query import queries
+    from indexer.query.briefing_text import briefing_markdown
 
     conn = _connect(db_path)
     if (
@@ -287,7 +287,8 @@ def recall(query, project, limit, as_json, db_path):
     QUERY is plain words, all of which must match (stemmed: races finds race); a trailing * matches
     a prefix. Quotes and FTS5 operators are searched as words.
     """
-    from . import queries
+    from indexer.query import queries
+    from indexer.sql import canned
 
     conn = _connect(db_path)
     rows = queries.recall(conn, query, project=project, limit=limit)
@@ -301,8 +302,8 @@ def recall(query, project, limit, as_json, db_path):
             )
         else:
             _echo_line(f"{n}. note {row['path']}: {row['title']}")
-        if row["snippet"] and (row["type"] == "note" or queries.MATCH_START in row["snippet"]):
-            snippet = row["snippet"].replace(queries.MATCH_START, "**").replace(queries.MATCH_END, "**")
+        if row["snippet"] and (row["type"] == "note" or canned.MATCH_START in row["snippet"]):
+            snippet = row["snippet"].replace(canned.MATCH_START, "**").replace(canned.MATCH_END, "**")
             _echo_line("   " + " ".join(snippet.split()))
     for successor in queries.recall_superseded(conn, query, project=project, limit=limit):
         _echo_line(f"superseded: {successor['replaces']} -> replaced by {successor['id']} {successor['name']}")
@@ -317,7 +318,7 @@ def recall(query, project, limit, as_json, db_path):
 @db_option
 def history(id_or_name, project, as_json, db_path):
     """The supersession chain of a memory (its id, or its name), oldest first, and its current truth."""
-    from . import queries
+    from indexer.query import queries
 
     try:
         rows = queries.history_chain(_connect(db_path), id_or_name, project)
@@ -358,7 +359,7 @@ def _chain_end(rows: list[dict]) -> str:
 @db_option
 def gardener(as_of, as_json, db_path):
     """Proposals only, never acted on: stale done/unknown stages and long-unchanged unpinned memories."""
-    from . import queries
+    from indexer.query import queries
 
     rows = queries.run(_connect(db_path), "gardener", as_of=as_of)
     if as_json:
@@ -371,7 +372,7 @@ def gardener(as_of, as_json, db_path):
     click.echo(f"{len(rows)} proposals; nothing was changed (the gardener only proposes)", err=True)
 
 
-# Writing: the seed's write operations (docs/writing.md). Each command calls one function of indexer.store_write.
+# Writing: the seed's write operations (docs/writing.md). Each command calls one function of indexer.edit.store_write.
 
 
 def write_db_option(function):
@@ -400,7 +401,7 @@ def _written(call, as_json: bool) -> None:
     """Run one write, print its result (one JSON object with --json), or turn its refusal into a click error."""
     import json
 
-    from .store_write import WriteRefused
+    from indexer.edit.store_write import WriteRefused
 
     try:
         result = call()
@@ -436,7 +437,7 @@ def _written(call, as_json: bool) -> None:
 @write_db_option
 def write(store, project, kind, name, description, tags, supersedes, session, model, body, as_json, db_path):
     """Write a memory to STORE: new, updated in place (same name), or replacing another (--supersedes)."""
-    from .store_write import write_memory
+    from indexer.edit.store_write import write_memory
 
     _written(
         lambda: write_memory(
@@ -465,7 +466,7 @@ def write(store, project, kind, name, description, tags, supersedes, session, mo
 @write_db_option
 def append(store, memory, project, text, as_json, db_path):
     """Add text to the end of the body of active memory X (an id or a name); `updated` becomes now."""
-    from .store_write import append_memory
+    from indexer.edit.store_write import append_memory
 
     _written(lambda: append_memory(store, db_path, memory, _from_stdin(text), project=project), as_json)
 
@@ -478,7 +479,7 @@ def append(store, memory, project, text, as_json, db_path):
 @write_db_option
 def archive(store, memory, project, as_json, db_path):
     """Archive active memory X: invalid from now, with no successor; it stays on disk."""
-    from .store_write import archive_memory
+    from indexer.edit.store_write import archive_memory
 
     _written(lambda: archive_memory(store, db_path, memory, project=project), as_json)
 
@@ -491,7 +492,7 @@ def archive(store, memory, project, as_json, db_path):
 @write_db_option
 def delete(store, memory, project, as_json, db_path):
     """Delete memory X's file: for what was never true. Refused if a memory was replaced by X."""
-    from .store_write import delete_memory
+    from indexer.edit.store_write import delete_memory
 
     _written(lambda: delete_memory(store, db_path, memory, project=project), as_json)
 
@@ -506,7 +507,7 @@ def delete(store, memory, project, as_json, db_path):
 @write_db_option
 def note(store, project, title, tags, body, as_json, db_path):
     """Write a note (research, a meeting summary, a design record) under STORE/notes/<project>/."""
-    from .store_write import write_note
+    from indexer.edit.store_write import write_note
 
     _written(
         lambda: write_note(
@@ -523,7 +524,7 @@ def note(store, project, title, tags, body, as_json, db_path):
 def mcp(store, db_path, project):
     """Serve STORE to agents as an MCP server over stdio: the write tools, briefing, recall and history."""
     try:
-        from .mcp_server import serve as run
+        from indexer.front.mcp_server import serve as run
     except ImportError as e:
         raise click.ClickException(
             f"the MCP server needs the mcp extra: pip install 'seamless-explorer[mcp]' ({e})"
@@ -554,9 +555,9 @@ def watch(store, db_path, sweep, parent):
     import signal
     import threading
 
-    from .database import OtherStoreError
-    from .sqlite import sqlite3
-    from .watch import Watcher
+    from indexer.index.database import OtherStoreError
+    from indexer.index.watch import Watcher
+    from indexer.sqlite import sqlite3
 
     stop = threading.Event()
 
@@ -594,10 +595,10 @@ def status(store, db_path):
 
     Also says when the index was last brought in step and whether a watcher follows the store.
     """
-    from . import freshness
-    from .database import OtherStoreError, check_store
-    from .sqlite import sqlite3
-    from .status import drift
+    from indexer.index import freshness
+    from indexer.index.database import OtherStoreError, check_store
+    from indexer.index.status import drift
+    from indexer.sqlite import sqlite3
 
     conn = _connect(db_path, read_only=True)
     try:

@@ -22,14 +22,17 @@ from pathlib import Path
 
 from ulid import ULID
 
-from . import atomic, build, database, queries, rules, timestamps
-from .frontmatter_edit import MEMORY_ORDER, NOTE_ORDER, Document, EditError, FieldValue, new_text
-from .parse import parse_bytes
-from .problems import Problem
-from .settings import load_settings
-from .sqlite import sqlite3
-from .validate import ULID_TEXT, memory_record, note_record
-from .walk import FolderFds
+from indexer.edit import atomic
+from indexer.edit.frontmatter_edit import MEMORY_ORDER, NOTE_ORDER, Document, EditError, FieldValue, new_text
+from indexer.index import build, database
+from indexer.query import queries
+from indexer.sqlite import sqlite3
+from indexer.store import rules, timestamps
+from indexer.store.parse import parse_bytes
+from indexer.store.problems import Problem
+from indexer.store.settings import load_settings
+from indexer.store.validate import ULID_TEXT, memory_record, note_record
+from indexer.store.walk import FolderFds
 
 NAME_MAX = 200
 PROJECT_MAX = 100
@@ -503,7 +506,7 @@ def write_memory(
         atomic.crash_point("indexed")
         similar = []
         if created and not old:
-            from .similar import similar_memories
+            from indexer.query.similar import similar_memories
 
             similar = similar_memories(s.conn, memory_id)
         return Written(

@@ -24,10 +24,11 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from . import database, freshness, timestamps
-from .build import RunSummary, index_paths, index_store
-from .settings import FILE as SETTINGS_FILE
-from .walk import FOLDERS
+from indexer.index import database, freshness
+from indexer.index.build import RunSummary, index_paths, index_store
+from indexer.store import timestamps
+from indexer.store.settings import FILE as SETTINGS_FILE
+from indexer.store.walk import FOLDERS
 
 HEARTBEAT_SECONDS = 2.0  # SPEC: at least every 5 s; a heartbeat older than freshness.ALIVE_SECONDS is dead
 SWEEP_SECONDS = 300  # a no-op run costs ~0.9 s of CPU at 100,000 files: 0.3% of one core at this pace

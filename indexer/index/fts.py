@@ -7,7 +7,7 @@ once per row, where indexing each batch of new rows with one INSERT ... SELECT f
 inserting and `unindex_paths` before deleting.
 """
 
-from .sqlite import sqlite3
+from indexer.sqlite import sqlite3
 
 COLUMNS = {
     "memories": ("name", "description", "tags", "body"),

@@ -9,7 +9,7 @@ Collections nested more than MAX_DEPTH deep are refused (`TooDeep`) before libya
 
 import yaml
 
-from .flat_yaml import NOT_FLAT, load_flat
+from indexer.store.flat_yaml import NOT_FLAT, load_flat
 
 TIMESTAMP = "tag:yaml.org,2002:timestamp"
 MERGE = "tag:yaml.org,2002:merge"

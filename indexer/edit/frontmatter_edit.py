@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import yaml
 
-from . import timestamps, yaml_loader
-from .flat_yaml import NOT_PRINTABLE
-from .parse import BOUNDARY, _closing_boundary
+from indexer.store import timestamps, yaml_loader
+from indexer.store.flat_yaml import NOT_PRINTABLE
+from indexer.store.parse import BOUNDARY, _closing_boundary
 
 # the seed's field order: a new file is written in it, and a field added to a file goes where it belongs
 MEMORY_ORDER = (

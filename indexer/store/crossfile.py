@@ -3,7 +3,7 @@
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .problems import Problem, error, warning
+from indexer.store.problems import Problem, error, warning
 
 CONFLICT_CODES = ("duplicate-id", "duplicate-name")
 LINK_CODES = ("dangling-supersession", "supersession-cycle")

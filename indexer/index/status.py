@@ -8,10 +8,10 @@ did not (a `touch`, or one stored as too recent to trust) is in step.
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import changes
-from .parse import digest
-from .settings import load_settings
-from .walk import FolderFds, store_files, walk_folders
+from indexer.index import changes
+from indexer.store.parse import digest
+from indexer.store.settings import load_settings
+from indexer.store.walk import FolderFds, store_files, walk_folders
 
 
 @dataclass

@@ -11,8 +11,8 @@ and those five functions are replaced by linear ones that give the same results.
 import ctypes
 import re
 
-from .settings import DEFAULTS
-from .sqlite import sqlite3
+from indexer.sqlite import sqlite3
+from indexer.store.settings import DEFAULTS
 
 # sqlite3.h's limit categories
 LIMIT_LENGTH = 0

@@ -9,8 +9,9 @@ of any name as `seamless`.
 import importlib.util
 from pathlib import Path
 
-DATABASE = "seamless"  # the index's name in the explorer: its URLs, metadata.yml and the plugins
-ROOT = Path(__file__).resolve().parent.parent  # the repository root, in a checkout
+from indexer.index.database import DATABASE
+
+ROOT = Path(__file__).resolve().parents[2]  # the repository root, in a checkout (indexer/front/serve.py)
 PACKAGE = "seamless_explorer"  # the configuration directory, installed from a wheel
 
 
@@ -80,7 +81,7 @@ def serve(db_path: str | Path, host: str = "127.0.0.1", port: int = 8001, allowe
 async def _startup(ds) -> None:
     """Run the plugins' startup hooks and check the file is a seamless index."""
     await ds.invoke_startup()
-    from .database import is_index, not_an_index
+    from indexer.index.database import is_index, not_an_index
 
     db = ds.get_database(DATABASE)
     try:

@@ -19,11 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
 
-from . import changes, crossfile, database, fts, timestamps, views
-from .problems import Problem, error
-from .settings import FILE as SETTINGS_FILE
-from .settings import FILE_SETTINGS, load_settings
-from .walk import Folder, FolderFds, StoreFile, files_at, store_files, walk_folders
+from indexer.index import changes, database, fts
+from indexer.sql import views
+from indexer.store import crossfile, timestamps
+from indexer.store.problems import Problem, error
+from indexer.store.settings import FILE as SETTINGS_FILE
+from indexer.store.settings import FILE_SETTINGS, load_settings
+from indexer.store.walk import Folder, FolderFds, StoreFile, files_at, store_files, walk_folders
 
 # A file written this close to the walk may be rewritten at the same size within the same mtime
 # tick; its mtime is stored as -1 so the next run reads it again and compares hashes ("racy clean").
@@ -272,7 +274,7 @@ class _Reading:
     """Reads the files a plan names into the writer, noting what it found along the way."""
 
     def __init__(self, run: Run, plan: Plan, writer, folders: FolderFds | None = None):
-        from .prepare import prepare  # here: a run with nothing to read never loads YAML
+        from indexer.index.prepare import prepare  # here: a run with nothing to read never loads YAML
 
         self.prepare = prepare
         self.run, self.plan, self.writer = run, plan, writer
@@ -334,7 +336,7 @@ def _carry_out(db: database.IndexConnection, run: Run, plan: Plan, progress: Pro
             database.record_store(db, run.root)
             return _record(db, run, plan, "paths" if plan.mode == "paths" else "no-op", 0, 0)
     # imported here: a run with nothing to read (the usual `make index`) never loads YAML or the writer
-    from .write import IndexWriter
+    from indexer.index.writer import IndexWriter
 
     # the writer's thread is stopped before the transaction commits or rolls back
     with (
@@ -370,7 +372,7 @@ def _empty_tables(db: database.IndexConnection) -> None:
 
 def _write_changes(db: database.IndexConnection, run: Run, plan: Plan, writer, changed: bool) -> None:
     """Write the last rows; if anything changed, settle the cross-file rules and store the settings."""
-    from .write import insert_problems
+    from indexer.index.writer import insert_problems
 
     if changed:
         writer.finish()
@@ -453,7 +455,7 @@ def _problems_of(db: database.IndexConnection, path: str | None = None, code: st
 
 
 def _write_settings(db: database.IndexConnection, settings: dict, problems: list[Problem]) -> None:
-    from .write import insert_problems
+    from indexer.index.writer import insert_problems
 
     db.execute("delete from settings")
     db.executemany("insert into settings (key, value) values (?, ?)", settings.items())

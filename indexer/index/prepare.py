@@ -6,11 +6,11 @@ than the parsing they take over (docs/performance.md).
 
 from dataclasses import dataclass, field
 
-from .parse import read_store_file
-from .problem_cap import capped
-from .problems import Problem, error
-from .validate import memory_record, note_record
-from .walk import FolderFds, StoreFile
+from indexer.store.parse import read_store_file
+from indexer.store.problem_cap import capped
+from indexer.store.problems import Problem, error
+from indexer.store.validate import memory_record, note_record
+from indexer.store.walk import FolderFds, StoreFile
 
 
 @dataclass

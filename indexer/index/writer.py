@@ -10,13 +10,15 @@ order the files arrived in.
 import operator
 from dataclasses import astuple, fields
 
-from . import crossfile, fts, sql
-from .background import Background
-from .crossfile import Entry
-from .parse import ParsedFile, read_store_file
-from .prepare import Prepared
-from .problems import Problem
-from .walk import StoreFile
+from indexer import sql
+from indexer.index import fts
+from indexer.index.background import Background
+from indexer.index.prepare import Prepared
+from indexer.store import crossfile
+from indexer.store.crossfile import Entry
+from indexer.store.parse import ParsedFile, read_store_file
+from indexer.store.problems import Problem
+from indexer.store.walk import StoreFile
 
 MEMORY_COLUMNS = sql.columns("memories")  # a record's keys are these: indexer/sql/schema.sql defines them
 NOTE_COLUMNS = sql.columns("notes")

@@ -4,7 +4,7 @@ One SQL source (sql/freshness.sql) read by `seamless status`, the explorer's ban
 the sentences below are the words all three use.
 """
 
-from .sql import source as sql_source
+from indexer.sql import source as sql_source
 
 FRESHNESS = sql_source("freshness")
 ALIVE_SECONDS = 15  # SPEC 9: a watcher whose heartbeat is older is not alive

@@ -12,7 +12,7 @@ probed with a query that stops at COMMON_DOCS + 1 rows, so the probes cost the s
 
 import re
 
-from .sqlite import sqlite3
+from indexer.sqlite import sqlite3
 
 SIMILAR_AT = 0.4
 LIMIT = 3

@@ -1,16 +1,13 @@
-"""The store's meaning as SQL: briefing, ledger, recall, history and gardener, one source each.
+"""The canned queries' SQL: briefing, ledger, recall, history, gardener and the explorer's pages, one each.
 
-Each query is a core of CTEs in `indexer/sql/` that reads its parameters from a relation
+Text only, composed from the cores in `indexer/sql/` (every layer may read it; `indexer.query.queries` runs
+it). Each query is a core of CTEs in `indexer/sql/` that reads its parameters from a relation
 (`briefing_params`, `recall_params`, `history_params`, `gardener_params`). The canned queries below
 fill that relation from named parameters, treating '' as "not given" the way Datasette sends a missing
 one; views and other callers can fill it differently (see `compose`). No Datasette imports here.
 """
 
-from itertools import repeat
-from pathlib import Path
-
-from .sql import source as sql_source
-from .sqlite import sqlite3
+from indexer.sql import source as sql_source
 
 # '' means "not given" (that is how Datasette sends a missing parameter): as_of '' is now. A date or a
 # time with an offset becomes canonical UTC text; anything else becomes NULL and the query is empty. The CLI
@@ -23,7 +20,7 @@ AS_OF = """CASE WHEN coalesce(:as_of, '') = '' THEN strftime('%Y-%m-%dT%H:%M:%SZ
     THEN strftime('%Y-%m-%dT%H:%M:%SZ', trim(:as_of)) END"""
 
 # project '' or `global`: the global scope only; budget '': the store's briefing.budget_chars (the settings
-# table holds every setting, defaults included: indexer/settings.py is their one source)
+# table holds every setting, defaults included: indexer/store/settings.py is their one source)
 BRIEFING_PARAMS = f"""SELECT
     CASE WHEN :project IN ('', 'global') THEN NULL ELSE :project END AS project,
     {AS_OF} AS as_of,
@@ -46,14 +43,14 @@ FROM briefing_included_rows
 WINDOW briefing_order AS ({BRIEFING_WINDOW})
 ORDER BY briefing, rank_group, updated DESC, id"""
 if f"WINDOW briefing_order AS ({BRIEFING_WINDOW})" not in sql_source("briefing_ledger"):
-    raise RuntimeError("briefing_ledger.sql numbers the briefing differently from queries.BRIEFING_WINDOW")
+    raise RuntimeError("briefing_ledger.sql numbers the briefing differently from canned.BRIEFING_WINDOW")
 
 RECALL_COLUMNS = "type, id, path, project, kind, name, description, title, snippet, rank, updated"
 # what recall.sql's snippets put around each match: private-use characters, which no text of the store means
 # as anything (a body's own `**` is not a match)
 MATCH_START, MATCH_END = "\ue000", "\ue001"
 if f"char({ord(MATCH_START)}), char({ord(MATCH_END)})" not in sql_source("recall"):
-    raise RuntimeError("recall.sql marks matches differently from queries.MATCH_START and MATCH_END")
+    raise RuntimeError("recall.sql marks matches differently from canned.MATCH_START and MATCH_END")
 RECALL_DEFAULT = 20  # recall answers with the best matches; agents read the first few
 RECALL_MAX = 100
 # project '': every project; otherwise that project plus the global scope. limit: how many results
@@ -182,75 +179,3 @@ PARAMS = {
     "needs_human": ("as_of",),
     "store_life": ("as_of", "by", "project"),
 }
-
-
-def connect(conn_or_db) -> tuple[sqlite3.Connection, bool]:
-    """A connection for a path, an sqlite3 connection or a sqlite_utils Database; True if we opened it."""
-    if isinstance(conn_or_db, sqlite3.Connection):
-        return conn_or_db, False
-    if hasattr(conn_or_db, "conn"):
-        return conn_or_db.conn, False
-    return sqlite3.connect(Path(conn_or_db)), True
-
-
-def rows(conn_or_db, sql: str, params=()) -> list[dict]:
-    """Run `sql` and return its rows as dicts."""
-    conn, opened = connect(conn_or_db)
-    try:
-        cursor = conn.execute(sql, params)
-        names = tuple(d[0] for d in cursor.description)
-        return list(map(dict, map(zip, repeat(names), cursor.fetchall())))  # no Python loop per row
-    finally:
-        if opened:
-            conn.close()
-
-
-def execute(conn_or_db, sql: str, params: dict) -> list[dict]:
-    """Run `sql` with named `params`, None sent as '' (like a missing Datasette parameter)."""
-    return rows(conn_or_db, sql, {k: "" if v is None else v for k, v in params.items()})
-
-
-def run(conn_or_db, name: str, **params) -> list[dict]:
-    """Run the canned query `name` (a key of QUERIES); parameters not given count as ''."""
-    if name not in QUERIES:
-        raise KeyError(f"no query {name!r}; one of {', '.join(QUERIES)}")
-    unknown = set(params) - set(PARAMS[name])
-    if unknown:
-        raise TypeError(f"query {name!r} takes {', '.join(PARAMS[name])}, not {', '.join(sorted(unknown))}")
-    return execute(conn_or_db, QUERIES[name], {key: params.get(key) for key in PARAMS[name]})
-
-
-def recall(conn_or_db, q: str, project: str | None = None, limit: int = RECALL_DEFAULT) -> list[dict]:
-    """The best `limit` (at most RECALL_MAX) recall results for `q`."""
-    return run(conn_or_db, "recall", q=q, project=project, limit=limit)
-
-
-def recall_superseded(
-    conn_or_db, q: str, project: str | None = None, limit: int = RECALL_DEFAULT, superseded_limit: int = 5
-) -> list[dict]:
-    """The current memories that replaced the best `superseded_limit` superseded matches of `q` that rank
-    among recall's `limit` results, each with what it replaces."""
-    params = {"q": q, "project": project, "limit": limit, "superseded_limit": superseded_limit}
-    return execute(conn_or_db, RECALL_SUPERSEDED, params)
-
-
-class ChainNotFound(LookupError):
-    """No chain, or several, for an id or name: the message says which and what to do."""
-
-
-def history_chain(conn_or_db, id_or_name: str, project: str | None = None) -> list[dict]:
-    """The one supersession chain of `id_or_name` (a name in several projects needs `project`), oldest first."""
-    chains: dict[str, list[dict]] = {}
-    for row in run(conn_or_db, "history", id=id_or_name, project="global" if project == "" else project):
-        chains.setdefault(row.pop("start_id"), []).append(row)
-    starts = {start_id: next(r for r in chain if r["is_start"]) for start_id, chain in chains.items()}
-    if not chains:
-        where = f" in project {project!r}" if project else ""
-        raise ChainNotFound(f"no memory has the id or name {id_or_name!r}{where}")
-    if len(chains) > 1:
-        projects = ", ".join(sorted(starts[s]["project"] or "global" for s in chains))
-        raise ChainNotFound(
-            f"the name {id_or_name!r} is used in several projects: {projects}; choose one with --project"
-        )
-    (chain,) = chains.values()
-    return chain

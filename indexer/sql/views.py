@@ -1,6 +1,6 @@
 """SQL views in seamless.db for ad hoc queries: the canned queries' own SQL, evaluated at the time of reading.
 
-Each view is `queries.compose` over the same core as its canned query; only the parameter relation
+Each view is `canned.compose` over the same core as its canned query; only the parameter relation
 differs. Where the canned query would be run with no parameters, the view is that query with every
 parameter left empty, which the canned queries read as "now" and "the store's settings". "Now" is
 strftime('now') inside the view, so it is the moment the view is read, never the moment it was created.
@@ -13,8 +13,9 @@ strftime('now') inside the view, so it is the moment the view is read, never the
 
 import re
 
-from . import queries, sql
-from .queries import compose
+from indexer import sql
+from indexer.sql import canned
+from indexer.sql.canned import compose
 
 NOW = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 
@@ -51,12 +52,12 @@ BRIEFINGS = compose(
     # as_of and budget are the canned query's own reading of "no parameter given"
     f"""SELECT scope.project, defaults.as_of, defaults.budget
 FROM (SELECT DISTINCT project FROM memories WHERE project IS NOT NULL UNION ALL SELECT NULL) AS scope,
-    ({unbound(queries.BRIEFING_PARAMS, queries.PARAMS["briefing_ledger"])}) AS defaults""",
+    ({unbound(canned.BRIEFING_PARAMS, canned.PARAMS["briefing_ledger"])}) AS defaults""",
     ["briefing_ledger"],
     f"""SELECT coalesce(briefing_project, '{GLOBAL}') AS project,
     {
         _columns(
-            queries.LEDGER_COLUMNS,
+            canned.LEDGER_COLUMNS,
             {
                 "project": "project AS memory_project",
                 "position": _integer("position"),
@@ -66,7 +67,7 @@ FROM (SELECT DISTINCT project FROM memories WHERE project IS NOT NULL UNION ALL 
         )
     }
 FROM briefing_ledger
-ORDER BY briefing_project IS NOT NULL, briefing_project, {queries.LEDGER_ORDER}""",
+ORDER BY briefing_project IS NOT NULL, briefing_project, {canned.LEDGER_ORDER}""",
 )
 
 SUPERSESSION_HISTORY = compose(
@@ -86,7 +87,7 @@ SELECT m.id FROM problems AS p JOIN memories AS m ON m.path = p.path WHERE p.cod
     # first of its own walk: there the walk from the smallest id is kept.
     f"""SELECT {
         _columns(
-            queries.HISTORY_COLUMNS,
+            canned.HISTORY_COLUMNS,
             {"start_id": "start_id AS chain_id", "position": _integer("position"), "is_start": None},
         )
     }
@@ -99,7 +100,7 @@ WHERE start_id IN (
 ORDER BY chain_id, position""",
 )
 
-GARDENER_PROPOSALS = unbound(queries.QUERIES["gardener"], queries.PARAMS["gardener"])
+GARDENER_PROPOSALS = unbound(canned.QUERIES["gardener"], canned.PARAMS["gardener"])
 
 VIEWS = {
     "active_memories": ACTIVE_MEMORIES,

@@ -4,9 +4,9 @@ import re
 import tomllib
 from pathlib import Path
 
-from .problem_cap import capped
-from .problems import Problem, error, warning
-from .walk import read_regular_file
+from indexer.store.problem_cap import capped
+from indexer.store.problems import Problem, error, warning
+from indexer.store.walk import read_regular_file
 
 FILE = "seamless.toml"
 DEFAULTS = {

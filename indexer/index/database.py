@@ -9,8 +9,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from . import fts, sql
-from .sqlite import sqlite3
+from indexer import sql
+from indexer.index import fts
+from indexer.sqlite import sqlite3
+
+DATABASE = "seamless"  # the index's name in the explorer: its URLs, metadata.yml and the plugins
 
 # bump when schema.sql, fts.py or a rule changes: an older index gets the new parts on open, and its next
 # run reads every file (its rows and problems were made by older rules)

@@ -11,9 +11,10 @@ from pathlib import Path
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from . import queries, store_write
-from .sqlite import sqlite3
-from .store_write import WriteRefused
+from indexer.edit import store_write
+from indexer.edit.store_write import WriteRefused
+from indexer.query import queries
+from indexer.sqlite import sqlite3
 
 INSTRUCTIONS = """A Seamless memory store: durable knowledge for agents, one markdown file per memory.
 Read with briefing (before starting work), recall (search) and history (a memory's supersession chain).
@@ -117,7 +118,7 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
 
 
 def _time(value: str | None) -> str | None:
-    from .timestamps import normalize
+    from indexer.store.timestamps import normalize
 
     if value is None:
         return None

@@ -1,0 +1,79 @@
+"""Answers from the index: run the canned queries (their SQL is `indexer.sql.canned`) and read the rows."""
+
+from itertools import repeat
+from pathlib import Path
+
+from indexer.sql.canned import PARAMS, QUERIES, RECALL_DEFAULT, RECALL_SUPERSEDED
+from indexer.sqlite import sqlite3
+
+
+def connect(conn_or_db) -> tuple[sqlite3.Connection, bool]:
+    """A connection for a path, an sqlite3 connection or a sqlite_utils Database; True if we opened it."""
+    if isinstance(conn_or_db, sqlite3.Connection):
+        return conn_or_db, False
+    if hasattr(conn_or_db, "conn"):
+        return conn_or_db.conn, False
+    return sqlite3.connect(Path(conn_or_db)), True
+
+
+def rows(conn_or_db, sql: str, params=()) -> list[dict]:
+    """Run `sql` and return its rows as dicts."""
+    conn, opened = connect(conn_or_db)
+    try:
+        cursor = conn.execute(sql, params)
+        names = tuple(d[0] for d in cursor.description)
+        return list(map(dict, map(zip, repeat(names), cursor.fetchall())))  # no Python loop per row
+    finally:
+        if opened:
+            conn.close()
+
+
+def execute(conn_or_db, sql: str, params: dict) -> list[dict]:
+    """Run `sql` with named `params`, None sent as '' (like a missing Datasette parameter)."""
+    return rows(conn_or_db, sql, {k: "" if v is None else v for k, v in params.items()})
+
+
+def run(conn_or_db, name: str, **params) -> list[dict]:
+    """Run the canned query `name` (a key of QUERIES); parameters not given count as ''."""
+    if name not in QUERIES:
+        raise KeyError(f"no query {name!r}; one of {', '.join(QUERIES)}")
+    unknown = set(params) - set(PARAMS[name])
+    if unknown:
+        raise TypeError(f"query {name!r} takes {', '.join(PARAMS[name])}, not {', '.join(sorted(unknown))}")
+    return execute(conn_or_db, QUERIES[name], {key: params.get(key) for key in PARAMS[name]})
+
+
+def recall(conn_or_db, q: str, project: str | None = None, limit: int = RECALL_DEFAULT) -> list[dict]:
+    """The best `limit` (at most RECALL_MAX) recall results for `q`."""
+    return run(conn_or_db, "recall", q=q, project=project, limit=limit)
+
+
+def recall_superseded(
+    conn_or_db, q: str, project: str | None = None, limit: int = RECALL_DEFAULT, superseded_limit: int = 5
+) -> list[dict]:
+    """The current memories that replaced the best `superseded_limit` superseded matches of `q` that rank
+    among recall's `limit` results, each with what it replaces."""
+    params = {"q": q, "project": project, "limit": limit, "superseded_limit": superseded_limit}
+    return execute(conn_or_db, RECALL_SUPERSEDED, params)
+
+
+class ChainNotFound(LookupError):
+    """No chain, or several, for an id or name: the message says which and what to do."""
+
+
+def history_chain(conn_or_db, id_or_name: str, project: str | None = None) -> list[dict]:
+    """The one supersession chain of `id_or_name` (a name in several projects needs `project`), oldest first."""
+    chains: dict[str, list[dict]] = {}
+    for row in run(conn_or_db, "history", id=id_or_name, project="global" if project == "" else project):
+        chains.setdefault(row.pop("start_id"), []).append(row)
+    starts = {start_id: next(r for r in chain if r["is_start"]) for start_id, chain in chains.items()}
+    if not chains:
+        where = f" in project {project!r}" if project else ""
+        raise ChainNotFound(f"no memory has the id or name {id_or_name!r}{where}")
+    if len(chains) > 1:
+        projects = ", ".join(sorted(starts[s]["project"] or "global" for s in chains))
+        raise ChainNotFound(
+            f"the name {id_or_name!r} is used in several projects: {projects}; choose one with --project"
+        )
+    (chain,) = chains.values()
+    return chain

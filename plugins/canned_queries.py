@@ -1,4 +1,4 @@
-"""The canned queries: the indexer's own SQL (indexer.query.queries.QUERIES, shared with the CLI), plus a problems overview.
+"""The canned queries: the indexer's own SQL (indexer.sql.canned.QUERIES, shared with the CLI), plus a problems overview.
 
 None is writable. Each also answers as JSON, e.g. /seamless/briefing.json?project=P&_shape=array.
 """

@@ -2,7 +2,7 @@
 
 Recall never returns a superseded memory, but a person searching for what the store used to believe (an
 old port, a dropped library) should hear what changed its mind, as `seamless recall` says it: the same
-SQL (indexer.query.queries.RECALL_SUPERSEDED): the best five superseded matches that rank among the results shown,
+SQL (indexer.sql.canned.RECALL_SUPERSEDED): the best five superseded matches that rank among the results shown,
 followed to their current truth.
 """
 

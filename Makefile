@@ -26,9 +26,10 @@ check: $(STAMP)  ## validate STORE without writing
 serve: index  ## index the store, then serve the explorer on 127.0.0.1:$(PORT)
 	$(BIN)/seamless serve --db $(DB) --port $(PORT)
 
-browser:  ## Debian's chromium for the browser tests (installed when missing and we are root)
-	@command -v chromium >/dev/null || [ "$$(id -u)" != 0 ] || \
-		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
+browser:  ## Debian's chromium (browser tests) and git (the store's history, sync), installed when missing and root
+	@missing="$$(command -v chromium >/dev/null || echo chromium) $$(command -v git >/dev/null || echo git)"; \
+	[ -z "$$(echo $$missing)" ] || [ "$$(id -u)" != 0 ] || \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null)
 
 lint: $(STAMP)  ## ruff (lint, import order, format) and mypy on indexer/
 	$(BIN)/ruff check .

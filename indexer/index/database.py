@@ -110,8 +110,11 @@ def fresh_db(path: str | Path):
     beside it, then, if the block succeeds, switch it to WAL, sync it and rename it into place.
 
     A run killed half way leaves only `<path>.new`, removed by the next run: `path` itself is
-    either absent or complete.
+    either absent or complete. A `path` that is a symlink names the file it points to: that file is
+    built, beside it, and renamed onto it, so the symlink stays one and every name of the index
+    names the new one (renamed onto the symlink, the index would have two names no longer).
     """
+    path = resolved(path)
     building = Path(f"{path}.new")
     for leftover in (building, Path(f"{building}-journal")):
         leftover.unlink(missing_ok=True)

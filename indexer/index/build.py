@@ -368,6 +368,8 @@ def _carry_out(db: database.IndexConnection, run: Run, plan: Plan, progress: Pro
         reading.read_losers()
         changed, as_before = reading.changed(db), reading.as_before(db)
         _write_changes(db, run, plan, writer, changed)
+        if changed:  # what a page the explorer draws meanwhile compares (plugins/index_changed.py)
+            database.next_generation(db)
         db.executemany(
             "update index_files set size = ?, mtime_ns = ?, ctime_ns = ? where path = ?",
             ((f.size, writer.mtime(f), f.ctime_ns, f.path) for f in reading.unchanged),

@@ -161,6 +161,24 @@ def record_store(conn: sqlite3.Connection, root: str | Path) -> None:
     )
 
 
+# the index's generation (index_meta, key `generation`): how many runs have changed its content. Read at the
+# start of an explorer page and again when it is drawn: an unchanged number means one index throughout
+GENERATION = "select cast(coalesce((select value from index_meta where key = 'generation'), 0) as integer)"
+
+
+def next_generation(conn: sqlite3.Connection) -> None:
+    """Count one more change of the index's content, in the transaction that makes it (no-op runs do not)."""
+    conn.execute(
+        "insert into index_meta (key, value) values ('generation', 1) "
+        "on conflict (key) do update set value = cast(value as integer) + 1"
+    )
+
+
+def generation(conn: sqlite3.Connection) -> int:
+    """The index's generation: 0 for an index no run has changed since generations were counted."""
+    return conn.execute(GENERATION).fetchone()[0]
+
+
 def check_store(conn: sqlite3.Connection, root: str | Path, db_path: str | Path) -> None:
     """Raise OtherStoreError unless the index at `db_path` was built from the store at `root`."""
     built_from, root = store_of(conn), store_root(root)

@@ -4,7 +4,9 @@
 - the build;
 - the next run, right after: the files were written too recently to trust their times, so it reads them again;
 - a run after every file's times changed and its bytes did not (a `touch`, a checkout);
-- a no-op.
+- a no-op;
+- a run after every file was dated tomorrow (copied from a machine whose clock is ahead), 2 s later;
+- the run after that, the files still dated tomorrow.
 
     python -m bench.warned_store [--repeat N] [--files N] [--tags N]
 """
@@ -37,32 +39,40 @@ def write_store(root: Path, files: int = FILES, tags: int = TAGS) -> None:
 
 
 def touch(root: Path, seconds_ago: float) -> None:
-    """Every file's times changed, its bytes not."""
+    """Every file's times changed (to `seconds_ago`, negative for the future), its bytes not."""
     for path in root.glob("memories/*/*.md"):
         os.utime(path, (time.time() - seconds_ago,) * 2)
 
 
+def dated_tomorrow(root: Path) -> None:
+    touch(root, -86400)
+    time.sleep(2.1)  # their changes leave the window of times too recent to trust (build.RACY_NS)
+
+
+STEPS = [
+    ("build (`seamless index`, a new index)", None),
+    ("the next run, right after (files too recent to trust)", None),
+    ("after every file was touched (times changed, bytes not)", lambda root: touch(root, 3600)),
+    ("no-op", None),
+    ("after every file was dated tomorrow, 2 s later", dated_tomorrow),
+    ("the run after that (files still dated tomorrow)", None),
+]
+
+
 def measure(repeat: int, files: int = FILES, tags: int = TAGS) -> list[tuple[str, float, int, int]]:
-    """(run, median seconds, stdout lines, stderr lines) of each run of the sequence, over `repeat` sequences."""
+    """(run, median seconds, stdout lines, stderr lines) of each run of STEPS, over `repeat` sequences."""
     seen: dict[str, list] = {}
     for _ in range(repeat):
         work = Path(tempfile.mkdtemp(prefix="warned-"))
         try:
             store, db = work / "store", work / "seamless.db"
             write_store(store, files, tags)
-            steps = [
-                ("build (`seamless index`, a new index)", None),
-                ("the next run, right after (files too recent to trust)", None),
-                ("after every file was touched (times changed, bytes not)", 3600),
-                ("no-op", None),
-            ]
-            for label, touched in steps:
-                if touched:
-                    touch(store, touched)
+            for label, before in STEPS:
+                if before:
+                    before(store)
                 proc = run([SEAMLESS, "index", store, "--db", db])
-                seen.setdefault(label, []).append(
-                    (proc.seconds, len(proc.stdout.splitlines()), len(proc.stderr.splitlines()))
-                )
+                lines = (len(proc.stdout.splitlines()), len(proc.stderr.splitlines()))
+                seen.setdefault(label, []).append((proc.seconds, *lines))
         finally:
             shutil.rmtree(work, ignore_errors=True)
     return [

@@ -29,6 +29,8 @@ from indexer.store.walk import Folder, FolderFds, StoreFile, files_at, store_fil
 
 # A file written this close to the walk may be rewritten at the same size within the same mtime
 # tick; its mtime is stored as -1 so the next run reads it again and compares hashes ("racy clean").
+# Either time older than this is enough to trust the pair (IndexWriter.mtime): a later write sets the
+# ctime to its own moment, and a plain write the mtime too, so an older one cannot come back unchanged.
 RACY_NS = 2_000_000_000
 
 Progress = Callable[[list[StoreFile]], Iterable[StoreFile]]  # wraps the files to read, e.g. in a progress bar

@@ -510,6 +510,8 @@ def test_files_read_again_with_the_same_bytes_are_neither_parsed_nor_reported_ag
     listed = run_cli("problems", "--db", store.db_path)
     assert listed.stdout == first.stdout and listed.exit_code == 0
     assert "105 problems in the index" in listed.stderr
+    as_json = json.loads(run_cli("problems", "--db", store.db_path, "--json").stdout)
+    assert len(as_json) == 105 and as_json[0].keys() == {"path", "line", "severity", "code", "message"}
     settled(store.write("memories/seamless/flood-1.md", memory(1, tags=tags.replace("[], ", "", 1))))
     parsed, edited = parsed_while(run_cli, "index", ".", "--db", store.db_path)
     assert parsed == 1 and len(edited.stdout.splitlines()) == 21  # the edited file alone: its whole verdict

@@ -89,6 +89,15 @@ def test_two_runs_at_once_take_turns(big_store, tmp_path):
     assert dump(db) == dump(tmp_path / "fresh.db")
 
 
+@pytest.fixture(scope="module")
+def slow_template(template, tmp_path_factory):
+    """The store of 800 files and 8 notes that take a second to read: a run is seen holding the lock, and stopped."""
+    root = shutil.copytree(template, tmp_path_factory.mktemp("slow") / "store")
+    for n in range(8):
+        (root / "notes" / f"slow-{n}.md").write_text("---\nitems: [" + ", ".join(["[x]"] * 12_000) + "]\n---\n# Slow\n")
+    return root
+
+
 def holds_lock(db, process: subprocess.Popen) -> bool:
     try:
         inode = os.stat(f"{db}.lock").st_ino
@@ -110,9 +119,10 @@ def holds_lock(db, process: subprocess.Popen) -> bool:
     ],
     ids=["first-build-through-the-symlink", "full-rebuild-through-the-symlink", "through-the-real-path"],
 )
-def test_runs_through_a_symlink_and_the_real_path_take_turns(template, tmp_path, first_args, second_args):
+def test_runs_through_a_symlink_and_the_real_path_take_turns(slow_template, tmp_path, first_args, second_args):
     """`seamless index --db alias.db` (a symlink to real.db) and `--db real.db` are one index: two runs take turns,
     whichever name each is given, and afterwards the symlink is still one and both names read the same index."""
+    template = slow_template
     real, alias = tmp_path / "real.db", tmp_path / "alias.db"
     alias.symlink_to("real.db")
     if "--full" in first_args:

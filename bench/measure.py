@@ -109,6 +109,7 @@ class Proc:
     cpu: float
     rss_mb: float
     stdout: str
+    stderr: str = ""
 
 
 def run(args: list, check: bool = True) -> Proc:
@@ -121,9 +122,10 @@ def run(args: list, check: bool = True) -> Proc:
         child.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
+        stderr = err.read().decode()
         if check and child.returncode:
-            raise BenchError(f"{' '.join(map(str, args))} exited {child.returncode}: {err.read().decode()[-2000:]}")
-        return Proc(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.read().decode())
+            raise BenchError(f"{' '.join(map(str, args))} exited {child.returncode}: {stderr[-2000:]}")
+        return Proc(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.read().decode(), stderr)
 
 
 def median(values) -> float:

@@ -96,3 +96,16 @@ def test_the_table_says_how_this_machine_compares_with_the_issues():
     run = {"memories": 100_000, "figures": [{"key": "full", "straightforward": 39.0}]}
     assert "took 39.0 s here and 26.0 s there (1.50× as long)" in against_reference(run)
     assert against_reference({**run, "memories": 1000}) == ""  # the issue gives no reference at 1k
+
+
+def test_the_warned_store_run_prints_each_run_with_its_lines():
+    """`python -m bench.warned_store` (run by `make bench`), smaller: the build prints every problem, the runs after none."""
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.warned_store", "--repeat", "1", "--files", "3", "--tags", "30"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    rows = [line.split(" | ") for line in result.stdout.splitlines() if line.startswith("| ") and " s |" in line]
+    assert [row[2] for row in rows] == ["63", "0", "0", "0", "0", "0"]  # 3 files of 20 bad-tags and a more-warnings

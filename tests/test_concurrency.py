@@ -6,6 +6,7 @@ The writers are real `seamless index` processes; the reader is a plain read-only
 
 import os
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -86,6 +87,74 @@ def test_two_runs_at_once_take_turns(big_store, tmp_path):
     assert_accounted_for(root, db)
     index_store(root, tmp_path / "fresh.db", full=True)
     assert dump(db) == dump(tmp_path / "fresh.db")
+
+
+@pytest.fixture(scope="module")
+def slow_template(template, tmp_path_factory):
+    """The store of 800 files and 8 notes that take a second to read: a run is seen holding the lock, and stopped."""
+    root = shutil.copytree(template, tmp_path_factory.mktemp("slow") / "store")
+    for n in range(8):
+        (root / "notes" / f"slow-{n}.md").write_text("---\nitems: [" + ", ".join(["[x]"] * 12_000) + "]\n---\n# Slow\n")
+    return root
+
+
+def holds_lock(db, process: subprocess.Popen) -> bool:
+    try:
+        inode = os.stat(f"{db}.lock").st_ino
+    except FileNotFoundError:
+        return False
+    with open("/proc/locks") as locks:
+        return any(
+            "->" not in fields and fields[4] == str(process.pid) and fields[5].endswith(f":{inode}")
+            for fields in map(str.split, locks)
+        )
+
+
+@pytest.mark.parametrize(
+    "first_args, second_args",
+    [
+        (["--db", "alias.db"], ["--db", "real.db"]),  # the first build, through the symlink
+        (["--db", "alias.db", "--full"], ["--db", "real.db"]),  # a rebuild through the symlink
+        (["--db", "real.db", "--full"], ["--db", "alias.db", "--full"]),
+    ],
+    ids=["first-build-through-the-symlink", "full-rebuild-through-the-symlink", "through-the-real-path"],
+)
+def test_runs_through_a_symlink_and_the_real_path_take_turns(slow_template, tmp_path, first_args, second_args):
+    """`seamless index --db alias.db` (a symlink to real.db) and `--db real.db` are one index: two runs take turns,
+    whichever name each is given, and afterwards the symlink is still one and both names read the same index."""
+    template = slow_template
+    real, alias = tmp_path / "real.db", tmp_path / "alias.db"
+    alias.symlink_to("real.db")
+    if "--full" in first_args:
+        index_store(template, real)
+    first = subprocess.Popen(
+        seamless_command("index", template, *first_args), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    wait_until_locked(real, first)
+    os.kill(first.pid, signal.SIGSTOP)  # holding the lock, it cannot finish before the second starts
+    try:
+        assert holds_lock(real, first)
+        second = subprocess.Popen(
+            seamless_command("index", template, *second_args),
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        said = second.stderr.readline()  # blocks until the second says something: it must be that it waits
+        assert said.startswith(WAITING) and second.poll() is None, said
+    finally:
+        os.kill(first.pid, signal.SIGCONT)
+    outputs = [first.communicate(timeout=60)[1].decode(), said + second.communicate(timeout=60)[1]]
+    assert [first.returncode, second.returncode] == [0, 0], outputs
+    assert WAITING not in outputs[0], outputs
+    assert alias.is_symlink() and os.readlink(alias) == "real.db" and real.is_file() and not real.is_symlink()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("alias.db") and p.name != "alias.db"]
+    with sqlite3.connect(real) as conn:
+        modes = [r[0] for r in conn.execute("select mode from index_runs order by id")]
+    assert modes[-2] == "full" and modes[-1] in ("no-op", "full"), modes  # the second ran after the first
+    assert dump(alias) == dump(real)
+    assert_accounted_for(template, alias)
 
 
 class Reader(threading.Thread):

@@ -5,10 +5,12 @@ with an input an outside review used to break it.
 """
 
 import asyncio
+import cProfile
 import html
 import importlib.util
 import json
 import os
+import pstats
 import re
 import subprocess
 import sys
@@ -470,7 +472,7 @@ def test_a_run_prints_the_problems_of_the_files_it_read(store):
     assert "bad.md:" in first.stdout and "warned.md:" in first.stdout
     noop = run_cli("index", store.root, "--db", store.db_path)
     assert noop.stdout == ""  # nothing read, nothing new to say
-    assert "2 problems on record in files this run did not read are not listed" in noop.stderr
+    assert "2 problems in files this run did not change are not listed: `seamless problems --db" in noop.stderr
     settled(store.write("memories/other/warned.md", memory(2, name="Still_Not_Kebab")))
     edited = run_cli("index", store.root, "--db", store.db_path)
     assert "warned.md:" in edited.stdout and "bad.md:" not in edited.stdout
@@ -478,6 +480,42 @@ def test_a_run_prints_the_problems_of_the_files_it_read(store):
         result = run_cli(*command, store.root, *(["--db", store.db_path] if command[0] == "index" else []))
         assert "bad.md:" in result.stdout and "warned.md:" in result.stdout, command
         assert "not listed" not in result.stderr
+
+
+def parsed_while(function, *args) -> tuple[int, object]:
+    """How many files `function(*args)` parsed (calls of parse.parse_bytes, counted by a profiler), and its result."""
+    profile = cProfile.Profile()
+    result = profile.runcall(function, *args)
+    calls = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    return sum(
+        v[1] for (file, _, name), v in calls.items() if name == "parse_bytes" and file.endswith("parse.py")
+    ), result
+
+
+def test_files_read_again_with_the_same_bytes_are_neither_parsed_nor_reported_again(store, monkeypatch):
+    """Files full of warnings (each over the cap), read again only to find their bytes the same (written too
+    recently to trust their times, then touched): no run after the first parses them or prints their problems,
+    and `seamless problems` lists them all, in the lines the first run printed."""
+    monkeypatch.chdir(store.root)
+    tags = "[" + ", ".join(["[]"] * 300) + "]"
+    paths = [store.write(f"memories/seamless/flood-{n}.md", memory(n, tags=tags)) for n in range(5)]
+    first = run_cli("index", ".", "--db", store.db_path)  # just written: their times are not trusted yet
+    assert len(first.stdout.splitlines()) == 5 * 21  # 20 bad-tags and one more-warnings each
+    unlisted = f"105 problems in files this run did not change are not listed: `seamless problems --db {store.db_path}`"
+    for reason in ("too recent to trust", "touched"):
+        parsed, again = parsed_while(run_cli, "index", ".", "--db", store.db_path)
+        assert (parsed, again.stdout) == (0, ""), reason
+        assert unlisted in again.stderr, reason
+        settled(*paths)  # for the next run: other times, the same bytes
+    listed = run_cli("problems", "--db", store.db_path)
+    assert listed.stdout == first.stdout and listed.exit_code == 0
+    assert "105 problems in the index" in listed.stderr
+    as_json = json.loads(run_cli("problems", "--db", store.db_path, "--json").stdout)
+    assert len(as_json) == 105 and as_json[0].keys() == {"path", "line", "severity", "code", "message"}
+    settled(store.write("memories/seamless/flood-1.md", memory(1, tags=tags.replace("[], ", "", 1))))
+    parsed, edited = parsed_while(run_cli, "index", ".", "--db", store.db_path)
+    assert parsed == 1 and len(edited.stdout.splitlines()) == 21  # the edited file alone: its whole verdict
+    assert "84 problems in files this run did not change are not listed" in edited.stderr
 
 
 # --- 10. DNS rebinding: only the host names the server was started for, no foreign Origin ---

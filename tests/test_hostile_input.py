@@ -407,10 +407,13 @@ def check_folder_refused(store, run) -> None:
         summary = store.index()
         # the folder's files are unknown: they leave the index, and the folder says why (never silently)
         assert summary.mode == "incremental" and summary.errors == 1
+        assert [p.code for p in summary.problems] == ["unreadable-folder"]  # said by the run that found it
         assert problems_of(store, "memories/locked") == [("error", "unreadable-folder")]
         assert store.rows("select id from memories") == [(GOOD_ID,)]
         assert run_cli("check", store.root).exit_code == 1
-        assert store.index().mode == "no-op"  # still refused, nothing new: the problem stays
+        noop = store.index()
+        assert noop.mode == "no-op"  # still refused, nothing new: the problem stays
+        assert (noop.problems, noop.unlisted) == ([], 1)  # and is not said again by every run
         assert problems_of(store, "memories/locked") == [("error", "unreadable-folder")]
     finally:
         unlock()

@@ -8,7 +8,7 @@ import pytest
 from stores import dump, generate_store, mutate_store
 
 from indexer.index import writer
-from indexer.index.build import index_store
+from indexer.index.build import RACY_NS, index_store
 from indexer.sqlite import sqlite3
 
 
@@ -210,6 +210,21 @@ def test_a_folder_with_a_file_too_recent_to_trust_keeps_no_fingerprint(store):
     age(store)
     store.index()
     assert fingerprints(store) == {"memories/_global": 1, "memories/seamless": 1, "notes/seamless": 1}
+
+
+def test_files_dated_in_the_future_are_trusted_once_they_changed_long_enough_ago(store):
+    """Files copied from a machine whose clock is ahead (or `touch -d tomorrow`): their ctime, which only the
+    system sets, says when they changed; once that is past the window, no run reads them again."""
+    populate(store)
+    future = time.time_ns() + 86400 * 10**9
+    for path in store.root.rglob("*.md"):
+        os.utime(path, ns=(future, future))
+    store.index()
+    time.sleep(RACY_NS / 1e9 + 0.1)  # their ctimes leave the window; their mtimes never would
+    store.index()  # reads them again once (they were too recent then), finds them the same and trusts them
+    assert set(store.rows("select distinct mtime_ns from index_files")) == {(future,)}
+    assert set(fingerprints(store).values()) == {1}
+    assert store.index().mode == "no-op"
 
 
 def test_the_remembered_walk_misses_no_edit_delete_addition_or_settings_change(store, tmp_path):

@@ -253,6 +253,20 @@ def test_an_index_named_through_a_symlink_is_the_file_it_names(store, tmp_path):
     assert index_store(store.root, real).mode == "no-op"
 
 
+def test_a_new_index_built_through_a_symlink_replaces_the_file_it_names(tmp_path):
+    """fresh_db given a symlink builds beside the real file and renames onto it: the symlink stays one, and the
+    stale write-ahead log it clears is the real file's."""
+    real, alias = tmp_path / "real.db", tmp_path / "alias.db"
+    alias.symlink_to(real)
+    Path(f"{real}-wal").write_bytes(b"an older index's log")
+    with database.fresh_db(alias) as db:
+        database.record_store(db, tmp_path)
+    assert alias.is_symlink() and real.is_file()
+    assert not Path(f"{real}-wal").exists() and not list(tmp_path.glob("*.new"))
+    with sqlite3.connect(alias) as conn:
+        assert database.store_of(conn) == str(tmp_path.resolve())
+
+
 def test_a_run_hands_its_files_to_read_to_the_progress_callable(store):
     """Library code draws nothing: the caller's `progress` wraps the files a run reads (the CLI's draws a bar)."""
     for n in range(3):

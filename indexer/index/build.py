@@ -29,6 +29,8 @@ from indexer.store.walk import Folder, FolderFds, StoreFile, files_at, store_fil
 
 # A file written this close to the walk may be rewritten at the same size within the same mtime
 # tick; its mtime is stored as -1 so the next run reads it again and compares hashes ("racy clean").
+# Either time older than this is enough to trust the pair (IndexWriter.mtime): a later write sets the
+# ctime to its own moment, and a plain write the mtime too, so an older one cannot come back unchanged.
 RACY_NS = 2_000_000_000
 
 Progress = Callable[[list[StoreFile]], Iterable[StoreFile]]  # wraps the files to read, e.g. in a progress bar
@@ -325,7 +327,21 @@ class _Reading:
         plan = self.plan
         if plan.full or self.writer.changed or self.deleted or plan.settings_changed:
             return True
-        return plan.folder_problems is not None and plan.folder_problems != _problems_of(db, code="unreadable-folder")
+        return _folders_changed(db, plan)
+
+    def as_before(self, db: database.IndexConnection) -> set[str]:
+        """The paths read whose problems stay as the index holds them: the files found unchanged, and the
+        folders that could not be listed if they are the same as last time (before they are written)."""
+        return {sf.path for sf in self.unchanged} | _folders_as_before(db, self.plan)
+
+
+def _folders_changed(db: database.IndexConnection, plan: Plan) -> bool:
+    """Whether the walk found other folders it could not list than the index holds."""
+    return plan.folder_problems is not None and plan.folder_problems != _problems_of(db, code="unreadable-folder")
+
+
+def _folders_as_before(db: database.IndexConnection, plan: Plan) -> set[str]:
+    return set() if _folders_changed(db, plan) else {p.path for p in plan.folder_problems or ()}
 
 
 def _carry_out(db: database.IndexConnection, run: Run, plan: Plan, progress: Progress | None) -> RunSummary:
@@ -334,7 +350,8 @@ def _carry_out(db: database.IndexConnection, run: Run, plan: Plan, progress: Pro
         with db.atomic():
             _remember_folders(db, plan, set())
             database.record_store(db, run.root)
-            return _record(db, run, plan, "paths" if plan.mode == "paths" else "no-op", 0, 0)
+            mode = "paths" if plan.mode == "paths" else "no-op"
+            return _record(db, run, plan, mode, 0, 0, as_before=_folders_as_before(db, plan))
     # imported here: a run with nothing to read (the usual `make index`) never loads YAML or the writer
     from indexer.index.writer import IndexWriter
 
@@ -351,8 +368,10 @@ def _carry_out(db: database.IndexConnection, run: Run, plan: Plan, progress: Pro
         reading = _Reading(run, plan, writer, folders)
         reading.read_stale(progress)
         reading.read_losers()
-        changed = reading.changed(db)
+        changed, as_before = reading.changed(db), reading.as_before(db)
         _write_changes(db, run, plan, writer, changed)
+        if changed:  # what a page the explorer draws meanwhile compares (plugins/index_changed.py)
+            database.next_generation(db)
         db.executemany(
             "update index_files set size = ?, mtime_ns = ?, ctime_ns = ? where path = ?",
             ((f.size, writer.mtime(f), f.ctime_ns, f.path) for f in reading.unchanged),
@@ -361,7 +380,7 @@ def _carry_out(db: database.IndexConnection, run: Run, plan: Plan, progress: Pro
         _remember_folders(db, plan, {f.folder for f in writer.racy + reading.vanished})
         database.record_store(db, run.root)
         mode = plan.mode if changed or plan.mode == "paths" else "no-op"
-        return _record(db, run, plan, mode, writer.changed, len(reading.deleted), len(reading.vanished))
+        return _record(db, run, plan, mode, writer.changed, len(reading.deleted), len(reading.vanished), as_before)
 
 
 def _empty_tables(db: database.IndexConnection) -> None:
@@ -397,11 +416,19 @@ def _remember_folders(db: database.IndexConnection, plan: Plan, untrusted: set[s
 
 
 def _record(
-    db: database.IndexConnection, run: Run, plan: Plan, mode: str, changed: int, deleted: int, vanished: int = 0
+    db: database.IndexConnection,
+    run: Run,
+    plan: Plan,
+    mode: str,
+    changed: int,
+    deleted: int,
+    vanished: int = 0,
+    as_before: set[str] | None = None,
 ) -> RunSummary:
     """Sum up the run and add it to `index_runs`."""
     # a full run reports every problem; a paths run those of the files it looked at; an incremental run
-    # (a no-op too) those of the files it read: the others were reported by the run that read them
+    # (a no-op too) those of the files and folders whose verdict it wrote anew: the others, `as_before` among
+    # them (files read only to find their bytes the same, e.g. after a touch), were reported by an earlier run
     if plan.full:
         paths = None
     elif plan.fingerprints is None:
@@ -409,6 +436,7 @@ def _record(
     else:
         paths = {sf.path for sf in plan.stale} | plan.losers | set(plan.deleted)
         paths |= {p.path for p in plan.folder_problems or ()} | ({SETTINGS_FILE} if plan.settings_changed else set())
+        paths -= as_before or set()
     summary = _summary(db, mode, plan.seen - vanished, changed, deleted, paths)
     summary.seconds = round(time.perf_counter() - run.started, 3)
     db.execute(
@@ -496,13 +524,9 @@ def _summary(
     )
 
 
-def recorded_problems(db_path: str | Path) -> list[Problem]:
-    """Every problem the index at `db_path` holds, in order (what a full run lists)."""
-    db = database.open_db(db_path)
-    try:
-        return [
-            Problem(*row)
-            for row in db.execute("select path, line, severity, code, message from problems order by path, line, code")
-        ]
-    finally:
-        db.close()
+def recorded_problems(conn) -> list[Problem]:
+    """Every problem the index open on `conn` holds, in order (what a full run lists)."""
+    return [
+        Problem(*row)
+        for row in conn.execute("select path, line, severity, code, message from problems order by path, line, code")
+    ]

@@ -110,8 +110,11 @@ def fresh_db(path: str | Path):
     beside it, then, if the block succeeds, switch it to WAL, sync it and rename it into place.
 
     A run killed half way leaves only `<path>.new`, removed by the next run: `path` itself is
-    either absent or complete.
+    either absent or complete. A `path` that is a symlink names the file it points to: that file is
+    built, beside it, and renamed onto it, so the symlink stays one and every name of the index
+    names the new one (renamed onto the symlink, the index would have two names no longer).
     """
+    path = resolved(path)
     building = Path(f"{path}.new")
     for leftover in (building, Path(f"{building}-journal")):
         leftover.unlink(missing_ok=True)
@@ -156,6 +159,24 @@ def record_store(conn: sqlite3.Connection, root: str | Path) -> None:
         "on conflict (key) do update set value = excluded.value where value is not excluded.value",
         (store_root(root),),
     )
+
+
+# the index's generation (index_meta, key `generation`): how many runs have changed its content. Read at the
+# start of an explorer page and again when it is drawn: an unchanged number means one index throughout
+GENERATION = "select cast(coalesce((select value from index_meta where key = 'generation'), 0) as integer)"
+
+
+def next_generation(conn: sqlite3.Connection) -> None:
+    """Count one more change of the index's content, in the transaction that makes it (no-op runs do not)."""
+    conn.execute(
+        "insert into index_meta (key, value) values ('generation', 1) "
+        "on conflict (key) do update set value = cast(value as integer) + 1"
+    )
+
+
+def generation(conn: sqlite3.Connection) -> int:
+    """The index's generation: 0 for an index no run has changed since generations were counted."""
+    return conn.execute(GENERATION).fetchone()[0]
 
 
 def check_store(conn: sqlite3.Connection, root: str | Path, db_path: str | Path) -> None:

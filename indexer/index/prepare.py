@@ -6,7 +6,7 @@ than the parsing they take over (docs/performance.md).
 
 from dataclasses import dataclass, field
 
-from indexer.store.parse import read_store_file
+from indexer.store.parse import ParsedFile, digest, parse_bytes, read_store_bytes
 from indexer.store.problem_cap import capped
 from indexer.store.problems import Problem, error
 from indexer.store.validate import memory_record, note_record
@@ -29,15 +29,22 @@ def prepare(
 ) -> Prepared | None:
     """Read, parse and validate one file; None if it vanished since the walk.
 
-    A file whose content hash equals `known_digest` is only marked unchanged.
+    A file whose content hash equals `known_digest` is only marked unchanged: its bytes are hashed, never
+    parsed, however many problems they hold (the index has their verdict already).
     """
     if sf.name_not_utf8:
         return Prepared(sf, "", problems=[error(sf.path, 1, "not-utf8", "the file name is not UTF-8; rename the file")])
     try:
-        parsed = read_store_file(root, sf.path, max_bytes, folders)
+        data = read_store_bytes(root, sf.path, max_bytes, folders)
     except FileNotFoundError:
         return None
-    if parsed.digest == known_digest:
+    if isinstance(data, ParsedFile):  # it could not be read: its one problem says why
+        parsed = data
+    elif known_digest is not None and digest(data) == known_digest:
+        return Prepared(sf, known_digest, unchanged=True)
+    else:
+        parsed = parse_bytes(sf.path, data, max_bytes)
+    if parsed.digest == known_digest:  # still unreadable, as the index holds it
         return Prepared(sf, parsed.digest, unchanged=True)
     record, problems = (memory_record if sf.type == "memory" else note_record)(parsed)
     return Prepared(sf, parsed.digest, record=record, problems=capped(problems))

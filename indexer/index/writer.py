@@ -164,8 +164,13 @@ class IndexWriter:
             self.flush()
 
     def mtime(self, sf) -> int:
-        """The mtime to remember: -1 for a file too recent to trust (see build.RACY_NS)."""
-        if sf.mtime_ns >= self.racy_after:
+        """The mtime to remember: -1 for a file too recent to trust (see build.RACY_NS).
+
+        Recent is both times: a file dated in the future (copied from a machine whose clock is ahead,
+        `touch -d`) but changed long enough ago is trusted by its ctime, which only the system sets; by
+        its mtime alone it was read again by every run until that future came.
+        """
+        if min(sf.mtime_ns, sf.ctime_ns) >= self.racy_after:
             self.racy.append(sf)
             return -1
         return sf.mtime_ns

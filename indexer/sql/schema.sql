@@ -93,7 +93,8 @@ CREATE TABLE IF NOT EXISTS index_folders (
 -- a briefing's pinned rows, read from this index alone (not from the wide rows, bodies and all)
 CREATE INDEX IF NOT EXISTS memories_pinned_briefing ON memories (project, pinned, kind, updated, id, name, description, status, stage_status, stage_gate, valid_from, invalid_at) WHERE pinned = 1;
 
--- About the index itself: `store` is the resolved path of the store it was built from (database.store_of)
+-- About the index itself: `store` is the resolved path of the store it was built from (database.store_of),
+-- `generation` how many runs changed its content (database.next_generation)
 CREATE TABLE IF NOT EXISTS index_meta (
     key TEXT PRIMARY KEY,
     value TEXT

@@ -66,12 +66,20 @@ def digest(data: bytes) -> str:
 def read_store_file(root: Path | str, path: str, max_bytes: int, folders: FolderFds | None = None) -> ParsedFile:
     """Read and parse `root/path` (through `folders`, a run's open folders of `root`); never raises for bad content
     (FileNotFoundError aside)."""
+    data = read_store_bytes(root, path, max_bytes, folders)
+    return data if isinstance(data, ParsedFile) else parse_bytes(path, data, max_bytes)
+
+
+def read_store_bytes(
+    root: Path | str, path: str, max_bytes: int, folders: FolderFds | None = None
+) -> bytes | ParsedFile:
+    """The bytes of `root/path` (at most `max_bytes` + 1, through `folders`), or, for a file that cannot be read,
+    a ParsedFile holding its `unreadable` error; FileNotFoundError for a file that is gone."""
     try:
         if folders is None:
             with FolderFds(str(root)) as once:
-                data = once.read(path, max_bytes + 1)
-        else:
-            data = folders.read(path, max_bytes + 1)
+                return once.read(path, max_bytes + 1)
+        return folders.read(path, max_bytes + 1)
     except FileNotFoundError:
         raise
     except OSError as e:
@@ -83,7 +91,6 @@ def read_store_file(root: Path | str, path: str, max_bytes: int, folders: Folder
         parsed = ParsedFile(path, "")
         parsed.problems.append(error(path, 1, "unreadable", f"cannot read the file: {reason}"))
         return parsed
-    return parse_bytes(path, data, max_bytes)
 
 
 def parse_bytes(path: str, data: bytes, max_bytes: int) -> ParsedFile:

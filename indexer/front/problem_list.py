@@ -1,0 +1,41 @@
+"""`seamless problems`: every problem the index holds, read from the index alone (no file is read).
+
+`seamless index` prints the problems of the files whose content it found changed; this lists them all,
+as each file's last read left them, in the lines `seamless index` prints.
+"""
+
+import os
+
+import click
+
+
+@click.command()
+@click.option("--db", "db_path", default="seamless.db", show_default=True, help="The index to read.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON array.")
+def problems(db_path, as_json):
+    """List every problem the index holds (each file's as its last read left them), without reading the store."""
+    import dataclasses
+
+    from indexer.front.cli import _connect, _echo_json  # here: cli imports this module to register the command
+    from indexer.index.build import recorded_problems
+    from indexer.index.database import store_of
+
+    conn = _connect(db_path, read_only=True)
+    found, store = recorded_problems(conn), store_of(conn)
+    conn.close()
+    if as_json:
+        _echo_json([dataclasses.asdict(p) for p in found])
+    elif found:
+        prefix = _shown(store)
+        click.echo("\n".join(problem.format(prefix) for problem in found))
+    errors = sum(p.severity == "error" for p in found)
+    warnings = len(found) - errors
+    click.echo(f"{len(found):,} problems in the index at {db_path}: {errors:,} errors, {warnings:,} warnings", err=True)
+
+
+def _shown(store: str | None) -> str:
+    """The store's folder as the lines name it: relative to here when it is below, else as the index holds it."""
+    if store is None:
+        return ""
+    relative = os.path.relpath(store)
+    return store if relative == ".." or relative.startswith(f"..{os.sep}") else relative

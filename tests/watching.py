@@ -38,7 +38,8 @@ class Watching:
         self.db_path = db_path
 
     def __enter__(self) -> "Watching":
-        self.log = tempfile.TemporaryFile(mode="w+")
+        # O_APPEND: the watcher shares this file's offset; reading it (seek 0) must not make its next line overwrite the first
+        self.log = tempfile.TemporaryFile(mode="a+")
         self.process = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT, text=True)
         self.wait_for("watching ", timeout=30)
         return self

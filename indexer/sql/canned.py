@@ -169,6 +169,14 @@ RECALL_SUPERSEDED = compose(
     "SELECT id, kind, name, description, project, replaces, replaces_ids, rank\nFROM recall_superseded ORDER BY rank, id",
 )
 
+# Not canned queries: one memory's or note's revisions, oldest first (parents before children, the same order
+# on every clone), by its id or, for a note without one, by its path (`seamless history X --revisions`, the memory
+# page). "commit" is an SQL keyword.
+REVISIONS_COLUMNS = '"commit", committed_at, author, message, change, path, old_path, blob'
+REVISIONS_ORDER = 'generation, committed_at, "commit", path'
+REVISIONS = f"SELECT {REVISIONS_COLUMNS}\nFROM revisions WHERE id = :id ORDER BY {REVISIONS_ORDER}"
+REVISIONS_BY_PATH = f"SELECT {REVISIONS_COLUMNS}\nFROM revisions WHERE path = :path ORDER BY {REVISIONS_ORDER}"
+
 PARAMS = {
     "briefing": ("project", "as_of", "budget"),
     "briefing_ledger": ("project", "as_of", "budget"),

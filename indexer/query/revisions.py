@@ -108,11 +108,17 @@ def file_at(conn, target: Target, at: str | None = None) -> bytes:
     if at is None:
         if not target.in_store:
             raise RevisionError(f"{target.label} is not in the store now (deleted): give --at to see it as it was")
-        try:
-            with FolderFds(str(root)) as folders:
-                return folders.read(target.path, 1 << 31)
-        except OSError as e:
-            raise RevisionError(f"cannot read {target.path}: {e.strerror or e}") from None
+        # where the index has it, else where its last revision put it (moved since the index was brought in step)
+        paths = dict.fromkeys([target.path, *(r["path"] for r in reversed(revisions(conn, target)))])
+        with FolderFds(str(root)) as folders:
+            for path in paths:
+                try:
+                    return folders.read(path, 1 << 31)
+                except FileNotFoundError:
+                    continue
+                except OSError as e:
+                    raise RevisionError(f"cannot read {path}: {e.strerror or e}") from None
+        raise RevisionError(f"{target.label} is not at {target.path} any more: run `seamless index {root}`")
     repo = git.repo(root)
     if repo is None or repo.head is None:
         raise RevisionError(f"the store at {root} is not in a git work tree with commits: it has no earlier versions")

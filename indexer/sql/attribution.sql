@@ -1,0 +1,51 @@
+-- Attribution (SPEC section 10): who wrote the store's memories, and how what they wrote fared. One row per
+-- model (the memory's `model`) and one per git author (the author of the commit that added the memory's file:
+-- its first revision, so a store in no git work tree has model rows only). For each: the memories it wrote,
+-- how many of them were superseded, archived, and refuted (superseded by a memory of kind refuted), and the
+-- median days from written (`created`, else `valid_from`) to superseded (`invalid_at`). Memories deleted since
+-- are not counted (the index no longer knows their fields), nor those with no model or no revision.
+--
+-- A fragment: CTEs ending in `attribution`, after `WITH RECURSIVE` (it takes no parameters).
+
+attribution_fate AS (
+    SELECT
+        m.model,
+        (
+            SELECT r.author FROM revisions AS r WHERE r.id = m.id
+            ORDER BY r.generation, r.committed_at, r."commit" LIMIT 1
+        ) AS author,
+        m.status = 'superseded' AS superseded,
+        m.status = 'archived' AS archived,
+        m.status = 'superseded' AND successor.kind = 'refuted' AS refuted,
+        CASE WHEN m.status = 'superseded'
+            THEN julianday(m.invalid_at) - julianday(coalesce(m.created, m.valid_from)) END AS days
+    FROM memories AS m
+    LEFT JOIN memories AS successor ON successor.id = m.superseded_by
+),
+
+attribution_each AS (
+    SELECT 'model' AS by, model AS who, superseded, archived, refuted, days FROM attribution_fate WHERE model IS NOT NULL
+    UNION ALL
+    SELECT 'author', author, superseded, archived, refuted, days FROM attribution_fate WHERE author IS NOT NULL
+),
+
+attribution_ranked AS (
+    -- each one's superseded memories in order of days: the median is the middle one, or the mean of the two
+    SELECT by, who, days,
+        row_number() OVER (PARTITION BY by, who ORDER BY days) AS n,
+        count(*) OVER (PARTITION BY by, who) AS of
+    FROM attribution_each
+    WHERE days IS NOT NULL
+),
+
+attribution_median AS (
+    SELECT by, who, avg(days) AS days FROM attribution_ranked WHERE n IN ((of + 1) / 2, (of + 2) / 2) GROUP BY by, who
+),
+
+attribution AS (
+    SELECT e.by, e.who, count(*) AS written, sum(e.superseded) AS superseded, sum(e.archived) AS archived,
+        sum(coalesce(e.refuted, 0)) AS refuted, round(median.days, 2) AS median_days_to_superseded
+    FROM attribution_each AS e
+    LEFT JOIN attribution_median AS median ON median.by = e.by AND median.who = e.who
+    GROUP BY e.by, e.who
+)

@@ -96,3 +96,28 @@ def test_the_table_says_how_this_machine_compares_with_the_issues():
     run = {"memories": 100_000, "figures": [{"key": "full", "straightforward": 39.0}]}
     assert "took 39.0 s here and 26.0 s there (1.50× as long)" in against_reference(run)
     assert against_reference({**run, "memories": 1000}) == ""  # the issue gives no reference at 1k
+
+
+def test_the_history_bench_runs_small_and_leaves_its_repository_as_it_was(tmp_path):
+    out = tmp_path / "out"
+    args = ["--sizes", "300", "--commits", "30", "--repeat", "1", "--out", str(out)]
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.revisions", *args], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr
+    figures = {f["key"]: f for f in json.loads((out / "revisions.json").read_text())["figures"]}
+    assert set(figures) == {
+        "index_first",
+        "revisions_first",
+        "revisions_noop",
+        "revisions_10",
+        "write_commit",
+        "commit_in",
+    }
+    assert all(f["value"] > 0 for f in figures.values()) and figures["revisions_first"]["git"] > 0
+    repository = out / "stores" / "300-1-git30"
+    log = subprocess.run(["git", "-C", repository, "log", "--format=%s"], capture_output=True, text=True).stdout
+    assert len(log.split("\n")) - 1 == 30 and log.startswith("update, commit 30\n")
+    status = subprocess.run(["git", "-C", repository, "status", "--porcelain", "--", "memories", "notes"],
+                            capture_output=True, text=True)  # fmt: skip
+    assert status.stdout == ""

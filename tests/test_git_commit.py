@@ -174,11 +174,15 @@ def test_git_commit_false_writes_without_committing(repo):
     assert "uncommitted: memories/seamless/boot-race.md" in seamless(repo, "status", repo.root).stdout
 
 
-def test_a_store_git_ignores_is_not_committed(repo):
+def test_a_store_git_ignores_is_not_committed_but_a_file_it_tracks_is(repo):
     repo.write(".gitignore", "memories/\nnotes/\n")
     result = seamless(repo, "write", repo.root, "--project", "seamless", "--kind", "gotcha", "--name", "boot-race",
                       "--description", "Boot race: wait for the port")  # fmt: skip
     assert result.stderr == "" and git(repo.root, "log", "--oneline", check=False) == ""
+    git(repo.root, "add", "--force", "memories/seamless/boot-race.md")  # tracked, whatever the rules say
+    git(repo.root, "commit", "-qm", "tracked by hand")
+    seamless(repo, "append", repo.root, "boot-race", "--project", "seamless", "--text", "Seen again.")
+    assert last_commit(repo.root)["files"] == ["M\tmemories/seamless/boot-race.md"]
 
 
 def test_a_store_in_no_work_tree_writes_as_before(store, tmp_path, monkeypatch):

@@ -198,3 +198,22 @@ def test_a_merge_records_what_it_wrote_and_its_concurrent_edit_trailers(repo):
     git(repo.root, "reset", "-q", "--hard", base)
     repo.index()
     assert repo.rows("select count(*) from concurrent_edits") == [(0,)]
+
+
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        (b"---\nid: 01K00000000000000000000001\nkind: gotcha\n---\nbody\n", "01K00000000000000000000001"),
+        (
+            b"\xef\xbb\xbf---\r\nkind: x\r\nid: '01k00000000000000000000001'  # a comment\r\n---\r\n",
+            "01K00000000000000000000001",
+        ),
+        (b"---\nkind: x\n---\nid: 01K00000000000000000000001\n", None),  # in the body, not the frontmatter
+        (b"id: 01K00000000000000000000001\n", None),  # no frontmatter
+        (b"---\nid: not-a-ulid-at-all-but-26-ch\n---\n", None),
+    ],
+)
+def test_a_files_id_is_read_from_its_frontmatter_without_yaml(text, found):
+    from indexer.store.validate import frontmatter_id
+
+    assert frontmatter_id(text) == found

@@ -6,9 +6,11 @@ Brought up to date on every index run, reading only the commits not read before.
 recorded head's side, after a reset or an amend): their rows go, the new ones come. A recorded head git no longer
 has, another work tree, or a full run reads the whole history again.
 
-Each row's `id` is read from the file at that commit (the frontmatter's `id:` line, `validate.frontmatter_id`;
-for a deletion, the file deleted), so a memory's revisions follow it through renames and moves, and a path that
-held another memory before keeps that memory's rows. A merge adds rows only for the files it wrote itself (its
+Each row's `id` is the id of the file at that commit (for a deletion, of the file deleted), so a memory's
+revisions follow it through renames and moves, and a path that held another memory before keeps that memory's
+rows. Where the index holds that very file (its digest is git's blob id: the same bytes) the index's row says it;
+otherwise the file is read from git and its frontmatter's `id:` line taken (`validate.frontmatter_id`). A store
+imported in one commit costs no read of git's objects. A merge adds rows only for the files it wrote itself (its
 result differs from every parent); the commits it brought in have their own. `generation` orders the commits
 the same way on every clone: parents first.
 
@@ -18,6 +20,7 @@ memory page diffs them without running git; a store imported in one commit costs
 
 import json
 import time
+from collections.abc import Iterable
 
 from indexer.index.database import IndexConnection
 from indexer.store import git
@@ -103,7 +106,9 @@ def _read(db: IndexConnection, repo: git.Repo, root, commits: list[git.Commit], 
                 change, path, old_path, blob, read_from = found
                 rows.append([commit.commit, committed_at, commit.author, commit.subject, path, read_from, change,
                              old_path, blob, generation])  # fmt: skip
-    ids = dict(_ids(root, {row[5] for row in rows}, max_bytes))
+    ids = _known_ids(db, rows)
+    # the rest from git, in the order the commits name them (not sorted: git reads a pack's deltas far faster so)
+    ids.update(_ids(root, dict.fromkeys(row[5] for row in rows if row[5] not in ids), max_bytes))
     for row in rows:
         row[5] = ids.get(row[5])
     db.executemany('insert or replace into revision_commits ("commit", generation) values (?, ?)', generations.items())
@@ -144,9 +149,23 @@ def _row(repo: git.Repo, file: git.FileChange, merge: bool) -> tuple | None:
     return change, path, old_path if change == "renamed" else None, file.blob, file.blob
 
 
-def _ids(root, blobs: set[str], max_bytes: int):
+KNOWN_IDS = """SELECT json_extract(j.value, '$[0]') AS blob, coalesce(m.id, n.id) AS id
+FROM json_each(?) AS j
+JOIN index_files AS f ON f.path = json_extract(j.value, '$[1]') AND f.digest = json_extract(j.value, '$[0]')
+LEFT JOIN memories AS m ON m.path = f.path
+LEFT JOIN notes AS n ON n.path = f.path
+WHERE m.path IS NOT NULL OR n.path IS NOT NULL"""
+
+
+def _known_ids(db: IndexConnection, rows: list[list]) -> dict[str, str | None]:
+    """The ids of the files the index holds as they were committed: blob -> the id of the index's row."""
+    pairs = [(row[5], row[4]) for row in rows if row[5] and row[6] != "deleted"]
+    return dict(db.execute(KNOWN_IDS, (json.dumps(pairs),))) if pairs else {}
+
+
+def _ids(root, blobs: Iterable[str | None], max_bytes: int):
     """Each blob with the id its frontmatter names (or None)."""
-    for blob, data in git.read_objects(root, sorted(b for b in blobs if b), limit=max_bytes):
+    for blob, data in git.read_objects(root, [b for b in blobs if b], limit=max_bytes):
         yield blob, frontmatter_id(data) if data is not None else None
 
 

@@ -8,6 +8,7 @@ and the store files that differ from the last commit (`uncommitted`).
 """
 
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -107,16 +108,14 @@ def repo(root: str | Path) -> Repo | None:
     )
 
 
+# `*.md` under memories/ or notes/, no part of the path hidden or empty (what indexer/store/walk.py finds)
+STORE_PATH = re.compile(r"(?:memories|notes)(?:/[^./][^/]*)+(?<=\.md)")
+
+
 def is_store_path(path: str) -> bool:
-    """Whether a store-relative path names a file the walk would index: `*.md` under memories/ or notes/, no
-    hidden part (indexer/store/walk.py)."""
-    parts = path.split("/")
-    return (
-        len(parts) > 1
-        and parts[0] in ("memories", "notes")
-        and path.endswith(".md")
-        and not any(not part or part.startswith(".") for part in parts)
-    )
+    """Whether a store-relative path names a file the walk would index (a regex: the revisions ask it for every
+    file of every commit)."""
+    return STORE_PATH.fullmatch(path) is not None
 
 
 # Reading the history

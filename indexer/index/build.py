@@ -354,9 +354,8 @@ def _carry_out(db: database.IndexConnection, run: Run, plan: Plan, progress: Pro
         reading.read_losers()
         changed = reading.changed(db)
         _write_changes(db, run, plan, writer, changed)
-        revisions.update(
-            db, run.root, run.max_bytes, full=plan.full
-        )  # the store's git history, in the same transaction
+        # the store's git history, in the same transaction; after the rows, whose digests give ids
+        revisions.update(db, run.root, run.max_bytes, full=plan.full)
         db.executemany(
             "update index_files set size = ?, mtime_ns = ?, ctime_ns = ? where path = ?",
             ((f.size, writer.mtime(f), f.ctime_ns, f.path) for f in reading.unchanged),

@@ -217,3 +217,15 @@ def test_a_files_id_is_read_from_its_frontmatter_without_yaml(text, found):
     from indexer.store.validate import frontmatter_id
 
     assert frontmatter_id(text) == found
+
+
+def test_a_file_name_that_is_not_utf8_does_not_stop_a_run(repo):
+    folder = repo.root / "memories" / "seamless"
+    folder.mkdir(parents=True)
+    with open(bytes(folder) + b"/caf\xe9.md", "wb") as f:
+        f.write(b"---\nid: 01K00000000000000000000009\n---\nbody\n")
+    repo.memory("fine")
+    git(repo.root, "add", "-A")
+    git(repo.root, "commit", "-qm", "a name that is not UTF-8")
+    assert repo.index().memories == 1  # the walk reports the other file, unread
+    assert repo.rows("select path from revisions") == [("memories/seamless/fine.md",)]

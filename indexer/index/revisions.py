@@ -45,7 +45,7 @@ def update(db: IndexConnection, root, max_bytes: int, full: bool = False) -> Non
         repo = git.repo(root)
         with db.atomic():
             _update(db, repo, root, max_bytes, full)
-    except git.GitError:
+    except (git.GitError, OSError, ValueError):  # git failed, could not start, or said what we cannot read
         pass
 
 
@@ -132,8 +132,8 @@ def _row(repo: git.Repo, file: git.FileChange, merge: bool) -> tuple | None:
     """(change, path, old_path, blob, the object to read the id from) for one changed file, None when it is no
     store file on either side."""
     path, old_path = repo.store_path(file.path), repo.store_path(file.old_path) if file.old_path else None
-    path = path if path is not None and git.is_store_path(path) and file.mode != "120000" else None
-    old_path = old_path if old_path is not None and git.is_store_path(old_path) else None
+    path = path if path is not None and _indexed(path) and file.mode != "120000" else None
+    old_path = old_path if old_path is not None and _indexed(old_path) else None
     status = file.status[0]
     if merge:  # one letter per parent: what the merge itself wrote
         change = "deleted" if file.blob is None else "added" if set(file.status) == {"A"} else "modified"
@@ -161,6 +161,11 @@ def _known_ids(db: IndexConnection, rows: list[list]) -> dict[str, str | None]:
     """The ids of the files the index holds as they were committed: blob -> the id of the index's row."""
     pairs = [(row[5], row[4]) for row in rows if row[5] and row[6] != "deleted"]
     return dict(db.execute(KNOWN_IDS, (json.dumps(pairs),))) if pairs else {}
+
+
+def _indexed(path: str) -> bool:
+    """A file the walk would index; not one whose name is not UTF-8 (the walk reports those, unread)."""
+    return git.is_store_path(path) and "\ufffd" not in path
 
 
 def _ids(root, blobs: Iterable[str | None], max_bytes: int):

@@ -163,7 +163,8 @@ def log(cwd: str | Path, revisions: list[str], pathspecs: list[str], trailer: st
         "--full-history", "--sparse",
         f"--format={fmt}", *revisions, "--", *pathspecs, text=False,
     )  # fmt: skip
-    return parse_log(done.stdout.decode("utf-8", "surrogateescape"))
+    # a name or message that is not UTF-8 is shown with U+FFFD where its bytes were (the store's own files never are)
+    return parse_log(done.stdout.decode("utf-8", "replace"))
 
 
 def parse_log(output: str) -> list[Commit]:

@@ -3,6 +3,7 @@
 same SQL as the `attribution` view); this module only lays them out, one table each."""
 
 from datasette import hookimpl
+from datasette.database import QueryInterrupted
 from datasette.utils.asgi import Response
 
 from indexer.index.database import DATABASE
@@ -10,8 +11,14 @@ from indexer.sql.canned import QUERIES
 
 
 async def attribution(datasette, request):
-    rows = [dict(row) for row in (await datasette.get_database(DATABASE).execute(QUERIES["attribution"])).rows]
+    try:
+        rows = [dict(row) for row in (await datasette.get_database(DATABASE).execute(QUERIES["attribution"])).rows]
+        interrupted = False
+    except QueryInterrupted:  # over the explorer's time limit (a very large store on a busy machine): say so
+        rows, interrupted = [], True
     context = {
+        "interrupted": interrupted,
+        "time_limit_ms": datasette.setting("sql_time_limit_ms"),
         "models": [row for row in rows if row["by"] == "model"],
         "authors": [row for row in rows if row["by"] == "author"],
         "json_url": datasette.urls.path("/seamless/attribution.json") + "?_shape=array",

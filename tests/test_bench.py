@@ -113,6 +113,8 @@ def test_the_history_bench_runs_small_and_leaves_its_repository_as_it_was(tmp_pa
         "revisions_10",
         "write_commit",
         "commit_in",
+        "page_memory_revisions",
+        "page_attribution",
     }
     assert all(f["value"] > 0 for f in figures.values()) and figures["revisions_first"]["git"] > 0
     repository = out / "stores" / "300-1-git30"

@@ -128,3 +128,12 @@ async def ds_get(db_path, path: str):
     ds = build_datasette(db_path)
     await ds.invoke_startup()
     return await ds.client.get(path)
+
+
+async def test_attribution_over_the_time_limit_says_so_instead_of_failing(attributed):
+    ds = build_datasette(attributed.db_path)
+    await ds.invoke_startup()
+    ds.sql_time_limit_ms = 0  # every query is over it
+    response = await ds.client.get("/-/attribution")
+    assert response.status_code == 200
+    assert "Counting took longer than the explorer's time limit" in response.text and "<table>" not in response.text

@@ -133,7 +133,9 @@ CREATE TABLE IF NOT EXISTS revisions (
     generation INTEGER NOT NULL,  -- 1 + its parents' largest: parents before children, the same on every clone
     PRIMARY KEY ("commit", path)
 );
-CREATE INDEX IF NOT EXISTS revisions_id ON revisions (id, generation);
+-- a memory's revisions in order (the memory page, `history --revisions`), and each one's first author read from
+-- this index alone (attribution.sql: a tenth of the time at 100,000 memories)
+CREATE INDEX IF NOT EXISTS revisions_id ON revisions (id, generation, committed_at, "commit", author);
 
 -- Every commit the revisions have read (those that changed no store file too): a new commit's generation
 -- is worked out from its parents'

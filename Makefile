@@ -45,6 +45,7 @@ test: $(STAMP) browser lint  ## the whole test suite, after the lint
 bench: $(STAMP)  ## performance figures (SIZES="1000 10000 100000")
 	$(BIN)/python -m bench $(if $(SIZES),--sizes "$(SIZES)")
 	$(BIN)/python -m bench.warned_store
+	$(BIN)/python -m bench.revisions $(if $(SIZES),--sizes "$(SIZES)")  # the store's git history, at the largest size
 
 fuzz: $(STAMP)  ## the fuzz campaign, not part of `make test` (MINUTES=10: the documented length)
 	$(BIN)/python -m fuzz --minutes $(or $(MINUTES),10)

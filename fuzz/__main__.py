@@ -97,7 +97,7 @@ TOML = st.one_of(
     st.text(max_size=200),
     st.lists(
         st.tuples(
-            st.sampled_from(["[index]", "[briefing]", "[gardener]", "[x]", ""]),
+            st.sampled_from(["[index]", "[briefing]", "[gardener]", "[git]", "[x]", ""]),
             st.sampled_from([*(k.split(".")[1] for k in DEFAULTS), "unknown"]),
             st.one_of(st.integers(-(2**70), 2**70).map(str), NESTED, st.sampled_from(['"a"', "true", "1.5"])),
         ),

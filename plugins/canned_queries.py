@@ -50,6 +50,12 @@ DESCRIPTIONS = {
         "of the history) and kind, up to as_of; project: one project's ('global': the global memories), empty: "
         "the whole store's. Drawn as a chart at /-/life.",
     ),
+    "attribution": (
+        "Attribution",
+        "Per model and per git author (who committed the memory's first version): memories written, and how many "
+        "of them were superseded, archived and refuted (superseded by a memory of kind refuted), with the median "
+        "days from written to superseded. Laid out at /-/attribution.",
+    ),
 }
 
 PROBLEMS_SQL = """\

@@ -1,5 +1,7 @@
 """What a memory's page needs beyond its row, from the `history` query: its successor and the current truth,
-the whole chain for the timeline, and the successor's own text for "what changed"."""
+the whole chain for the timeline, and the successor's own text for "what changed"; and from the `revisions`
+table, its file's git revisions with the text each had (kept in the index at index time: no git at page time),
+each diffed on the page against the one before."""
 
 from urllib.parse import urlencode
 
@@ -7,9 +9,10 @@ from datasette import hookimpl
 from datasette.utils import tilde_decode, tilde_encode
 
 from indexer.index.database import DATABASE
-from indexer.sql.canned import QUERIES
+from indexer.sql.canned import QUERIES, REVISIONS_SHOWN
 
 SUCCESSOR_TEXT = "select description, body from memories where id = ?"
+REVISIONS_SHOWN_MOST = 20  # each with its diff; the rest are one link away (the revisions table)
 
 
 @hookimpl
@@ -29,7 +32,14 @@ def extra_template_vars(view_name, database, table, request, datasette):
         if successor and not successor.get("missing"):
             text = (await db.execute(SUCCESSOR_TEXT, [successor_id])).first()
             successor |= {"description": text["description"], "body": text["body"]}
+        revisions = await revisions_shown(db, memory_id)
         return {
+            # its file's revisions, oldest first, each with `before` (the text of the one before), and how many
+            "revisions": revisions,
+            "revisions_total": revisions[0]["total"] if revisions else 0,
+            "revisions_url": datasette.urls.table(DATABASE, "revisions")
+            + "?"
+            + urlencode({"id": memory_id, "_sort": "generation"}),
             # the successor, or {"missing": True} when superseded_by points to no memory
             "successor": successor,
             "current": chain.get(current_id) if current_id not in (None, memory_id, successor_id) else None,
@@ -40,3 +50,17 @@ def extra_template_vars(view_name, database, table, request, datasette):
         }
 
     return inner
+
+
+async def revisions_shown(db, memory_id: str) -> list[dict]:
+    """The newest REVISIONS_SHOWN_MOST revisions of the memory, oldest first, each with the text before it; the
+    first shown has the one before it as its `before` too, when there is one (`earlier`)."""
+    found = await db.execute(REVISIONS_SHOWN, {"id": memory_id, "shown": REVISIONS_SHOWN_MOST + 1})
+    rows = [dict(row) for row in reversed(found.rows)]
+    shown = rows[-REVISIONS_SHOWN_MOST:]
+    earlier = rows[:-REVISIONS_SHOWN_MOST]
+    before = earlier[-1] if earlier else None
+    for row in shown:
+        row["before"], row["earlier"] = (before["text"] if before else None), before is not None
+        before = None if row["change"] == "deleted" else row
+    return shown

@@ -109,3 +109,30 @@ def test_the_warned_store_run_prints_each_run_with_its_lines():
     )
     rows = [line.split(" | ") for line in result.stdout.splitlines() if line.startswith("| ") and " s |" in line]
     assert [row[2] for row in rows] == ["63", "0", "0", "0", "0", "0"]  # 3 files of 20 bad-tags and a more-warnings
+
+
+def test_the_history_bench_runs_small_and_leaves_its_repository_as_it_was(tmp_path):
+    out = tmp_path / "out"
+    args = ["--sizes", "300", "--commits", "30", "--repeat", "1", "--out", str(out)]
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.revisions", *args], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr
+    figures = {f["key"]: f for f in json.loads((out / "revisions.json").read_text())["figures"]}
+    assert set(figures) == {
+        "index_first",
+        "revisions_first",
+        "revisions_noop",
+        "revisions_10",
+        "write_commit",
+        "commit_in",
+        "page_memory_revisions",
+        "page_attribution",
+    }
+    assert all(f["value"] > 0 for f in figures.values()) and figures["revisions_first"]["git"] > 0
+    repository = out / "stores" / "300-1-git30"
+    log = subprocess.run(["git", "-C", repository, "log", "--format=%s"], capture_output=True, text=True).stdout
+    assert len(log.split("\n")) - 1 == 30 and log.startswith("update, commit 30\n")
+    status = subprocess.run(["git", "-C", repository, "status", "--porcelain", "--", "memories", "notes"],
+                            capture_output=True, text=True)  # fmt: skip
+    assert status.stdout == ""

@@ -23,3 +23,23 @@ def test_a_failing_command_says_why_in_one_line(tmp_path):
         git.run(tmp_path, "log")
     assert "\n" not in str(raised.value) and str(raised.value).startswith("git log failed: ")
     assert "not a git repository" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    "path, indexed",
+    [
+        ("memories/seamless/boot-race.md", True),
+        ("notes/a/b/c/design.md", True),
+        ("memories/top.md", True),
+        ("memories/.hidden/x.md", False),
+        ("memories/p/.swap.md", False),
+        ("memories//x.md", False),
+        ("memories/p/x.txt", False),
+        ("memories/p/x.md.bak", False),
+        ("notesx/y.md", False),
+        ("docs/x.md", False),
+        ("memories", False),
+    ],
+)
+def test_the_store_paths_git_reports_are_those_the_walk_would_index(path, indexed):
+    assert git.is_store_path(path) is indexed

@@ -209,6 +209,7 @@ def test_canned_queries_take_exactly_their_parameters():
     assert set(queries.QUERIES) == {
         *("briefing", "briefing_ledger", "recall", "history", "gardener"),
         *("overview", "needs_human", "store_life"),  # the people pages (docs/pages.md)
+        "attribution",  # the store's history (docs/history.md)
     }
     for name, sql in queries.QUERIES.items():
         # what Datasette derives from the SQL text: every :name outside quotes (as in '00:00:00Z')

@@ -14,7 +14,7 @@ from indexer.query import queries
 from indexer.sql import views
 from indexer.sqlite import sqlite3
 
-VIEWS = ["active_memories", "briefings", "supersession_history", "gardener_proposals"]
+VIEWS = ["active_memories", "briefings", "supersession_history", "gardener_proposals", "attribution"]
 
 
 def ago(days: float) -> str:

@@ -4,7 +4,8 @@ delete, note. The files first, then the index, for the files touched.
 Every rule is the indexer's own: the text to be written is parsed and validated by `parse` and
 `validate` exactly as an index run would, and any problem it would report refuses the write with
 that problem's code. Writers on one store take turns through a lock on the store's folder and look at
-their target again (on disk) once they hold it.
+their target again (on disk) once they hold it. In a store inside a git work tree, the files a write changed
+are then committed alone (`commit`), before the index is brought in step, so the index reads the new commit too.
 """
 
 import contextlib
@@ -23,6 +24,7 @@ from pathlib import Path
 from ulid import ULID
 
 from indexer.edit import atomic
+from indexer.edit.commit import Change, Committed, commit_write
 from indexer.edit.frontmatter_edit import MEMORY_ORDER, NOTE_ORDER, Document, EditError, FieldValue, new_text
 from indexer.index import build, database
 from indexer.query import queries
@@ -37,6 +39,7 @@ from indexer.store.walk import FolderFds
 NAME_MAX = 200
 PROJECT_MAX = 100
 UNSAFE_PROJECT = re.compile(r"[/\\\x00-\x1f\x7f]|\A\.|\.\.")
+COMMIT_ACTIONS = {"appended": "append", "archived": "archive"}  # a change's action as its commit names it
 
 
 class WriteRefused(Exception):
@@ -61,6 +64,7 @@ class Written:
     title: str | None = None
     superseded: str | None = None
     similar: list[dict] = field(default_factory=list)
+    committed: Committed = field(default_factory=Committed)  # the commit it made, or why there is none
 
     def as_json(self) -> dict:
         out: dict[str, object] = {
@@ -78,6 +82,10 @@ class Written:
             out["superseded"] = self.superseded
         if self.action == "created":
             out["similar"] = self.similar
+        if self.committed.commit:
+            out["commit"] = self.committed.commit
+        if self.committed.warning:
+            out["warning"] = self.committed.warning
         return out
 
 
@@ -161,7 +169,8 @@ class Session:
     def __init__(self, root: Path, db_path: str | Path):
         self.root = Path(root)
         self.db_path = str(db_path)
-        self.max_bytes = load_settings(self.root)[0]["index.max_file_bytes"]
+        self.settings = load_settings(self.root)[0]
+        self.max_bytes = self.settings["index.max_file_bytes"]
         self.conn: sqlite3.Connection | None = None
 
     def refresh(self, paths: list[str]) -> None:
@@ -286,8 +295,9 @@ def _write_file(root: Path, path: str, data: bytes, create: bool) -> None:
         raise WriteRefused("write-failed", f"cannot write {target}: {e.strerror or e}; the file is unchanged") from None
 
 
-def _index_after(s: Session, paths: list[str]) -> None:
-    """Bring the index in step with the files just written."""
+def _index_after(s: Session, paths: list[str], change: Change) -> Committed:
+    """Commit the files just written (in a git work tree), then bring the index in step with them."""
+    committed = commit_write(s.root, paths, change, bool(s.settings["git.commit"]))
     try:
         s.sync(paths)
     except (sqlite3.DatabaseError, OSError, database.OtherStoreError) as e:
@@ -296,6 +306,7 @@ def _index_after(s: Session, paths: list[str]) -> None:
             f"the files were written, but the index at {s.db_path} could not be updated ({e}): "
             f"run `seamless index {s.root} --db {s.db_path}`",
         ) from None
+    return committed
 
 
 # Finding X: an id, or a name in a project
@@ -502,7 +513,11 @@ def write_memory(
                     f"({e.message}): run the same command again to complete the supersede",
                 ) from None
             atomic.crash_point("stamped")
-        _index_after(s, [path] + ([old["path"]] if old else []))
+        action = "supersede" if old else "write" if created else "update"
+        change = Change(action, name, memory_id, scope, session=session_id, model=model)
+        if old:
+            change.supersedes, change.old_name = old["id"], old["name"]
+        committed = _index_after(s, [path] + ([old["path"]] if old else []), change)
         atomic.crash_point("indexed")
         similar = []
         if created and not old:
@@ -518,6 +533,7 @@ def write_memory(
             name=name,
             superseded=old["id"] if old else None,
             similar=similar,
+            committed=committed,
         )
 
 
@@ -544,9 +560,12 @@ def _change(root, db_path, memory: str, project: str | None, action: str, fields
         new_data = _edited(data, changes, body)
         s.check(row["path"], new_data, changes | ({"body": body} if body is not None else {}), problems)
         _write_file(s.root, row["path"], new_data, create=False)
-        _index_after(s, [row["path"]])
+        change = Change(COMMIT_ACTIONS[action], record["name"], row["id"], record["project"])
+        committed = _index_after(s, [row["path"]], change)
         status = rules.status(changes.get("invalid_at", record["invalid_at"]), record["superseded_by"])
-        return Written(row["id"], row["path"], record["project"], status, action, name=record["name"])
+        return Written(
+            row["id"], row["path"], record["project"], status, action, name=record["name"], committed=committed
+        )
 
 
 def append_memory(root, db_path, memory: str, text: str | bytes, project: str | None = None) -> Written:
@@ -585,8 +604,10 @@ def delete_memory(root, db_path, memory: str, project: str | None = None) -> Wri
             atomic.remove(s.root / row["path"])
         except OSError as e:
             raise WriteRefused("write-failed", f"cannot delete {row['path']}: {e.strerror or e}") from None
-        _index_after(s, [row["path"]])
-        return Written(row["id"], row["path"], row["project"], "deleted", "deleted", name=row["name"])
+        committed = _index_after(s, [row["path"]], Change("delete", row["name"], row["id"], row["project"]))
+        return Written(
+            row["id"], row["path"], row["project"], "deleted", "deleted", name=row["name"], committed=committed
+        )
 
 
 def slug(title: str) -> str:
@@ -621,5 +642,5 @@ def write_note(
         expected = {"id": note_id, "title": title, "project": scope, "created": now, "body": body}
         s.check(path, data, expected | {"tags": json.dumps(tags or [], ensure_ascii=False)}, note=True)
         _write_file(s.root, path, data, create=True)
-        _index_after(s, [path])
-        return Written(note_id, path, scope, "active", "noted", title=title)
+        committed = _index_after(s, [path], Change("note", title, note_id, scope))
+        return Written(note_id, path, scope, "active", "noted", title=title, committed=committed)

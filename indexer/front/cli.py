@@ -316,11 +316,17 @@ def recall(query, project, limit, as_json, db_path):
 @cli.command()
 @click.argument("id_or_name")
 @click.option("--project", help="The project of the name, when several use it (`global` for global).")
+@click.option("--revisions", is_flag=True, help="Instead, its file's git revisions, oldest first (a note's too).")
 @json_option
 @db_option
-def history(id_or_name, project, as_json, db_path):
+def history(id_or_name, project, revisions, as_json, db_path):
     """The supersession chain of a memory (its id, or its name), oldest first, and its current truth."""
     from indexer.query import queries
+
+    if revisions:
+        from indexer.front.revisions import print_revisions
+
+        return print_revisions(id_or_name, project, as_json, db_path)
 
     try:
         rows = queries.history_chain(_connect(db_path), id_or_name, project)
@@ -409,6 +415,8 @@ def _written(call, as_json: bool) -> None:
         result = call()
     except WriteRefused as e:
         raise click.ClickException(str(e)) from None
+    if result.committed.warning:  # the write stands; its commit did not happen
+        click.echo(result.committed.warning, err=True)
     if as_json:
         click.echo(json.dumps(result.as_json(), indent=2, ensure_ascii=False))
         return
@@ -617,11 +625,14 @@ def status(store, db_path):
     lines += [f"deleted: {p}" for p in found.deleted]
     if found.settings_changed:
         lines.append("changed: seamless.toml (the settings the index holds differ)")
+    uncommitted = _uncommitted(store)
+    lines += [f"uncommitted: {p}" for p in uncommitted]
     if lines:
         click.echo("\n".join(lines))
     counts = f"{len(found.new)} new, {len(found.changed)} changed, {len(found.deleted)} deleted"
     click.echo(
         ("in step" if found.in_step else f"not in step: {counts}")
+        + (f"; {len(uncommitted)} store files not committed to git" if uncommitted else "")
         + f"; {freshness.run_text(row)}; {freshness.watcher_text(row)}",
         err=True,
     )
@@ -629,6 +640,23 @@ def status(store, db_path):
         sys.exit(1)
 
 
-from indexer.front.problem_list import problems  # noqa: E402 (a command of its own module)
+def _uncommitted(store: Path) -> list[str]:
+    """The store files git holds differently from the last commit (none outside a work tree)."""
+    from indexer.store import git
 
-cli.add_command(problems)
+    try:
+        return git.uncommitted(store)
+    except git.GitError as e:
+        raise click.ClickException(str(e)) from None
+
+
+def _register() -> None:
+    """The commands kept in modules of their own."""
+    from indexer.front.problem_list import problems
+    from indexer.front.revisions import show
+
+    for command in (problems, show):
+        cli.add_command(command)
+
+
+_register()

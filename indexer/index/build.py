@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
 
-from indexer.index import changes, database, fts
+from indexer.index import changes, database, fts, revisions
 from indexer.sql import views
 from indexer.store import crossfile, timestamps
 from indexer.store.problems import Problem, error
@@ -348,6 +348,7 @@ def _carry_out(db: database.IndexConnection, run: Run, plan: Plan, progress: Pro
     """Read and write what `plan` names, settle the cross-file rules, and record the run, in one transaction."""
     if plan.nothing:
         with db.atomic():
+            revisions.update(db, run.root, run.max_bytes)
             _remember_folders(db, plan, set())
             database.record_store(db, run.root)
             mode = "paths" if plan.mode == "paths" else "no-op"
@@ -372,6 +373,8 @@ def _carry_out(db: database.IndexConnection, run: Run, plan: Plan, progress: Pro
         _write_changes(db, run, plan, writer, changed)
         if changed:  # what a page the explorer draws meanwhile compares (plugins/index_changed.py)
             database.next_generation(db)
+        # the store's git history, in the same transaction; after the rows, whose digests give ids
+        revisions.update(db, run.root, run.max_bytes, full=plan.full)
         db.executemany(
             "update index_files set size = ?, mtime_ns = ?, ctime_ns = ? where path = ?",
             ((f.size, writer.mtime(f), f.ctime_ns, f.path) for f in reading.unchanged),

@@ -90,6 +90,7 @@ OVERVIEW_COLUMNS = """project, active, pinned, stages_open, stages_in_progress, 
     notes, errors, warnings, as_of"""
 NEEDS_HUMAN_COLUMNS = """position, section, section_position, in_section, id, path, kind, name, description, project,
     stage_status, updated, detail"""
+ATTRIBUTION_COLUMNS = "by, who, written, superseded, archived, refuted, median_days_to_superseded"
 GARDENER_COLUMNS = (
     "proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, as_of"
 )
@@ -150,6 +151,9 @@ QUERIES = {
         ["store_life"],
         "SELECT period, by, kind, written, superseded, archived\nFROM store_life ORDER BY period, kind",
     ),
+    # no parameters: the same SQL is the `attribution` view (sql/views.py)
+    "attribution": f"WITH RECURSIVE\n{sql_source('attribution').strip()}\nSELECT {ATTRIBUTION_COLUMNS}\n"
+    "FROM attribution ORDER BY by = 'author', written DESC, who",
 }
 
 # Used by the home page only, not a canned query: the first :shown of each section of needs_human, and the counts.
@@ -169,6 +173,21 @@ RECALL_SUPERSEDED = compose(
     "SELECT id, kind, name, description, project, replaces, replaces_ids, rank\nFROM recall_superseded ORDER BY rank, id",
 )
 
+# Not canned queries: one memory's or note's revisions, oldest first (parents before children, the same order
+# on every clone), by its id or, for a note without one, by its path (`seamless history X --revisions`, the memory
+# page). "commit" is an SQL keyword.
+REVISIONS_COLUMNS = '"commit", committed_at, author, message, change, path, old_path, blob'
+REVISIONS_ORDER = 'generation, committed_at, "commit", path'
+REVISIONS = f"SELECT {REVISIONS_COLUMNS}\nFROM revisions WHERE id = :id ORDER BY {REVISIONS_ORDER}"
+REVISIONS_BY_PATH = f"SELECT {REVISIONS_COLUMNS}\nFROM revisions WHERE path = :path ORDER BY {REVISIONS_ORDER}"
+# The memory page's: the newest :shown revisions of :id with their texts (kept for a memory with more than one),
+# newest first, and how many there are in all
+REVISIONS_SHOWN = f"""SELECT r."commit", r.committed_at, r.author, r.message, r.change, r.path, r.old_path, t.text,
+    (SELECT count(*) FROM revisions WHERE id = :id) AS total
+FROM revisions AS r LEFT JOIN revision_texts AS t ON t.blob = r.blob
+WHERE r.id = :id
+ORDER BY {", ".join(f"{column.strip()} DESC" for column in REVISIONS_ORDER.split(","))} LIMIT :shown"""
+
 PARAMS = {
     "briefing": ("project", "as_of", "budget"),
     "briefing_ledger": ("project", "as_of", "budget"),
@@ -178,4 +197,5 @@ PARAMS = {
     "overview": ("as_of",),
     "needs_human": ("as_of",),
     "store_life": ("as_of", "by", "project"),
+    "attribution": (),
 }

@@ -9,6 +9,7 @@ strftime('now') inside the view, so it is the moment the view is read, never the
     briefings              the ledger of every project's briefing now, and of the global-only briefing
     supersession_history   every supersession chain, once, each link with the chain's current truth
     gardener_proposals     the gardener's proposals now
+    attribution            per model and per git author: memories written, superseded, archived, refuted
 """
 
 import re
@@ -107,6 +108,7 @@ VIEWS = {
     "briefings": BRIEFINGS,
     "supersession_history": SUPERSESSION_HISTORY,
     "gardener_proposals": GARDENER_PROPOSALS,
+    "attribution": canned.QUERIES["attribution"],  # it takes no parameters: the canned query itself
 }
 
 

@@ -2,11 +2,18 @@
 
 The store's history and the fleet's sync are git's work; this module only runs it in a known
 environment (no prompt, no pager, C locale for messages we parse) and turns a failure into one line.
+It also reads what the layers above need of a repository, as plain records: where the store sits in
+its work tree (`repo`), the commits that changed store files (`log`), objects' bytes (`read_objects`)
+and the store files that differ from the last commit (`uncommitted`).
 """
 
 import os
+import re
 import shutil
 import subprocess
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # no terminal prompts (a host must never hang on a password), no pager, messages in English for parsing
@@ -23,10 +30,16 @@ def available() -> bool:
 
 
 def run(
-    cwd: str | Path, *args: str, input: str | bytes | None = None, check: bool = True, text: bool = True
+    cwd: str | Path,
+    *args: str,
+    input: str | bytes | None = None,
+    check: bool = True,
+    text: bool = True,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess:
-    """`git -C cwd ARGS...`, its output captured; GitError on a non-zero exit when `check`."""
-    env = {**os.environ, **ENVIRONMENT}
+    """`git -C cwd ARGS...`, its output captured; GitError on a non-zero exit when `check`.
+    `env` adds to the environment (an author's name, a temporary index)."""
+    env = {**os.environ, **(env or {}), **ENVIRONMENT}
     try:
         done = subprocess.run(
             ["git", "-C", str(cwd), *args], input=input, capture_output=True, text=text, env=env, check=False
@@ -46,3 +59,248 @@ def work_tree(root: str | Path) -> Path | None:
         return None
     done = run(root, "rev-parse", "--show-toplevel", check=False)
     return Path(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip() else None
+
+
+# the hooks `git commit` runs: where one is installed, a commit of ours goes through `git commit` too
+COMMIT_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit")
+
+
+@dataclass(frozen=True)
+class Repo:
+    """Where a store sits in its git work tree, and the commit it is at."""
+
+    top: Path  # the work tree's top folder
+    prefix: str  # the store's folder relative to `top`: '' at the top, else 'a/b/' (git's --show-prefix)
+    git_dir: Path
+    head: str | None  # the commit HEAD names; None before the first commit
+    hooks: tuple[Path, ...]  # where each of COMMIT_HOOKS would be (core.hooksPath honoured); most do not exist
+
+    def top_path(self, store_path: str) -> str:
+        """A store-relative path as git names it: relative to the top of the work tree."""
+        return self.prefix + store_path
+
+    def store_path(self, top_path: str) -> str | None:
+        """A path relative to the top as the store names it, or None when it lies outside the store."""
+        return top_path[len(self.prefix) :] if top_path.startswith(self.prefix) else None
+
+
+def repo(root: str | Path) -> Repo | None:
+    """The work tree holding the store at `root`, in one `git rev-parse`; None when it is in none (or no git)."""
+    if not available() or not Path(root).is_dir():
+        return None
+    hooks = [arg for hook in COMMIT_HOOKS for arg in ("--git-path", f"hooks/{hook}")]
+    done = run(
+        root, "rev-parse", "--show-toplevel", "--show-prefix", "--absolute-git-dir", *hooks, "--verify", "-q", "HEAD",
+        check=False,
+    )  # fmt: skip
+    lines = done.stdout.split("\n")
+    fixed = 3 + len(COMMIT_HOOKS)
+    # exit 1 with no commit line: HEAD names no commit yet; 128: not in a work tree (or a bare repository)
+    if done.returncode not in (0, 1) or len(lines) < fixed or not lines[0]:
+        return None
+    head = lines[fixed].strip() if done.returncode == 0 and len(lines) > fixed else ""
+    return Repo(
+        top=Path(lines[0]),
+        prefix=lines[1],
+        git_dir=Path(lines[2]),
+        head=head or None,
+        hooks=tuple(Path(root, line) for line in lines[3:fixed]),  # relative ones are relative to `root`
+    )
+
+
+# `*.md` under memories/ or notes/, no part of the path hidden or empty (what indexer/store/walk.py finds)
+STORE_PATH = re.compile(r"(?:memories|notes)(?:/[^./][^/]*)+(?<=\.md)")
+
+
+def is_store_path(path: str) -> bool:
+    """Whether a store-relative path names a file the walk would index (a regex: the revisions ask it for every
+    file of every commit)."""
+    return STORE_PATH.fullmatch(path) is not None
+
+
+# Reading the history
+
+
+@dataclass
+class FileChange:
+    """One file a commit changed, as `git log --raw` shows it (paths relative to the top)."""
+
+    status: str  # A, M, D, T, R, C for a commit with one parent; for a merge one letter per parent (MM, AM...)
+    path: str
+    old_path: str | None  # where a renamed or copied file came from
+    blob: str | None  # the file's object after the commit (None when deleted)
+    old_blob: str | None  # before it: against the first parent (None when added)
+    mode: str  # after the commit (before it, when deleted)
+
+
+@dataclass
+class Commit:
+    """A commit as the revisions read it."""
+
+    commit: str
+    side: str  # with --left-right: '<' only reachable from the left end, '>' from the right; else ''
+    parents: list[str]
+    committed_at: int  # seconds since the epoch
+    author: str  # Name <email>
+    subject: str
+    trailer_values: list[str] = field(default_factory=list)  # of the trailer asked for
+    changes: list[FileChange] = field(default_factory=list)
+
+
+MARK = "\x01"  # starts each commit's header: log's own output never starts a field with it
+
+
+def log(cwd: str | Path, revisions: list[str], pathspecs: list[str], trailer: str | None = None) -> list[Commit]:
+    """Every commit `revisions` name (git log's syntax: `HEAD`, or `A...B` with each commit's side), parents before
+    children, each with the files it changed under `pathspecs` (relative to `cwd`; commits that changed none are
+    listed too, with none), renames found, and the values of `trailer`. A merge lists the files its result differs
+    in from every parent (git's dense combined diff): what the merge itself wrote."""
+    values = f"%(trailers:key={trailer},valueonly,separator=%x2C)" if trailer else ""
+    fmt = f"{MARK}%m%H%x00%P%x00%ct%x00%an <%ae>%x00%s%x00{values}%x00"
+    done = run(
+        cwd, "log", "--no-show-signature", "--no-ext-diff", "--no-textconv", "--no-color", "--root", "--raw", "-z",
+        "--no-abbrev", "-M", "--diff-merges=dense-combined", "--topo-order", "--reverse", "--left-right",
+        "--full-history", "--sparse",
+        f"--format={fmt}", *revisions, "--", *pathspecs, text=False,
+    )  # fmt: skip
+    # a name or message that is not UTF-8 is shown with U+FFFD where its bytes were (the store's own files never are)
+    return parse_log(done.stdout.decode("utf-8", "replace"))
+
+
+def parse_log(output: str) -> list[Commit]:
+    """`log`'s output as Commit records (see `log` for the format)."""
+    tokens = output.split("\0")
+    commits: list[Commit] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i].lstrip("\n")
+        if token.startswith(MARK):
+            side, rest = token[1], token[2:]
+            if side not in "<>":  # not a --left-right log: %m is '>' there too, but be safe
+                side, rest = "", token[1:]
+            parents, seconds, author, subject, values = tokens[i + 1 : i + 6]
+            commits.append(
+                Commit(
+                    commit=rest,
+                    side=side,
+                    parents=parents.split(),
+                    committed_at=int(seconds),
+                    author=author,
+                    subject=subject,
+                    trailer_values=[v.strip() for v in values.split(",") if v.strip()],
+                )
+            )
+            i += 7  # the header's six fields and the empty one its last %x00 ends
+        elif token.startswith(":") and commits:
+            meta = token.lstrip(":").split()
+            n = token.index(meta[0])  # one colon per parent
+            modes, shas, status = meta[: n + 1], meta[n + 1 : 2 * n + 2], meta[-1]
+            paths = 2 if status[0] in "RC" else 1
+            old_path, path = (tokens[i + 1], tokens[i + 2]) if paths == 2 else (None, tokens[i + 1])
+            new_mode, new_blob, old_blob = modes[-1], shas[-1], shas[0]
+            deleted = set(new_blob) == {"0"}
+            commits[-1].changes.append(
+                FileChange(
+                    status=status,
+                    path=path,
+                    old_path=old_path,
+                    blob=None if deleted else new_blob,
+                    old_blob=None if set(old_blob) == {"0"} else old_blob,
+                    mode=modes[0] if deleted else new_mode,
+                )
+            )
+            i += 1 + paths
+        else:
+            i += 1
+    return commits
+
+
+def read_objects(cwd: str | Path, names: Iterable[str], limit: int | None = None) -> Iterator[tuple[str, bytes | None]]:
+    """Each object `names` names (a sha, or `REV:path`) with its bytes, through one `git cat-file --batch`, in order;
+    None for a missing object or one over `limit` bytes (read and dropped: never held whole)."""
+    names = list(names)
+    if not names:
+        return
+    env = {**os.environ, **ENVIRONMENT}
+    try:
+        child = subprocess.Popen(
+            ["git", "-C", str(cwd), "cat-file", "--batch"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed: install it (Debian: apt-get install git)") from None
+    assert child.stdin is not None and child.stdout is not None  # both are pipes
+
+    def feed(stdin) -> None:  # on its own thread: the answers fill the other pipe meanwhile
+        try:
+            stdin.write("".join(f"{name}\n" for name in names).encode("utf-8", "surrogateescape"))
+        except (BrokenPipeError, OSError):
+            pass
+        finally:
+            try:
+                stdin.close()
+            except OSError:
+                pass
+
+    writer = threading.Thread(target=feed, args=(child.stdin,), daemon=True)
+    writer.start()
+    out = child.stdout
+    try:
+        for name in names:
+            header = out.readline().decode("utf-8", "surrogateescape").split()
+            if not header:
+                raise GitError("git cat-file failed: it stopped answering")
+            if header[-1] == "missing" or len(header) != 3:
+                yield name, None
+                continue
+            size = int(header[2])
+            data: bytes | None = out.read(size) if limit is None or size <= limit else None
+            if data is None:
+                _skip(out, size)
+            out.read(1)  # the newline after each object
+            yield name, data
+    finally:
+        out.close()
+        child.wait()
+        writer.join()
+
+
+def _skip(out, size: int) -> None:
+    """Read `size` bytes from `out` a megabyte at a time, keeping none."""
+    while size > 0:
+        chunk = out.read(min(size, 1 << 20))
+        if not chunk:
+            raise GitError("git cat-file failed: it stopped answering")
+        size -= len(chunk)
+
+
+def tree_entries(data: bytes, hash_bytes: int) -> dict[bytes, tuple[str, str]]:
+    """A tree object's entries: name -> (mode, sha)."""
+    entries: dict[bytes, tuple[str, str]] = {}
+    at = 0
+    while at < len(data):
+        space = data.index(b" ", at)
+        nul = data.index(b"\0", space)
+        end = nul + 1 + hash_bytes
+        entries[data[space + 1 : nul]] = (data[at:space].decode(), data[nul + 1 : end].hex())
+        at = end
+    return entries
+
+
+def uncommitted(root: str | Path) -> list[str]:
+    """The store files (store-relative, sorted) whose content differs from the last commit: changed, staged,
+    new and untracked, deleted. Empty when the store is in no work tree."""
+    found = repo(root)
+    if found is None:
+        return []
+    done = run(root, "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--", "memories", "notes")
+    paths = set()
+    for entry in done.stdout.split("\0"):
+        if len(entry) > 3:
+            path = found.store_path(entry[3:])
+            if path is not None and is_store_path(path):
+                paths.add(path)
+    return sorted(paths)

@@ -1,4 +1,8 @@
-"""The store's settings: `STORE/seamless.toml`, every key optional."""
+"""The store's settings: `STORE/seamless.toml`, every key optional.
+
+Each setting is a whole number, or true/false where its default is (`git.commit`); the index's `settings`
+table holds every one, defaults included (a boolean as 1 or 0).
+"""
 
 import re
 import tomllib
@@ -16,6 +20,7 @@ DEFAULTS = {
     "gardener.stale_stage_days": 14,
     "gardener.stale_days": 365,
     "index.max_file_bytes": 4194304,
+    "git.commit": True,  # in a store inside a git work tree, each write commits the files it changed (SPEC 10)
 }
 # the settings a file's verdict depends on: when one changes, the next run judges every file again
 FILE_SETTINGS = ("index.max_file_bytes",)
@@ -61,6 +66,14 @@ def load_settings(root: Path) -> tuple[dict[str, int], list[Problem]]:
             line = lines.get(name, 1)
             if key not in DEFAULTS:
                 problems.append(warning(FILE, line, "unknown-setting", f"unknown setting {key!r} ignored"))
+            elif isinstance(DEFAULTS[key], bool):
+                if isinstance(value, bool):
+                    settings[key] = value
+                else:
+                    default = str(DEFAULTS[key]).lower()
+                    problems.append(
+                        error(FILE, line, "bad-settings", f"{key} must be true or false; default {default} used")
+                    )
             elif isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAXIMUM.get(key, LARGEST):
                 most = MAXIMUM.get(key)
                 problems.append(

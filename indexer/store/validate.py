@@ -294,3 +294,18 @@ def note_record(parsed: ParsedFile) -> tuple[dict | None, list[Problem]]:
     if f.failed:
         return None, f.problems
     return record, f.problems
+
+
+FRONTMATTER_ID = re.compile(rb"^id[ \t]*:[ \t]*['\"]?([0-9A-Za-z]{26})['\"]?[ \t]*(?:#.*)?\r?$", re.MULTILINE)
+
+
+def frontmatter_id(data: bytes) -> str | None:
+    """The id a file's frontmatter names, as `memory_record` reads it, found without YAML (the revisions read
+    one for each file of each commit); None when there is no such line or it is no ULID."""
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    if not data.startswith(b"---"):
+        return None
+    end = data.find(b"\n---", 3)
+    found = FRONTMATTER_ID.search(data, 3, end if end >= 0 else len(data))
+    value = found.group(1).decode("ascii").upper() if found else None
+    return value if value and ULID_TEXT.match(value) else None

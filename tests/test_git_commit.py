@@ -1,0 +1,214 @@
+"""A write is a commit (SPEC section 10), in real git repositories: each write command commits exactly the files it
+changed, with its message and trailers, and nothing of the user's; a commit that fails leaves the write standing."""
+
+import json
+import socket
+import stat
+
+import pytest
+from gitstores import AUTHOR, git, init, isolate, last_commit, seamless, write
+
+
+@pytest.fixture
+def repo(store, tmp_path, monkeypatch):
+    """The store at the top of a new git work tree."""
+    isolate(monkeypatch, tmp_path)
+    init(store.root)
+    return store
+
+
+def test_each_action_commits_its_files_with_its_message_and_trailers(repo):
+    first = write(repo, "chroma-port-8000", "Chroma listens on 8000", "--model", "claude-fable-5", "--session", "cc/1")
+    mid = first["id"]
+    assert last_commit(repo.root) == {
+        "message": f"write chroma-port-8000 ({mid})\n\nSeamless-Id: {mid}\nSeamless-Action: write\n"
+        "Seamless-Project: seamless\nSeamless-Session: cc/1\nSeamless-Model: claude-fable-5",
+        "author": AUTHOR,
+        "files": ["A\tmemories/seamless/chroma-port-8000.md"],
+    }
+    assert first["commit"] == git(repo.root, "rev-parse", "HEAD").strip()
+
+    write(repo, "chroma-port-8000", "Chroma listens on 8000, in docker too")
+    assert last_commit(repo.root)["message"].splitlines()[0] == f"update chroma-port-8000 ({mid})"
+    assert last_commit(repo.root)["files"] == ["M\tmemories/seamless/chroma-port-8000.md"]
+
+    seamless(repo, "append", repo.root, "chroma-port-8000", "--project", "seamless", "--text", "Seen again.")
+    appended = last_commit(repo.root)
+    assert appended["message"] == (
+        f"append chroma-port-8000 ({mid})\n\nSeamless-Id: {mid}\nSeamless-Action: append\nSeamless-Project: seamless"
+    )
+
+    new = write(repo, "chroma-port", "Chroma listens on 8001 now", "--supersedes", mid)
+    assert last_commit(repo.root) == {
+        "message": f"supersede chroma-port-8000 -> chroma-port ({new['id']})\n\nSeamless-Id: {new['id']}\n"
+        f"Seamless-Action: supersede\nSeamless-Project: seamless\nSeamless-Supersedes: {mid}",
+        "author": AUTHOR,
+        "files": ["M\tmemories/seamless/chroma-port-8000.md", "A\tmemories/seamless/chroma-port.md"],
+    }
+
+    seamless(repo, "archive", repo.root, new["id"])
+    assert last_commit(repo.root)["message"].splitlines()[0] == f"archive chroma-port ({new['id']})"
+    assert last_commit(repo.root)["files"] == ["M\tmemories/seamless/chroma-port.md"]
+
+    mistake = write(repo, "never-true", "Written by mistake", project="global")
+    seamless(repo, "delete", repo.root, mistake["id"])
+    deleted = last_commit(repo.root)
+    assert deleted["message"].splitlines()[0] == f"delete never-true ({mistake['id']})"
+    assert "Seamless-Project: global" in deleted["message"].splitlines()
+    assert deleted["files"] == ["D\tmemories/_global/never-true.md"]
+
+    note = json.loads(
+        seamless(repo, "note", repo.root, "--project", "seamless", "--title", "Design record", "--json").stdout
+    )
+    assert last_commit(repo.root)["message"].splitlines()[0] == f"note Design record ({note['id']})"
+    assert last_commit(repo.root)["files"] == ["A\tnotes/seamless/design-record.md"]
+    assert git(repo.root, "status", "--porcelain") == ""  # nothing left behind, in the work tree or the index
+    assert len(git(repo.root, "log", "--format=%H").split()) == 8
+
+
+def test_the_users_own_changes_staged_or_not_are_left_as_they_were(repo):
+    (repo.root / "README.md").write_text("one\n")
+    kept = repo.memory("kept")
+    git(repo.root, "add", "-A")
+    git(repo.root, "commit", "-qm", "start")
+    (repo.root / "README.md").write_text("two\n")
+    (repo.root / "memories/seamless/kept.md").write_text(
+        (repo.root / "memories/seamless/kept.md").read_text() + "Staged by the user.\n"
+    )
+    git(repo.root, "add", "README.md", "memories/seamless/kept.md")
+    (repo.root / "README.md").write_text("three\n")  # and an unstaged change on top
+    (repo.root / "scratch.txt").write_text("untracked\n")
+    staged_before = git(repo.root, "diff", "--cached")
+    unstaged_before = git(repo.root, "diff")
+
+    write(repo, "boot-race", "Boot race: wait for the port")
+
+    assert last_commit(repo.root)["files"] == ["A\tmemories/seamless/boot-race.md"]
+    assert git(repo.root, "diff", "--cached") == staged_before
+    assert git(repo.root, "diff") == unstaged_before
+    assert git(repo.root, "status", "--porcelain").splitlines() == [
+        "MM README.md",
+        "M  memories/seamless/kept.md",
+        "?? scratch.txt",
+    ]
+    assert kept["id"] not in git(repo.root, "show", "HEAD")
+
+
+def test_a_store_in_a_subfolder_of_the_work_tree(store, tmp_path, monkeypatch):
+    isolate(monkeypatch, tmp_path)
+    init(tmp_path)  # the store is tmp_path/store: a folder of a larger repository
+    (tmp_path / "code.py").write_text("print(1)\n")
+    git(tmp_path, "add", "code.py")
+    write(store, "boot-race", "Boot race: wait for the port")
+    assert last_commit(tmp_path)["files"] == ["A\tstore/memories/seamless/boot-race.md"]
+    assert git(tmp_path, "diff", "--cached", "--name-only").split() == ["code.py"]
+    rows = store.rows("select path, change from revisions")
+    assert rows == [("memories/seamless/boot-race.md", "added")]
+
+
+def test_with_no_identity_configured_the_author_is_seamless_at_this_host(store, tmp_path, monkeypatch):
+    isolate(monkeypatch, tmp_path, identity=False)
+    init(store.root)
+    write(store, "boot-race")
+    assert last_commit(store.root)["author"] == f"seamless <seamless@{socket.gethostname()}>"
+    assert git(store.root, "log", "-1", "--format=%cn <%ce>").strip() == f"seamless <seamless@{socket.gethostname()}>"
+
+
+def test_the_repositorys_own_identity_wins_over_the_global_one(repo):
+    git(repo.root, "config", "user.name", "Grace Hopper")
+    git(repo.root, "config", "user.email", "grace@example.com")
+    write(repo, "boot-race")
+    assert last_commit(repo.root)["author"] == "Grace Hopper <grace@example.com>"
+
+
+def hook(repo, name: str, script: str) -> None:
+    path = repo.root / ".git" / "hooks" / name
+    path.write_text("#!/bin/sh\n" + script)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+
+
+def test_a_commit_hook_runs_as_for_the_users_commits(repo, tmp_path):
+    (repo.root / "README.md").write_text("staged\n")
+    git(repo.root, "add", "README.md")
+    ran = tmp_path / "hook-ran"
+    hook(repo, "pre-commit", f"git diff --cached --name-only > {ran}\n")
+    write(repo, "boot-race")
+    assert last_commit(repo.root)["files"] == ["A\tmemories/seamless/boot-race.md"]
+    assert ran.read_text() == "memories/seamless/boot-race.md\n"  # the hook saw the commit's files, not README.md
+    assert git(repo.root, "diff", "--cached", "--name-only").split() == ["README.md"]
+
+
+def test_a_failing_hook_leaves_the_write_standing_with_one_warning_and_status_lists_it(repo):
+    hook(repo, "pre-commit", "echo 'refused by policy' >&2\nexit 1\n")
+    result = seamless(repo, "write", repo.root, "--project", "seamless", "--kind", "gotcha", "--name", "boot-race",
+                      "--description", "Boot race: wait for the port")  # fmt: skip
+    warning = result.stderr.strip()
+    assert len(warning.splitlines()) == 1
+    assert warning.startswith("warning: memories/seamless/boot-race.md written but not committed (")
+    assert "refused by policy" in warning and "seamless status" in warning
+    assert (repo.root / "memories/seamless/boot-race.md").is_file()
+    assert repo.rows("select name from memories") == [("boot-race",)]
+    assert git(repo.root, "rev-parse", "--verify", "-q", "HEAD", check=False) == ""  # no commit was made
+    status = seamless(repo, "status", repo.root)
+    assert status.stdout.splitlines() == ["uncommitted: memories/seamless/boot-race.md"]
+    assert "in step; 1 store files not committed to git;" in status.stderr
+
+
+def test_a_locked_index_fails_the_commit_not_the_write(repo):
+    write(repo, "first")
+    (repo.root / ".git" / "index.lock").write_text("")
+    result = seamless(repo, "append", repo.root, "first", "--text", "More.", "--project", "seamless")
+    assert "index.lock" in result.stderr and "not committed" in result.stderr
+    assert "More." in (repo.root / "memories/seamless/first.md").read_text()
+    assert git(repo.root, "log", "--format=%s").splitlines()[0].startswith("write first")  # HEAD did not move
+    (repo.root / ".git" / "index.lock").unlink()
+    assert seamless(repo, "status", repo.root).stdout == "uncommitted: memories/seamless/first.md\n"
+
+
+def test_git_commit_false_writes_without_committing(repo):
+    repo.write("seamless.toml", "[git]\ncommit = false\n")
+    result = seamless(repo, "write", repo.root, "--project", "seamless", "--kind", "gotcha", "--name", "boot-race",
+                      "--description", "Boot race: wait for the port", "--json")  # fmt: skip
+    assert "commit" not in json.loads(result.stdout) and result.stderr == ""
+    assert git(repo.root, "log", "--oneline", check=False) == ""
+    assert "uncommitted: memories/seamless/boot-race.md" in seamless(repo, "status", repo.root).stdout
+
+
+def test_a_store_git_ignores_is_not_committed_but_a_file_it_tracks_is(repo):
+    repo.write(".gitignore", "memories/\nnotes/\n")
+    result = seamless(repo, "write", repo.root, "--project", "seamless", "--kind", "gotcha", "--name", "boot-race",
+                      "--description", "Boot race: wait for the port")  # fmt: skip
+    assert result.stderr == "" and git(repo.root, "log", "--oneline", check=False) == ""
+    git(repo.root, "add", "--force", "memories/seamless/boot-race.md")  # tracked, whatever the rules say
+    git(repo.root, "commit", "-qm", "tracked by hand")
+    seamless(repo, "append", repo.root, "boot-race", "--project", "seamless", "--text", "Seen again.")
+    assert last_commit(repo.root)["files"] == ["M\tmemories/seamless/boot-race.md"]
+
+
+def test_a_store_in_no_work_tree_writes_as_before(store, tmp_path, monkeypatch):
+    isolate(monkeypatch, tmp_path)
+    result = write(store, "boot-race")
+    assert "commit" not in result and "warning" not in result
+    assert not (store.root / ".git").exists()
+    assert seamless(store, "status", store.root).stdout == ""
+
+
+async def test_the_mcp_tools_commit_too_and_say_when_they_could_not(repo):
+    pytest.importorskip("mcp")
+    from indexer.front.mcp_server import build_server
+
+    server = build_server(repo.root, repo.db_path, "seamless")
+
+    async def tool(tool_name, **arguments) -> dict:
+        result = await server.call_tool(tool_name, arguments)
+        assert not result.is_error, result.content
+        return json.loads(result.content[0].text)  # the tool's JSON, as a client reads it
+
+    written = await tool("memory_write", kind="gotcha", name="boot-race", description="Boot race: wait for the port")
+    assert written["commit"] == git(repo.root, "rev-parse", "HEAD").strip() and "warning" not in written
+    assert last_commit(repo.root)["files"] == ["A\tmemories/seamless/boot-race.md"]
+    (repo.root / ".git" / "index.lock").write_text("")
+    appended = await tool("memory_append", memory="boot-race", text="Seen twice.")
+    assert "commit" not in appended
+    assert appended["warning"].startswith("warning: memories/seamless/boot-race.md written but not committed (")
+    assert "Seen twice." in (repo.root / "memories/seamless/boot-race.md").read_text()

@@ -444,6 +444,7 @@ def write_memory(
                 "kind": kind,
                 "description": description,
                 "updated": now,
+                **({"supersedes": old["id"]} if old else {}),
                 **({"tags": tags} if tags is not None else {}),
                 **({"source_session": session_id} if session_id is not None else {}),
                 **({"model": model} if model is not None else {}),
@@ -471,6 +472,7 @@ def write_memory(
                 "valid_from": now,
                 "invalid_at": None,
                 "superseded_by": None,
+                **({"supersedes": old["id"]} if old else {}),  # both ends of a supersession name each other
                 "source_session": session_id,
                 "model": model,
                 "tags": tags or [],

@@ -625,3 +625,10 @@ def status(store, db_path):
     )
     if not found.in_step:
         sys.exit(1)
+
+
+# A fleet of hosts sharing one store through git (indexer/front/fleet.py)
+from indexer.front import fleet  # noqa: E402
+
+for _command in (fleet.merge_driver,):
+    cli.add_command(_command)

@@ -15,6 +15,7 @@ CREATE TABLE IF NOT EXISTS memories (
     valid_from TEXT,
     invalid_at TEXT,
     superseded_by TEXT,
+    supersedes TEXT,              -- the memory this one replaced, as the supersede path records it
     source_session TEXT,
     model TEXT,
     tags TEXT NOT NULL DEFAULT '[]',  -- JSON array of strings
@@ -24,6 +25,7 @@ CREATE TABLE IF NOT EXISTS memories (
 CREATE INDEX IF NOT EXISTS memories_project_updated ON memories (project, updated);
 CREATE INDEX IF NOT EXISTS memories_project_pinned ON memories (project, pinned);  -- a briefing's pinned rows
 CREATE INDEX IF NOT EXISTS memories_superseded_by ON memories (superseded_by) WHERE superseded_by IS NOT NULL;
+CREATE INDEX IF NOT EXISTS memories_supersedes ON memories (supersedes) WHERE supersedes IS NOT NULL;
 CREATE INDEX IF NOT EXISTS memories_name ON memories (name);
 -- the explorer's default order and its facets, each otherwise a scan of every row (docs/performance.md)
 CREATE INDEX IF NOT EXISTS memories_updated ON memories (updated);
@@ -116,3 +118,12 @@ CREATE TABLE IF NOT EXISTS index_watch (
 -- the explorer's home page, the store's life and the gardener count and filter from this index alone
 -- (overview.sql, store_life.sql, gardener.sql), never reading the wide rows
 CREATE INDEX IF NOT EXISTS memories_overview ON memories (project, kind, status, pinned, stage_status, valid_from, invalid_at, created, updated);
+
+-- The merge commits' `Seamless-Concurrent-Edit: ID` trailers (SPEC section 10): a memory edited on two hosts at
+-- once, where the later edit won a field. "Needs a human" lists each one until the memory is written again.
+CREATE TABLE IF NOT EXISTS concurrent_edits (
+    "commit" TEXT,                -- the merge commit that carries the trailer
+    committed_at TEXT,            -- its commit time, UTC
+    id TEXT                       -- the memory (or, for a note without an id, its path)
+);
+CREATE INDEX IF NOT EXISTS concurrent_edits_id ON concurrent_edits (id);

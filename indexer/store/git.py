@@ -6,7 +6,9 @@ environment (no prompt, no pager, C locale for messages we parse) and turns a fa
 
 import os
 import shutil
+import socket
 import subprocess
+import tempfile
 from pathlib import Path
 
 # no terminal prompts (a host must never hang on a password), no pager, messages in English for parsing
@@ -23,10 +25,18 @@ def available() -> bool:
 
 
 def run(
-    cwd: str | Path, *args: str, input: str | bytes | None = None, check: bool = True, text: bool = True
+    cwd: str | Path,
+    *args: str,
+    input: str | bytes | None = None,
+    check: bool = True,
+    text: bool = True,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess:
-    """`git -C cwd ARGS...`, its output captured; GitError on a non-zero exit when `check`."""
-    env = {**os.environ, **ENVIRONMENT}
+    """`git -C cwd ARGS...`, its output captured; GitError on a non-zero exit when `check`.
+
+    `env` adds variables to the environment git (and whatever it starts: a merge driver) runs in.
+    """
+    env = {**os.environ, **ENVIRONMENT, **(env or {})}
     try:
         done = subprocess.run(
             ["git", "-C", str(cwd), *args], input=input, capture_output=True, text=text, env=env, check=False
@@ -46,3 +56,51 @@ def work_tree(root: str | Path) -> Path | None:
         return None
     done = run(root, "rev-parse", "--show-toplevel", check=False)
     return Path(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip() else None
+
+
+def git_path(cwd: str | Path, name: str) -> Path:
+    """Where the repository of `cwd` keeps `name` (MERGE_HEAD, a file of our own), as an absolute path."""
+    found = Path(run(cwd, "rev-parse", "--git-path", name).stdout.strip())
+    return found if found.is_absolute() else Path(cwd) / found
+
+
+def head(cwd: str | Path) -> str | None:
+    """The commit HEAD points to, or None on a branch with no commit yet."""
+    done = run(cwd, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
+    return done.stdout.strip() or None
+
+
+def branch(cwd: str | Path) -> str | None:
+    """The branch checked out (its short name), or None when HEAD is detached."""
+    done = run(cwd, "symbolic-ref", "-q", "--short", "HEAD", check=False)
+    return done.stdout.strip() or None
+
+
+def config(cwd: str | Path, key: str) -> str | None:
+    """One configuration value as git reads it (any level), or None when unset."""
+    done = run(cwd, "config", "--get", key, check=False)
+    return done.stdout.rstrip("\n") if done.returncode == 0 else None
+
+
+def identity(cwd: str | Path) -> list[str]:
+    """Arguments that give a commit an author: none when git's configuration names one (user.name and
+    user.email, at any level), else `seamless <seamless@HOSTNAME>`."""
+    if config(cwd, "user.name") and config(cwd, "user.email"):
+        return []
+    return ["-c", "user.name=seamless", "-c", f"user.email=seamless@{socket.gethostname() or 'localhost'}"]
+
+
+def merge_file(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, bool]:
+    """Git's own line-by-line three-way merge of three texts (`git merge-file`): the result, and whether it is
+    clean (no conflict, so no conflict markers)."""
+    with tempfile.TemporaryDirectory(prefix="seamless-merge-") as folder:
+        names = []
+        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            (Path(folder) / name).write_bytes(data)
+            names.append(name)
+        done = run(
+            folder, "merge-file", "-p", "-L", "ours", "-L", "base", "-L", "theirs", *names, check=False, text=False
+        )
+    if done.returncode < 0 or done.returncode > 127:
+        raise GitError(f"git merge-file failed: {done.stderr.decode('utf-8', 'replace').strip() or done.returncode}")
+    return done.stdout, done.returncode == 0

@@ -630,5 +630,5 @@ def status(store, db_path):
 # A fleet of hosts sharing one store through git (indexer/front/fleet.py)
 from indexer.front import fleet  # noqa: E402
 
-for _command in (fleet.merge_driver,):
+for _command in (fleet.sync, fleet.git_setup, fleet.merge_driver):
     cli.add_command(_command)

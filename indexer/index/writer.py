@@ -285,7 +285,8 @@ class IndexWriter:
         supersede one of them."""
         db = self.db
         claims = (
-            "select m.id, m.supersedes, m.path, x.id, x.invalid_at is not null, x.superseded_by from memories m "
+            "select m.id, m.supersedes, m.path, x.id, x.invalid_at is not null, x.superseded_by, "
+            "m.status = 'active' from memories m "
             "left join memories x on x.id = m.supersedes where m.supersedes is not null"
         )
         if self.empty:
@@ -304,7 +305,7 @@ class IndexWriter:
                 "delete from problems where path = ? and code = ?", ((path, crossfile.FORK_CODE) for path in paths)
             )
         problems = crossfile.fork_problems(
-            {row[0]: (row[1], row[2]) for row in rows},
+            {row[0]: (row[1], row[2], bool(row[6])) for row in rows},
             {row[1]: (bool(row[4]), row[5]) for row in rows if row[3] is not None},
             line_of,
         )

@@ -112,17 +112,20 @@ def link_problems(links: dict[str, tuple[str, str]], dangling: set[str], line_of
     return problems
 
 
-def fork_problems(claims: dict[str, tuple[str, str]], replaced: dict[str, tuple[bool, str | None]], line_of: LineOf):
-    """A warning on every memory that says `supersedes: X` while X is invalid and names another successor (or
-    none): two hosts replaced X at once, and the merge kept the other one (SPEC section 10).
+def fork_problems(
+    claims: dict[str, tuple[str, str, bool]], replaced: dict[str, tuple[bool, str | None]], line_of: LineOf
+) -> list[Problem]:
+    """A warning on every active memory that says `supersedes: X` while X is invalid and names another successor
+    (or none): two hosts replaced X at once, and the merge kept the other one (SPEC section 10).
 
-    `claims` maps each indexed memory with a `supersedes` to (X, path); `replaced` maps each X that is indexed
-    to (X is invalid, X's superseded_by). An X still active is a supersede not finished (running it again
-    completes it), and an X not in the store says nothing either way: neither is a fork.
+    `claims` maps each indexed memory with a `supersedes` to (X, path, whether it is active); `replaced` maps
+    each X that is indexed to (X is invalid, X's superseded_by). An X still active is a supersede not finished
+    (running it again completes it), an X not in the store says nothing either way, and a claim that is no
+    longer active has been settled (archived or replaced in its turn): none of these is a fork.
     """
     problems = []
-    for memory_id, (target, path) in claims.items():
-        if target not in replaced:
+    for memory_id, (target, path, active) in claims.items():
+        if target not in replaced or not active:
             continue
         invalid, successor = replaced[target]
         if not invalid or successor == memory_id:

@@ -4,6 +4,7 @@ The store's history and the fleet's sync are git's work; this module only runs i
 environment (no prompt, no pager, C locale for messages we parse) and turns a failure into one line.
 """
 
+import datetime
 import os
 import shutil
 import socket
@@ -104,3 +105,21 @@ def merge_file(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, bool]:
     if done.returncode < 0 or done.returncode > 127:
         raise GitError(f"git merge-file failed: {done.stderr.decode('utf-8', 'replace').strip() or done.returncode}")
     return done.stdout, done.returncode == 0
+
+
+def merge_trailers(cwd: str | Path, key: str, *revisions: str) -> list[tuple[str, str, str]]:
+    """(commit, committed_at as UTC text, value) for each `key:` trailer of the merge commits in `revisions`
+    (git log's arguments: `A..B`, or a commit for its whole history), newest first."""
+    out = run(
+        cwd, "log", "--merges", f"--format=%H%x1f%ct%x1f%(trailers:key={key},valueonly,separator=%x1e)%x1d",
+        *revisions, "--",
+    ).stdout  # fmt: skip
+    found = []
+    for entry in out.split("\x1d"):
+        parts = entry.strip("\n").split("\x1f")
+        if len(parts) != 3:
+            continue
+        commit, seconds, values = parts
+        at = datetime.datetime.fromtimestamp(int(seconds), datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        found += [(commit, at, value.strip()) for value in values.split("\x1e") if value.strip()]
+    return found

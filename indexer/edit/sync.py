@@ -76,13 +76,13 @@ class SyncResult:
 class Repo:
     """The git work tree that holds a store, and where the store sits in it."""
 
-    def __init__(self, store: Path, top: Path):
+    def __init__(self, store: Path, top: Path, git_dir: Path):
         self.store = store
         self.top = top
         relative = store.relative_to(top).as_posix()
         self.prefix = "" if relative == "." else relative + "/"
-        # this work tree's own git folder (a linked worktree has its own): MERGE_HEAD, our state files
-        self.git_dir = Path(self.run("rev-parse", "--absolute-git-dir").stdout.strip())
+        self.git_dir = git_dir  # this work tree's own (a linked worktree has its own): MERGE_HEAD, our state files
+        self.config = git.config_values(top)
 
     def run(self, *args: str, **kwargs):
         return git.run(self.top, *args, **kwargs)
@@ -106,13 +106,13 @@ def open_repo(store: Path | str) -> Repo:
         raise SyncError(f"no store at {store}: give the folder that holds memories/ and notes/")
     if not git.available():
         raise SyncError("git is not installed: sync needs it (Debian: apt-get install git)")
-    top = git.work_tree(store)
-    if top is None:
+    found = git.run(store, "rev-parse", "--show-toplevel", "--absolute-git-dir", check=False).stdout.split("\n")
+    if len(found) < 2 or not found[0]:
         raise SyncError(
             f"{store} is not in a git work tree: sync shares a store through git (git init it, or git clone the "
             "fleet's remote)"
         )
-    return Repo(store, top.resolve())
+    return Repo(store, Path(found[0]).resolve(), Path(found[1]))
 
 
 # Registering the merge driver (SPEC section 10): .gitattributes committed, the command in .git/config
@@ -130,9 +130,10 @@ def setup(repo: Repo) -> list[str]:
     command in the clone's configuration. Returns what it changed (nothing when all was in place)."""
     done = []
     command = driver_command()
-    if git.config(repo.top, f"merge.{DRIVER}.driver") != command:
+    if repo.config.get(f"merge.{DRIVER}.driver") != command:
         repo.run("config", f"merge.{DRIVER}.name", "seamless: memories and notes merged field by field")
         repo.run("config", f"merge.{DRIVER}.driver", command)
+        repo.config[f"merge.{DRIVER}.driver"] = command
         done.append(f"merge.{DRIVER}.driver = {command} (in {git.git_path(repo.top, 'config')})")
     attributes = repo.store / ".gitattributes"
     text = attributes.read_text("utf-8") if attributes.exists() else ""
@@ -164,7 +165,7 @@ def _commit(repo: Repo, paths: list[str], message: str) -> None:
     literal = {"GIT_LITERAL_PATHSPECS": "1"}
     repo.run("add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", input=listed, env=literal)
     repo.run(
-        *git.identity(repo.top),
+        *git.identity(repo.top, repo.config),
         "commit",
         "-q",
         "-m",
@@ -252,10 +253,12 @@ def sync(store: Path | str, db_path: str | Path, remote: str | None = None) -> S
 
 def _remote(repo: Repo, branch: str, remote: str | None) -> tuple[str, str]:
     """The remote (--remote, else the branch's upstream, else origin) and the branch on it; the remote must exist."""
-    upstream = git.config(repo.top, f"branch.{branch}.remote")
-    upstream_branch = (git.config(repo.top, f"branch.{branch}.merge") or "").removeprefix("refs/heads/")
+    upstream = repo.config.get(f"branch.{branch}.remote")
+    upstream_branch = repo.config.get(f"branch.{branch}.merge", "").removeprefix("refs/heads/")
     name = remote or upstream or "origin"
-    remotes = repo.run("remote").stdout.split()
+    remotes = sorted(
+        k[len("remote.") : -len(".url")] for k in repo.config if k.startswith("remote.") and k.endswith(".url")
+    )
     if name not in remotes:
         hint = f" (this clone has: {', '.join(remotes)})" if remotes else ""
         raise SyncError(
@@ -317,13 +320,14 @@ def _refuse_unfinished(repo: Repo) -> None:
 
 def _commits(run: _Run, fetched: str | None) -> None:
     """Register the merge driver (committing .gitattributes) and commit the hand edits (`hand edits`). A new
-    clone's branch with no commit yet first takes the remote's, so that the fleet keeps one history."""
+    clone's branch with no commit yet first takes the remote's, so that the fleet keeps one history (unless
+    files of its own are in the way: they are committed first, and merged with the remote's as any others)."""
     repo = run.repo
-    if git.head(repo.top) is None:
+    edited = hand_edited(repo)
+    if git.head(repo.top) is None and not edited:
         _merge(run, fetched)
     before = git.head(repo.top)
     setup(repo)
-    edited = hand_edited(repo)
     if edited:
         _commit(repo, edited, HAND_EDITS)
     run.committed_head = git.head(repo.top)
@@ -350,7 +354,7 @@ def _merge_and_push(run: _Run, fetched: str | None) -> None:
         if done.returncode == 0:
             run.result.pushed = True
             atomic.crash_point("sync-pushed")
-            if not git.config(run.repo.top, f"branch.{run.branch}.remote"):
+            if not run.repo.config.get(f"branch.{run.branch}.remote"):
                 run.repo.run("branch", "-q", f"--set-upstream-to={run.remote}/{run.remote_branch}", check=False)
             return
         output = done.stdout + done.stderr
@@ -394,7 +398,9 @@ def _merge(run: _Run, fetched: str | None) -> None:
         raise SyncError(f"{left[0]} could not be merged: merge it by hand (git pull), then sync again")
     message = f"Merge {run.remote}/{run.remote_branch} into {run.branch} (seamless sync)"
     trailers = "".join(f"{TRAILER}: {memory_id}\n" for memory_id in sorted(set(concurrent)))
-    repo.run(*git.identity(repo.top), "commit", "-q", "--no-edit", "-F", "-", input=message + "\n\n" + trailers)
+    repo.run(
+        *git.identity(repo.top, repo.config), "commit", "-q", "--no-edit", "-F", "-", input=message + "\n\n" + trailers
+    )
     run.result.merged = True
     run.result.commits += 1
     atomic.crash_point("sync-merged")

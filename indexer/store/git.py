@@ -83,10 +83,22 @@ def config(cwd: str | Path, key: str) -> str | None:
     return done.stdout.rstrip("\n") if done.returncode == 0 else None
 
 
-def identity(cwd: str | Path) -> list[str]:
-    """Arguments that give a commit an author: none when git's configuration names one (user.name and
-    user.email, at any level), else `seamless <seamless@HOSTNAME>`."""
-    if config(cwd, "user.name") and config(cwd, "user.email"):
+def config_values(cwd: str | Path) -> dict[str, str]:
+    """Every configuration value git reads in `cwd`, all levels (where a key is set twice, the last one, as git
+    reads it); section and key names in lower case, as git lists them."""
+    values = {}
+    for entry in run(cwd, "config", "--list", "-z", check=False).stdout.split("\0"):
+        key, _, value = entry.partition("\n")
+        if key:
+            values[key] = value
+    return values
+
+
+def identity(cwd: str | Path, values: dict[str, str] | None = None) -> list[str]:
+    """Arguments that give a commit an author: none when git's configuration (`values`, read when not given)
+    names one (user.name and user.email, at any level), else `seamless <seamless@HOSTNAME>`."""
+    values = config_values(cwd) if values is None else values
+    if values.get("user.name") and values.get("user.email"):
         return []
     return ["-c", "user.name=seamless", "-c", f"user.email=seamless@{socket.gethostname() or 'localhost'}"]
 

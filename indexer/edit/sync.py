@@ -68,7 +68,8 @@ class SyncResult:
         if self.merged:
             parts.append("merged")
         if self.conflicts_resolved:
-            parts.append(f"{len(self.conflicts_resolved)} conflicts resolved by the store's rules")
+            n = len(self.conflicts_resolved)
+            parts.append(f"{n} conflict{'s' if n != 1 else ''} resolved by the store's rules")
         parts.append("pushed" if self.pushed else "nothing to push")
         return "sync: " + ", ".join(parts)
 
@@ -408,7 +409,7 @@ def _merge(run: _Run, fetched: str | None) -> None:
 
 def _git_merge(repo: Repo, *args: str, report: Path | None = None):
     env = {merge.REPORT: str(report)} if report else {}
-    done = repo.run("merge", "-q", "--no-edit", *args, check=False, env=env)
+    done = repo.run(*git.identity(repo.top, repo.config), "merge", "-q", "--no-edit", *args, check=False, env=env)
     if done.returncode != 0 and "--ff-only" in args:
         raise SyncError(f"git merge failed: {_reason(done)}")
     return done

@@ -164,7 +164,8 @@ def measure_sync(root: Path, memories: int, changed: int, repeat: int) -> list[F
             git_merge,
             cpu=median(r.cpu for r in merges),
             note=f"floor: `git fetch` + `git merge` of the same commits with git's own line merge (which leaves "
-            f"{changed} conflicts for a person); sync resolved {resolved} by the store's rules, indexed and pushed",
+            f"{changed} conflicts for a person); sync merged the {changed} files by the store's rules "
+            f"({resolved} rules applied), indexed and pushed",
         ),
     ]
     for figure in figures:

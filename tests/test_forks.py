@@ -93,3 +93,29 @@ def test_an_older_index_gets_the_new_column(store):
         conn.execute("pragma user_version = 12")
     store.index()
     assert store.rows("select supersedes from memories") == [(X,)]
+
+
+async def test_the_home_page_lists_forks_and_concurrent_edits(store):
+    from test_explorer import started
+
+    store.memory("chroma-port-8000", id=X, invalid_at="2026-07-11T00:00:00Z", superseded_by=Y)
+    store.memory("chroma-port-9000", id=Y, supersedes=X)
+    store.memory("chroma-port", id=M, supersedes=X)
+    store.memory("queue-lock", id="01K00000000000000000000QQQ", updated="2026-07-10T18:00:00Z")
+    store.index(full=True)
+    with sqlite3.connect(store.db_path) as conn:  # as seamless sync records a merge commit's trailer
+        conn.execute(
+            "insert into concurrent_edits values ('0123456789abcdef', '2026-07-12T00:00:00Z', "
+            "'01K00000000000000000000QQQ')"
+        )
+    ds = await started(store.db_path)
+    html = (await ds.client.get("/")).text
+    needs = html.split('<section class="needs-human"')[1].split("</section>")[0]
+    assert needs.index("Replaced twice at once") < needs.index(">chroma-port</a>") < needs.index("Edited on two hosts")
+    assert f"supersedes {X}, but {X} names {Y} as its successor" in needs
+    assert needs.index("Edited on two hosts") < needs.index(">queue-lock</a>")
+    assert "merged 2026-07-12T00:00:00Z (commit 0123456789ab)" in needs
+    # written again since that merge: seen to
+    store.memory("queue-lock", id="01K00000000000000000000QQQ", updated="2026-07-13T00:00:00Z")
+    store.index()
+    assert ">queue-lock</a>" not in (await ds.client.get("/")).text

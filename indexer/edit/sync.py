@@ -194,7 +194,9 @@ def hand_edited(repo: Repo) -> list[str]:
             paths.append(entries[i])
             i += 1
         paths.append(path)
-    return [p for p in dict.fromkeys(paths) if not any(part.startswith(".") for part in repo.in_store(p).split("/"))]
+    return [
+        p for p in dict.fromkeys(paths) if not any(part.startswith(".") for part in p[len(repo.prefix) :].split("/"))
+    ]
 
 
 # The sync

@@ -10,7 +10,7 @@ import time
 import pytest
 from fleet import Host, fleet, git, isolate_git, markers
 
-from indexer.edit.sync import SyncError, driver_command
+from indexer.edit.sync import SyncError, driver_command, sync
 from indexer.query import queries
 
 
@@ -392,3 +392,12 @@ def test_commits_name_seamless_when_git_names_no_one(tmp_path):
     (a.store / "memories/fleet/by-hand.md").write_text("---\nid: 01K00000000000000000000AAA\n---\n")
     a.sync()
     assert git(a.top, "log", "-1", "--format=%an <%ae> %s").startswith("seamless <seamless@")
+
+
+def test_an_index_of_another_store_is_refused_before_anything_changes(pair):
+    a, b = pair
+    b.append("chroma-port", "By b.")
+    status, head = git(b.top, "status", "--porcelain"), git(b.top, "rev-parse", "HEAD")
+    with pytest.raises(SyncError, match=f"the index at {a.db} holds the store at {a.store}"):
+        sync(b.store, a.db)
+    assert (git(b.top, "status", "--porcelain"), git(b.top, "rev-parse", "HEAD")) == (status, head)

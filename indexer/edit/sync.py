@@ -222,6 +222,13 @@ class _Run:
 
 def sync(store: Path | str, db_path: str | Path, remote: str | None = None) -> SyncResult:
     """Commit the store's hand edits, fetch, merge by the store's rules, index, push (SPEC section 10)."""
+    try:
+        return _sync(store, db_path, remote)
+    except GitError as e:  # a git command that should not have failed: still one line
+        raise SyncError(str(e)) from None
+
+
+def _sync(store: Path | str, db_path: str | Path, remote: str | None) -> SyncResult:
     repo = open_repo(store)
     branch = git.branch(repo.top)
     if branch is None:
@@ -235,22 +242,24 @@ def sync(store: Path | str, db_path: str | Path, remote: str | None = None) -> S
         _refuse_unfinished(repo)
         run.orig_head = git.head(repo.top)
         run.orig_tree = repo.run("write-tree").stdout.strip()
-        state = repo.git_file(STATE)
+        state = repo.git_file(STATE)  # left behind only by a sync that was killed, or could not put things back
         state.write_text(json.dumps({"pid": os.getpid(), "head": run.orig_head, "tree": run.orig_tree}))
         try:
+            _commits(run, fetched)
+            atomic.crash_point("sync-committed")
+            _merge_and_push(run, fetched)
+        except (SyncError, GitError, OSError) as e:
             try:
-                _commits(run, fetched)
-                atomic.crash_point("sync-committed")
-                _merge_and_push(run, fetched)
-            except (SyncError, GitError, OSError) as e:
                 changed = _restore(run)
-                _index(run, db_path, changed)
-                raise SyncError(str(e)) from None
-            created = not Path(db_path).exists()
-            _index(run, db_path, _changed_paths(run, run.orig_head), walk=recovered)
-            _record_trailers(run, db_path, everything=created)
-        finally:
-            state.unlink(missing_ok=True)
+            except GitError as failed:
+                raise SyncError(
+                    f"{e}; the branch could not be put back ({failed}): the next sync finishes it"
+                ) from None
+            _index(run, db_path, changed, state, reason=str(e))
+            raise SyncError(str(e)) from None
+        created = not Path(db_path).exists()
+        _index(run, db_path, _changed_paths(run, run.orig_head), state, walk=recovered)
+        _record_trailers(run, db_path, everything=created)
     return run.result
 
 
@@ -528,16 +537,28 @@ def _record_trailers(run: _Run, db_path: str | Path, everything: bool) -> None:
     if head is None or (head == run.orig_head and not everything):
         return
     revisions = [head] if everything or run.orig_head is None else [f"{run.orig_head}..{head}"]
-    concurrent_edits.record(db_path, git.merge_trailers(run.repo.top, TRAILER, *revisions))
+    try:
+        concurrent_edits.record(db_path, git.merge_trailers(run.repo.top, TRAILER, *revisions))
+    except (sqlite3.DatabaseError, OSError) as e:
+        raise SyncError(f"the store is synced, but the index at {db_path} could not record its trailers: {e}") from None
 
 
-def _index(run: _Run, db_path: str | Path, paths: list[str], walk: bool = False) -> None:
+def _index(run: _Run, db_path: str | Path, paths: list[str], state: Path, walk: bool = False, reason: str = "") -> None:
     """Bring the index in step with the files this sync changed (after a killed sync, with a run over the whole
-    store: what that one changed is not known)."""
-    if walk or not Path(db_path).exists():
-        summary = build.index_store(run.repo.store, db_path)
-    elif paths:
-        summary = build.index_paths(run.repo.store, db_path, paths)
-    else:
-        return
-    run.result.indexed = summary.files_changed + summary.files_deleted
+    store: what that one changed is not known); then the sync is over (its state file goes)."""
+    try:
+        if walk or not Path(db_path).exists():
+            summary = build.index_store(run.repo.store, db_path)
+        elif paths:
+            summary = build.index_paths(run.repo.store, db_path, paths)
+        else:
+            return
+        run.result.indexed = summary.files_changed + summary.files_deleted
+    except (sqlite3.DatabaseError, OSError, database.OtherStoreError) as e:
+        done = reason + "; and" if reason else "the store is synced, but"
+        raise SyncError(
+            f"{done} the index at {db_path} could not be brought in step ({e}): run `seamless index "
+            f"{run.repo.store} --db {db_path}`"
+        ) from None
+    finally:
+        state.unlink(missing_ok=True)

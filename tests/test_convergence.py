@@ -1,6 +1,9 @@
 """Convergence (SPEC section 10): three hosts write, update, append, supersede, archive, delete and sync in any
 interleaving through the real write path and real git; once everyone has synced (twice around), every host
-holds the same files and its index gives the same answers, and nothing written is lost."""
+holds the same files and its index gives the same answers, and nothing written is lost.
+
+12 examples of up to 14 operations: about 8 s. Run once with 150 examples of up to 30 operations (90 s) and
+80 of up to 14 (75 s), it found nothing more (an unborn branch with files of its own was its first find)."""
 
 import tempfile
 from pathlib import Path

@@ -41,8 +41,9 @@ DESCRIPTIONS = {
     ),
     "needs_human": (
         "Needs a human",
-        "The home page's list: live stages gated human (blocked first), the gardener's proposals, and every "
-        "file with an error, in that order. Empty as_of means now.",
+        "The home page's list: live stages gated human (blocked first), the gardener's proposals, every file "
+        "with an error, supersession forks and memories edited on two hosts at once, in that order. Empty as_of "
+        "means now.",
     ),
     "store_life": (
         "The store's life",

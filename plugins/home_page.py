@@ -21,6 +21,8 @@ SECTIONS = {
     "stage": "Stages waiting for a human",
     "proposal": "The gardener's proposals",
     "error": "Files with errors (not indexed)",
+    "fork": "Replaced twice at once (two hosts superseded one memory)",
+    "concurrent": "Edited on two hosts at once",
 }
 
 
@@ -43,6 +45,8 @@ def section_urls(datasette, as_of: str) -> dict[str, str]:
         "stage": memories + "?kind=stage&stage_gate=human&stage_status__in=open,in_progress,blocked&status=active",
         "proposal": gardener + ("?" + urlencode({"as_of": as_of}) if as_of else ""),
         "error": datasette.urls.table(DATABASE, "problems") + "?severity=error",
+        "fork": datasette.urls.table(DATABASE, "problems") + "?code=supersession-fork",
+        "concurrent": datasette.urls.table(DATABASE, "concurrent_edits"),
     }
 
 

@@ -32,7 +32,7 @@ IGNORED = st.sampled_from(
 
 @st.composite
 def contested_memory(draw) -> bytes:
-    """A valid memory drawn from few ids, names and links: duplicates, chains, dangling links and cycles."""
+    """A valid memory drawn from few ids, names and links: duplicates, chains, dangling links, cycles and forks."""
     fields = {
         "id": draw(st.sampled_from(IDS[:3])),
         "kind": "gotcha",
@@ -41,6 +41,7 @@ def contested_memory(draw) -> bytes:
         "project": draw(st.sampled_from(["seamless", "console"])),
         "created": draw(st.sampled_from(["2026-07-10T18:00:00Z", "2026-07-11T18:00:00Z"])),
         "superseded_by": draw(st.sampled_from([None, None, *IDS[:3], "01K0000000000000000000ZZZZ"])),
+        "supersedes": draw(st.sampled_from([None, None, *IDS[:3]])),  # agreeing with superseded_by, or a fork
     }
     if fields["superseded_by"]:
         fields["invalid_at"] = "2026-07-12T00:00:00Z"

@@ -240,3 +240,33 @@ def test_only_old_truths_that_rank_among_the_results_are_told(store):
     assert [r["replaces"] for r in queries.recall_superseded(store.db_path, "something old", limit=1)] == [
         "widget-then"
     ]
+
+
+@pytest.mark.parametrize("copies", [30, 260])  # 260: a run of equal ranks longer than the best matches ranked first
+def test_equal_ranks_come_back_by_id_whatever_order_the_index_was_written_in(store, tmp_path, copies):
+    """Two hosts with the same files give the same answer (SPEC section 10): rowids differ, ids do not."""
+    from indexer.index.build import index_paths, index_store
+
+    paths = []
+    for n in range(copies):
+        store.memory(f"same-{n}", id=f"01K000000000000000000{n:05d}", description="Chroma port", body="Same.")
+        store.note(f"seamless/same-{n}.md", "# Chroma port\n\nSame.\n")
+        paths += [f"memories/seamless/same-{n}.md", f"notes/seamless/same-{n}.md"]
+    store.index(full=True)
+    reversed_db = tmp_path / "reversed.db"
+    empty = tmp_path / "empty"
+    (empty / "memories").mkdir(parents=True)
+    index_store(empty, reversed_db)  # then every file, last first: the rowids run the other way
+    with queries.sqlite3.connect(reversed_db) as conn:
+        conn.execute("delete from index_meta")
+    for start in range(len(paths), 0, -20):
+        index_paths(store.root, reversed_db, paths[max(0, start - 20) : start][::-1])
+    for project in (None, "seamless"):
+        for limit in (5, 20, 100):
+            one = queries.recall(store.db_path, "chroma", project=project, limit=limit)
+            other = queries.recall(reversed_db, "chroma", project=project, limit=limit)
+            assert [r["id"] for r in one] == [r["id"] for r in other]
+            memories = sorted(f"01K000000000000000000{n:05d}" for n in range(copies))
+            assert [r["id"] for r in one if r["type"] == "memory"] == memories[
+                : len([r for r in one if r["type"] == "memory"])
+            ]

@@ -15,7 +15,6 @@ and `seamless status` lists the store files left uncommitted.
 
 import os
 import re
-import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,7 +84,7 @@ def commit_paths(root: Path, paths: list[str], message: str, enabled: bool = Tru
         if not paths:
             return Committed()
         config = _config(root)
-        env = _author(config)
+        env = git.fallback_identity(config)
         signs = config.get("commit.gpgsign", "false").lower() in ("true", "yes", "on", "1")
         if signs or any(hook.is_file() and os.access(hook, os.X_OK) for hook in repo.hooks):
             return Committed(commit=_porcelain(root, paths, message, env))
@@ -117,20 +116,6 @@ def _config(root: Path) -> dict[str, str]:
         key, _, value = line.partition(" ")
         found.setdefault(key.lower(), value)
     return found
-
-
-def _author(config: dict[str, str]) -> dict[str, str]:
-    """The author and committer where git's configuration names none: `seamless <seamless@HOSTNAME>` (an
-    identity the user set in the environment, GIT_AUTHOR_NAME and the like, is left to win as git lets it)."""
-    fallback = {"name": "seamless", "email": f"seamless@{socket.gethostname() or 'localhost'}"}
-    env = {}
-    for part in ("name", "email"):
-        if not config.get(f"user.{part}"):
-            for who in ("AUTHOR", "COMMITTER"):
-                variable = f"GIT_{who}_{part.upper()}"
-                if not os.environ.get(variable):
-                    env[variable] = fallback[part]
-    return env
 
 
 def _plumbing(root: Path, repo: git.Repo, paths: list[str], message: str, env: dict[str, str]) -> str | None:

@@ -27,6 +27,7 @@ MEMORY_ORDER = (
     "valid_from",
     "invalid_at",
     "superseded_by",
+    "supersedes",
     "source_session",
     "model",
     "tags",
@@ -160,13 +161,23 @@ class Document:
 
     def set(self, key: str, value: FieldValue, order: tuple[str, ...]) -> None:
         """Set top-level `key` to `value`, changing only that value's text (added in `order` when absent)."""
-        spans = self._spans()
         text = value_text(value)
+        self.set_text(key, " " + text if text else "", order)
+
+    def value_texts(self) -> dict[str, str]:
+        """Each top-level key's value as written: the text after its colon (a block value's lines included)."""
+        return {key: self.frontmatter[start:end] for key, (start, end) in self._spans().items()}
+
+    def set_text(self, key: str, text: str, order: tuple[str, ...]) -> None:
+        """Set top-level `key` to the value written `text` (as value_texts gives it, of this file or another),
+        changing only that value's text (added in `order` when absent)."""
+        spans = self._spans()
+        text = text.rstrip("\n")
         fm = self.frontmatter
         if key in spans:
             start, end = spans[key]
             tail = "\n" if fm[start:end].endswith("\n") else ""  # a block value ends at the next line
-            self.frontmatter = fm[:start] + (" " + text if text else "") + tail + fm[end:]
+            self.frontmatter = fm[:start] + text + tail + fm[end:]
             return
         before = [k for k in order[: order.index(key)] if k in spans] if key in order else []
         if before:
@@ -176,10 +187,26 @@ class Document:
             if not fm.endswith("\n"):
                 fm += "\n"
             at = len(fm)
-        self.frontmatter = fm[:at] + f"{key}: {text}".rstrip(" ") + "\n" + fm[at:]
+        self.frontmatter = fm[:at] + f"{key}:{text}".rstrip(" ") + "\n" + fm[at:]
+
+    def remove(self, key: str) -> None:
+        """Take top-level `key` and its value out of the frontmatter (nothing when it is absent)."""
+        entries = self._entries()
+        if key not in entries:
+            return
+        key_start, _, end = entries[key]
+        fm = self.frontmatter
+        line_start = fm.rfind("\n", 0, key_start) + 1
+        end = end if end == 0 or fm[end - 1] == "\n" else _line_end(fm, end)
+        self.frontmatter = fm[:line_start] + fm[end:]
 
     def _spans(self) -> dict[str, tuple[int, int]]:
         """Each top-level key's value, as (start, end) in the frontmatter: from just after its colon."""
+        return {key: (start, end) for key, (_, start, end) in self._entries().items()}
+
+    def _entries(self) -> dict[str, tuple[int, int, int]]:
+        """Each top-level key as (where the key starts, where its value starts: just after the colon, where the
+        value ends) in the frontmatter."""
         try:
             root = yaml.compose(self.frontmatter, Loader=yaml.SafeLoader)
         except yaml.YAMLError as e:
@@ -192,7 +219,11 @@ class Document:
         for key_node, value_node in root.value:
             if isinstance(key_node, yaml.ScalarNode):
                 colon = self.frontmatter.index(":", key_node.end_mark.index)
-                spans[key_node.value] = (colon + 1, max(value_node.end_mark.index, colon + 1))
+                spans[key_node.value] = (
+                    key_node.start_mark.index,
+                    colon + 1,
+                    max(value_node.end_mark.index, colon + 1),
+                )
         return spans
 
 

@@ -253,14 +253,21 @@ def session(root: Path | str, db_path: str | Path):
         raise WriteRefused("no-store", f"no store at {root}: give the folder that holds memories/ and notes/")
     if not os.access(root, os.W_OK):
         raise WriteRefused("store-read-only", f"cannot write to the store at {root}: it is read-only")
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with store_lock(root):
         s = Session(root, db_path)
         try:
             yield s
         finally:
             s.close()
+
+
+@contextlib.contextmanager
+def store_lock(root: Path):
+    """Hold the store's write lock (every writer of its files takes it: the write path, `seamless sync`)."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
     finally:
         os.close(fd)  # releases the lock
 
@@ -455,6 +462,7 @@ def write_memory(
                 "kind": kind,
                 "description": description,
                 "updated": now,
+                **({"supersedes": old["id"]} if old else {}),
                 **({"tags": tags} if tags is not None else {}),
                 **({"source_session": session_id} if session_id is not None else {}),
                 **({"model": model} if model is not None else {}),
@@ -482,6 +490,7 @@ def write_memory(
                 "valid_from": now,
                 "invalid_at": None,
                 "superseded_by": None,
+                **({"supersedes": old["id"]} if old else {}),  # both ends of a supersession name each other
                 "source_session": session_id,
                 "model": model,
                 "tags": tags or [],

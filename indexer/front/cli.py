@@ -652,10 +652,11 @@ def _uncommitted(store: Path) -> list[str]:
 
 def _register() -> None:
     """The commands kept in modules of their own."""
+    from indexer.front import fleet
     from indexer.front.problem_list import problems
     from indexer.front.revisions import show
 
-    for command in (problems, show):
+    for command in (problems, show, fleet.sync, fleet.git_setup, fleet.merge_driver):
         cli.add_command(command)
 
 

@@ -18,7 +18,8 @@ DATABASE = "seamless"  # the index's name in the explorer: its URLs, metadata.ym
 # bump when schema.sql, fts.py or a rule changes: an older index gets the new parts on open, and its next
 # run reads every file (its rows and problems were made by older rules)
 SCHEMA_VERSION = 13  # 8: real-time timestamps, note titles outside code, YAML error lines; 9: ctime_ns; 10: index_meta;
-# 11: index_watch; 12: memories_overview; 13: revisions, revision_commits, revision_texts, concurrent_edits
+# 11: index_watch; 12: memories_overview; 13: revisions, revision_commits, revision_texts, concurrent_edits,
+# memories.supersedes
 _savepoints = itertools.count()
 # PRAGMA application_id of every index (the bytes "SEAM"): a SQLite file without it is not ours, unless it is
 # an index made before it was set (our user_version and bookkeeping tables), which is stamped when next written
@@ -94,6 +95,7 @@ def open_db(path: str | Path, private: bool = False) -> IndexConnection:
         with db.atomic():
             if version:  # made by an older indexer: with no files on record (in the table as it is now), the
                 db.execute("DROP TABLE IF EXISTS index_files")  # next run is a full one
+                _add_columns(db)
             for statement in sql.statements(sql.source("schema")):  # every statement is IF NOT EXISTS
                 db.execute(statement)
             fts.drop_triggers(db)
@@ -102,6 +104,14 @@ def open_db(path: str | Path, private: bool = False) -> IndexConnection:
     if db.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
         db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     return db
+
+
+def _add_columns(db: IndexConnection) -> None:
+    """Give an older index's tables the columns schema.sql has added since (CREATE TABLE IF NOT EXISTS
+    leaves an existing table as it is): its next run, a full one, fills them."""
+    have = {row[1] for row in db.execute("PRAGMA table_info(memories)")}
+    if have and "supersedes" not in have:  # 13
+        db.execute("ALTER TABLE memories ADD COLUMN supersedes TEXT")
 
 
 @contextlib.contextmanager

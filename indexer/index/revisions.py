@@ -24,7 +24,7 @@ from collections.abc import Iterable
 
 from indexer.index.database import IndexConnection
 from indexer.store import git
-from indexer.store.validate import frontmatter_id
+from indexer.store.validate import ULID_TEXT, frontmatter_id
 
 HEAD_KEY = "revisions_head"
 WHERE_KEY = "revisions_store"  # the work tree's top and the store's place in it, for the recorded head
@@ -98,7 +98,7 @@ def _read(db: IndexConnection, repo: git.Repo, root, commits: list[git.Commit], 
             (_generation(db, generations, p) for p in commit.parents), default=0
         )
         committed_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(commit.committed_at))
-        edits += [(commit.commit, committed_at, value.upper()) for value in commit.trailer_values]
+        edits += [(commit.commit, committed_at, _trailer_id(value)) for value in commit.trailer_values]
         merge = len(commit.parents) > 1
         for file in commit.changes:
             found = _row(repo, file, merge)
@@ -192,3 +192,10 @@ def _keep_texts(db: IndexConnection, root, ids: set[str], max_bytes: int) -> Non
             for blob, data in git.read_objects(root, wanted, limit=max_bytes)
         ),
     )
+
+
+def _trailer_id(value: str) -> str:
+    """A trailer's memory id as the index spells ids (upper case); a note's path, which sync names where the note
+    has no id, as it is."""
+    value = value.strip()
+    return value.upper() if ULID_TEXT.match(value.upper()) else value

@@ -225,6 +225,7 @@ class IndexWriter:
         losers = self._settle(line_of)
         insert_problems(self.db, losers.values())
         insert_problems(self.db, self._relink_all(line_of) if self.empty else self._relink(line_of))
+        insert_problems(self.db, self._refork(line_of))
 
     def _relink_all(self, line_of) -> list[Problem]:
         """Every memory's dangling-link and cycle warnings, worked out afresh."""
@@ -282,6 +283,38 @@ class IndexWriter:
             ((path, *codes) for path in paths),
         )
         return [p for p in crossfile.link_problems(links, dangling, line_of) if p.path in paths]
+
+    def _refork(self, line_of) -> list[Problem]:
+        """The supersession-fork warnings of the memories whose verdict this run may have changed (every
+        memory in a full run), worked out afresh: those added or removed, and those that say they
+        supersede one of them."""
+        db = self.db
+        claims = (
+            "select m.id, m.supersedes, m.path, x.id, x.invalid_at is not null, x.superseded_by, "
+            "m.status = 'active' from memories m "
+            "left join memories x on x.id = m.supersedes where m.supersedes is not null"
+        )
+        if self.empty:
+            db.execute("delete from problems where code = ?", (crossfile.FORK_CODE,))
+            rows = db.execute(claims).fetchall()
+            paths = None
+        else:
+            changed = list(self.link_ids)
+            rows = [
+                row
+                for memory_id in changed
+                for row in db.execute(f"{claims} and (m.id = ? or m.supersedes = ?)", (memory_id, memory_id))
+            ]
+            paths = {row[2] for row in rows} | self.unlinked_paths
+            db.executemany(
+                "delete from problems where path = ? and code = ?", ((path, crossfile.FORK_CODE) for path in paths)
+            )
+        problems = crossfile.fork_problems(
+            {row[0]: (row[1], row[2], bool(row[6])) for row in rows},
+            {row[1]: (bool(row[4]), row[5]) for row in rows if row[3] is not None},
+            line_of,
+        )
+        return problems if paths is None else [p for p in problems if p.path in paths]
 
     def _settle(self, line_of) -> dict[str, Problem]:
         """Decide every contested key over the index and the held-back records; return the losers."""

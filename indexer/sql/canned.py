@@ -59,7 +59,7 @@ RECALL_MAX = 100
 RECALL_PARAMS = f"""SELECT :q AS q, :project AS project,
     CASE WHEN trim(:limit) GLOB '[0-9]*' AND trim(:limit) NOT GLOB '*[^0-9]*'
         THEN min(CAST(trim(:limit) AS INTEGER), {RECALL_MAX}) ELSE {RECALL_DEFAULT} END AS max_rows"""
-RECALL_ORDER = "rank, arm, fts_rowid"  # bm25, then a memory before a note, then FTS5's own order
+RECALL_ORDER = "rank, arm, id"  # bm25, then a memory before a note, then the id: equal files, equal answers
 
 # :id is an id (any case), or else a name: then one start in each project that uses the name (only in
 # :project if given; `global` for the global scope), its active memory if it has one, else its newest.

@@ -3,6 +3,10 @@
 --             the one waiting longest (oldest `updated`) first
 --   proposal  the gardener's proposals (gardener.sql), oldest first, as the gardener lists them
 --   error     every file with an error (it is not indexed): its first error, by path
+--   fork      every active memory with a supersession-fork warning: two hosts replaced one memory at once and
+--             the merge kept the other successor (SPEC section 10), by path
+--   concurrent every active memory a merge commit names in a `Seamless-Concurrent-Edit` trailer (edited on two
+--             hosts at once: the later edit won each field both changed) and not written since that merge
 -- Each row says its place in its section and how many the section holds (`section_position`, `in_section`),
 -- so a page can show the first few and the count.
 --
@@ -32,6 +36,26 @@ needs_human_errors AS (
     WHERE n = 1
 ),
 
+needs_human_forks AS (
+    SELECT m.id, m.path, m.kind, m.name, m.description, coalesce(m.project, 'global') AS project, m.updated,
+        p.message AS detail
+    FROM problems AS p JOIN memories AS m ON m.path = p.path
+    WHERE p.code = 'supersession-fork' AND m.status = 'active'
+),
+
+needs_human_concurrent AS (
+    -- each memory's latest trailer; written again since that merge, it has been seen to
+    SELECT m.id, m.path, m.kind, m.name, m.description, coalesce(m.project, 'global') AS project, m.updated,
+        printf('edited on two hosts at once, merged %s (commit %s): the later edit won each field both changed; '
+            || 'the other is in git history', c.committed_at, substr(c."commit", 1, 12)) AS detail
+    FROM (
+        SELECT *, row_number() OVER (PARTITION BY id ORDER BY committed_at DESC, "commit" DESC) AS n
+        FROM concurrent_edits
+    ) AS c
+    JOIN memories AS m ON m.id = c.id
+    WHERE c.n = 1 AND m.status = 'active' AND coalesce(m.updated, '') <= c.committed_at
+),
+
 needs_human_items AS (
     SELECT 1 AS section_order, * FROM needs_human_stages
     UNION ALL
@@ -42,16 +66,21 @@ needs_human_items AS (
     UNION ALL
     SELECT 3, 'error', NULL, path, NULL, NULL, message, project, NULL, NULL, printf('line %d: %s', line, code), 0
     FROM needs_human_errors
+    UNION ALL
+    SELECT 4, 'fork', id, path, kind, name, description, project, NULL, updated, detail, 0 FROM needs_human_forks
+    UNION ALL
+    SELECT 5, 'concurrent', id, path, kind, name, description, project, NULL, updated, detail, 0
+    FROM needs_human_concurrent
 ),
 
 needs_human AS (
-    -- one sort for all three numbers: every window has the same partition and order
+    -- one sort for all three numbers: every window has the same partition and order (errors and forks by path)
     SELECT
         row_number() OVER whole AS position,
         row_number() OVER section_order AS section_position,
         count(*) OVER (section_order ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS in_section,
         section, id, path, kind, name, description, project, stage_status, updated, detail
-    FROM (SELECT *, CASE WHEN section = 'error' THEN path END AS error_path FROM needs_human_items)
+    FROM (SELECT *, CASE WHEN section IN ('error', 'fork') THEN path END AS error_path FROM needs_human_items)
     WINDOW
         section_order AS (PARTITION BY section_order ORDER BY rank_in_section, error_path, coalesce(updated, ''), id),
         whole AS (ORDER BY section_order, rank_in_section, error_path, coalesce(updated, ''), id)

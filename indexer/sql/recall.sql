@@ -5,15 +5,18 @@
 -- A fragment: CTEs ending in `recall`, placed after recall_params(q, project, max_rows) and
 -- recall_query.sql. `recall` holds the best max_rows results, memories and notes together, with the
 -- columns type, id, path, project, kind, name, description, title, snippet, rank, updated and the
--- reading order's tie-breakers `arm` (a memory before a note) and `fts_rowid`: read it
--- `ORDER BY rank, arm, fts_rowid` (lower rank is better; equal ranks in the order FTS5 gives them).
+-- reading order's tie-breaker `arm` (a memory before a note): read it `ORDER BY rank, arm, id` (lower rank is
+-- better; equal ranks by id, a note's id being its path when it has none). The order is total, so two indexes
+-- of the same files give the same answer whatever order their rows were written in (SPEC section 10).
 --
 -- Where the time goes: bm25 reads every match's column sizes, so ranking a word in half the store is
 -- most of the cost, and it is paid once. bm25() with ORDER BY ... LIMIT keeps only the best rows while
 -- ranking (`ORDER BY rank` on the FTS table would sort every match first). Snippets are made for the
 -- rows returned only. With no project, the best matches are ranked on the FTS table alone and then
--- checked for validity (most matches are valid): when too few of the best are valid, every valid match
--- is ranked instead. With a project, the scope is checked first and only the matches in it are ranked.
+-- checked for validity (most matches are valid): when too few of the best are valid, or when the results
+-- would end inside a run of equal ranks that the best matches cut (which of them come back would then
+-- depend on FTS5's rowids, not on the ids), every valid match is ranked instead, with ids. With a project,
+-- the scope is checked first and only the matches in it are ranked.
 -- The plan is pinned where SQLite 3.51 chose worse than 3.40 (docs/performance.md): CROSS JOIN keeps the FTS
 -- table outside (it had looked notes up by project and matched each one), and the ranked arms are
 -- MATERIALIZED (one used twice was computed twice).
@@ -45,10 +48,13 @@ recall_memory_best AS MATERIALIZED (
 ),
 
 recall_best_decides AS (
-    -- with no project, the best matches decide when max_rows of them are valid, or when they were every match
+    -- with no project, the best matches decide when they were every match, or when max_rows of them are valid
+    -- and rank better than the worst of them (every match that ranks as well is among them)
     SELECT project = '' AND (
         (SELECT count(*) FROM recall_memory_best) < candidates
-        OR (SELECT count(*) FROM recall_memory_best WHERE valid) >= max_rows) AS decided
+        OR (SELECT fts_rank FROM recall_memory_best WHERE valid ORDER BY fts_rank, id
+            LIMIT 1 OFFSET (SELECT max_rows FROM recall_scope) - 1)
+            < (SELECT max(fts_rank) FROM recall_memory_best)) AS decided
     FROM recall_scope
 ),
 
@@ -68,36 +74,57 @@ recall_memory_ranked AS MATERIALIZED (
                 OR m.project IS NULL
                 OR m.project = (SELECT project FROM recall_scope)
             )
-        ORDER BY fts_rank, fts_rowid
+        ORDER BY fts_rank, m.id
         LIMIT (SELECT CASE WHEN (SELECT decided FROM recall_best_decides) THEN 0 ELSE max_rows END FROM recall_scope)
     )
 ),
 
-recall_note_ranked AS MATERIALIZED (
-    -- notes have no validity: with no project the FTS table alone ranks them
-    SELECT * FROM (
+recall_note_best AS MATERIALIZED (
+    -- notes have no validity: with no project the FTS table alone ranks them, as the memories' best above
+    SELECT b.fts_rowid, b.fts_rank, coalesce(n.id, n.path) AS id
+    FROM (
         SELECT notes_fts.rowid AS fts_rowid, NOTE_RANK AS fts_rank
         FROM notes_fts
         WHERE notes_fts MATCH (SELECT fts FROM recall_query)
         ORDER BY fts_rank, fts_rowid
-        LIMIT (SELECT CASE WHEN project = '' THEN max_rows ELSE 0 END FROM recall_scope)
-    )
+        LIMIT (SELECT CASE WHEN project = '' THEN candidates ELSE 0 END FROM recall_scope)
+    ) AS b
+    CROSS JOIN notes AS n ON n.rowid = b.fts_rowid
+),
+
+recall_note_best_decides AS (
+    SELECT project = '' AND (
+        (SELECT count(*) FROM recall_note_best) < candidates
+        OR (SELECT fts_rank FROM recall_note_best ORDER BY fts_rank, id
+            LIMIT 1 OFFSET (SELECT max_rows FROM recall_scope) - 1)
+            < (SELECT max(fts_rank) FROM recall_note_best)) AS decided
+    FROM recall_scope
+),
+
+recall_note_ranked AS MATERIALIZED (
+    SELECT fts_rowid, fts_rank, id FROM recall_note_best WHERE (SELECT decided FROM recall_note_best_decides)
     UNION ALL
+    -- with a project, or when the best notes did not decide: every match in scope, ranked with ids
     SELECT * FROM (
-        SELECT notes_fts.rowid AS fts_rowid, NOTE_RANK AS fts_rank
+        SELECT notes_fts.rowid AS fts_rowid, NOTE_RANK AS fts_rank, coalesce(n.id, n.path) AS id
         FROM notes_fts CROSS JOIN notes AS n ON n.rowid = notes_fts.rowid
         WHERE notes_fts MATCH (SELECT fts FROM recall_query)
-            AND (n.project IS NULL OR n.project = (SELECT project FROM recall_scope))
-        ORDER BY fts_rank, fts_rowid
-        LIMIT (SELECT CASE WHEN project = '' THEN 0 ELSE max_rows END FROM recall_scope)
+            AND (
+                (SELECT project FROM recall_scope) = ''
+                OR n.project IS NULL
+                OR n.project = (SELECT project FROM recall_scope)
+            )
+        ORDER BY fts_rank, id
+        LIMIT (SELECT CASE WHEN (SELECT decided FROM recall_note_best_decides) THEN 0 ELSE max_rows END
+            FROM recall_scope)
     )
 ),
 
 recall_best AS (
-    SELECT 0 AS arm, fts_rowid, fts_rank FROM recall_memory_ranked
+    SELECT 0 AS arm, fts_rowid, fts_rank, id FROM recall_memory_ranked
     UNION ALL
-    SELECT 1, fts_rowid, fts_rank FROM recall_note_ranked
-    ORDER BY fts_rank, arm, fts_rowid
+    SELECT 1, fts_rowid, fts_rank, id FROM recall_note_ranked
+    ORDER BY fts_rank, arm, id
     LIMIT (SELECT max_rows FROM recall_scope)
 ),
 

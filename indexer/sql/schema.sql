@@ -15,6 +15,7 @@ CREATE TABLE IF NOT EXISTS memories (
     valid_from TEXT,
     invalid_at TEXT,
     superseded_by TEXT,
+    supersedes TEXT,              -- the memory this one replaced, as the supersede path records it
     source_session TEXT,
     model TEXT,
     tags TEXT NOT NULL DEFAULT '[]',  -- JSON array of strings
@@ -24,6 +25,7 @@ CREATE TABLE IF NOT EXISTS memories (
 CREATE INDEX IF NOT EXISTS memories_project_updated ON memories (project, updated);
 CREATE INDEX IF NOT EXISTS memories_project_pinned ON memories (project, pinned);  -- a briefing's pinned rows
 CREATE INDEX IF NOT EXISTS memories_superseded_by ON memories (superseded_by) WHERE superseded_by IS NOT NULL;
+CREATE INDEX IF NOT EXISTS memories_supersedes ON memories (supersedes) WHERE supersedes IS NOT NULL;
 CREATE INDEX IF NOT EXISTS memories_name ON memories (name);
 -- the explorer's default order and its facets, each otherwise a scan of every row (docs/performance.md)
 CREATE INDEX IF NOT EXISTS memories_updated ON memories (updated);
@@ -160,3 +162,4 @@ CREATE TABLE IF NOT EXISTS concurrent_edits (
     id TEXT NOT NULL,             -- the memory
     PRIMARY KEY ("commit", id)
 );
+CREATE INDEX IF NOT EXISTS concurrent_edits_id ON concurrent_edits (id);

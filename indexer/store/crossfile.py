@@ -1,4 +1,4 @@
-"""Rules that span files: duplicate ids, duplicate active names, dangling links and cycles."""
+"""Rules that span files: duplicate ids, duplicate active names, dangling links, cycles and forks."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -7,6 +7,7 @@ from indexer.store.problems import Problem, error, warning
 
 CONFLICT_CODES = ("duplicate-id", "duplicate-name")
 LINK_CODES = ("dangling-supersession", "supersession-cycle")
+FORK_CODE = "supersession-fork"
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,37 @@ def link_problems(links: dict[str, tuple[str, str]], dangling: set[str], line_of
                 line_of(path, "superseded_by"),
                 "supersession-cycle",
                 f"supersession cycle: following superseded_by from {memory_id} comes back to it",
+            )
+        )
+    return problems
+
+
+def fork_problems(
+    claims: dict[str, tuple[str, str, bool]], replaced: dict[str, tuple[bool, str | None]], line_of: LineOf
+) -> list[Problem]:
+    """A warning on every active memory that says `supersedes: X` while X is invalid and names another successor
+    (or none): two hosts replaced X at once, and the merge kept the other one (SPEC section 10).
+
+    `claims` maps each indexed memory with a `supersedes` to (X, path, whether it is active); `replaced` maps
+    each X that is indexed to (X is invalid, X's superseded_by). An X still active is a supersede not finished
+    (running it again completes it), an X not in the store says nothing either way, and a claim that is no
+    longer active has been settled (archived or replaced in its turn): none of these is a fork.
+    """
+    problems = []
+    for memory_id, (target, path, active) in claims.items():
+        if target not in replaced or not active:
+            continue
+        invalid, successor = replaced[target]
+        if not invalid or successor == memory_id:
+            continue
+        other = f"{target} names {successor} as its successor" if successor else f"{target} was archived without one"
+        problems.append(
+            warning(
+                path,
+                line_of(path, "supersedes"),
+                FORK_CODE,
+                f"supersedes {target}, but {other}: both replaced it at once (on two hosts?); "
+                "decide which one stands and archive or supersede the other",
             )
         )
     return problems

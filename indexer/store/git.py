@@ -10,7 +10,9 @@ and the store files that differ from the last commit (`uncommitted`).
 import os
 import re
 import shutil
+import socket
 import subprocess
+import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -39,7 +41,7 @@ def run(
 ) -> subprocess.CompletedProcess:
     """`git -C cwd ARGS...`, its output captured; GitError on a non-zero exit when `check`.
     `env` adds to the environment (an author's name, a temporary index)."""
-    env = {**os.environ, **(env or {}), **ENVIRONMENT}
+    env = {**os.environ, **ENVIRONMENT, **(env or {})}
     try:
         done = subprocess.run(
             ["git", "-C", str(cwd), *args], input=input, capture_output=True, text=text, env=env, check=False
@@ -59,6 +61,72 @@ def work_tree(root: str | Path) -> Path | None:
         return None
     done = run(root, "rev-parse", "--show-toplevel", check=False)
     return Path(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip() else None
+
+
+def git_path(cwd: str | Path, name: str) -> Path:
+    """Where the repository of `cwd` keeps `name` (MERGE_HEAD, a file of our own), as an absolute path."""
+    found = Path(run(cwd, "rev-parse", "--git-path", name).stdout.strip())
+    return found if found.is_absolute() else Path(cwd) / found
+
+
+def head(cwd: str | Path) -> str | None:
+    """The commit HEAD points to, or None on a branch with no commit yet."""
+    done = run(cwd, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
+    return done.stdout.strip() or None
+
+
+def branch(cwd: str | Path) -> str | None:
+    """The branch checked out (its short name), or None when HEAD is detached."""
+    done = run(cwd, "symbolic-ref", "-q", "--short", "HEAD", check=False)
+    return done.stdout.strip() or None
+
+
+def config(cwd: str | Path, key: str) -> str | None:
+    """One configuration value as git reads it (any level), or None when unset."""
+    done = run(cwd, "config", "--get", key, check=False)
+    return done.stdout.rstrip("\n") if done.returncode == 0 else None
+
+
+def config_values(cwd: str | Path) -> dict[str, str]:
+    """Every configuration value git reads in `cwd`, all levels (where a key is set twice, the last one, as git
+    reads it); section and key names in lower case, as git lists them."""
+    values = {}
+    for entry in run(cwd, "config", "--list", "-z", check=False).stdout.split("\0"):
+        key, _, value = entry.partition("\n")
+        if key:
+            values[key] = value
+    return values
+
+
+def fallback_identity(values: dict[str, str]) -> dict[str, str]:
+    """Environment variables that give a commit an author and committer where git's configuration (`values`, keys
+    in lower case) names none: `seamless <seamless@HOSTNAME>`. An identity set in the environment
+    (GIT_AUTHOR_NAME and the like) still wins, as git lets it."""
+    fallback = {"name": "seamless", "email": f"seamless@{socket.gethostname() or 'localhost'}"}
+    env = {}
+    for part in ("name", "email"):
+        if not values.get(f"user.{part}"):
+            for who in ("AUTHOR", "COMMITTER"):
+                variable = f"GIT_{who}_{part.upper()}"
+                if not os.environ.get(variable):
+                    env[variable] = fallback[part]
+    return env
+
+
+def merge_file(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, bool]:
+    """Git's own line-by-line three-way merge of three texts (`git merge-file`): the result, and whether it is
+    clean (no conflict, so no conflict markers)."""
+    with tempfile.TemporaryDirectory(prefix="seamless-merge-") as folder:
+        names = []
+        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            (Path(folder) / name).write_bytes(data)
+            names.append(name)
+        done = run(
+            folder, "merge-file", "-p", "-L", "ours", "-L", "base", "-L", "theirs", *names, check=False, text=False
+        )
+    if done.returncode < 0 or done.returncode > 127:
+        raise GitError(f"git merge-file failed: {done.stderr.decode('utf-8', 'replace').strip() or done.returncode}")
+    return done.stdout, done.returncode == 0
 
 
 # the hooks `git commit` runs: where one is installed, a commit of ours goes through `git commit` too

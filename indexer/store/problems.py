@@ -46,7 +46,7 @@ RULES = (
     Rule("missing-kind", ERROR, "a memory without `kind`"),
     Rule("unknown-kind", ERROR, "a `kind` that is not one of the eight kinds"),
     Rule("missing-id", ERROR, "a memory without `id`"),
-    Rule("malformed-id", ERROR, "an `id` (or `superseded_by`) that is not a ULID"),
+    Rule("malformed-id", ERROR, "an `id` (or `superseded_by`, `supersedes`) that is not a ULID"),
     Rule("missing-name", ERROR, "a memory without `name`"),
     Rule("missing-description", ERROR, "a memory without `description`"),
     Rule("bad-field", ERROR, "a field that cannot be read as what it is, such as a `name` that is not text"),
@@ -77,6 +77,12 @@ RULES = (
     Rule("stage-header", WARNING, "a stage whose body does not open with a valid `Status:` line (status `unknown`)"),
     Rule("dangling-supersession", WARNING, "`superseded_by` points to no memory"),
     Rule("supersession-cycle", WARNING, "following `superseded_by` comes back to the start (each member gets it)"),
+    Rule(
+        "supersession-fork",
+        WARNING,
+        "a memory says `supersedes: X` while X is invalid with another successor (or none): two hosts replaced X "
+        "at once and the merge kept the other; listed under Needs a human",
+    ),
     Rule("bad-settings", ERROR, "`seamless.toml` cannot be read, or a value is not a whole number (defaults are used)"),
     Rule("unknown-setting", WARNING, "`seamless.toml` names a key that does not exist (ignored)"),
     Rule(

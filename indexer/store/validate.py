@@ -206,7 +206,7 @@ def _description(f: FieldReader) -> str | None:
 
 
 def _times(f: FieldReader) -> dict[str, str | None]:
-    """created, updated, valid_from, invalid_at and superseded_by (set only with invalid_at)."""
+    """created, updated, valid_from, invalid_at, superseded_by (set only with invalid_at) and supersedes."""
     created = f.timestamp("created")
     times = {
         "created": created,
@@ -214,6 +214,8 @@ def _times(f: FieldReader) -> dict[str, str | None]:
         "valid_from": f.timestamp("valid_from") or created,
         "invalid_at": f.timestamp("invalid_at"),
         "superseded_by": f.ulid("superseded_by", required=False),
+        # the other end of a supersession, written by the supersede path (SPEC section 10: forks)
+        "supersedes": f.ulid("supersedes", required=False),
     }
     if times["superseded_by"] and not times["invalid_at"]:
         f.error(

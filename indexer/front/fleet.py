@@ -1,0 +1,129 @@
+"""The commands for a fleet of hosts sharing one store through git (docs/sync.md): `seamless sync`,
+`seamless git-setup` and `seamless merge-driver` (what git runs to merge a memory or note)."""
+
+import sys
+from pathlib import Path
+
+import click
+
+DEFAULT_DB = "seamless.db"
+
+
+@click.command("merge-driver")
+@click.argument("base", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("ours", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("theirs", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("path")
+def merge_driver(base, ours, theirs, path):
+    """Merge one memory or note changed on two sides, as git's merge driver (`%O %A %B %P`).
+
+    Writes the merged file over OURS and exits 0; a file the store's rules cannot read is left to
+    git's own line merge, and a conflict there exits 1 (git records it). `seamless git-setup` and
+    `seamless sync` register it; you do not run it yourself.
+    """
+    from indexer.edit.merge import run_driver
+    from indexer.store.git import GitError
+
+    try:
+        sys.exit(run_driver(base, ours, theirs, path))
+    except (GitError, OSError) as e:
+        click.echo(f"seamless merge-driver: {path}: {e}", err=True)
+        sys.exit(2)
+
+
+def _store(function):
+    return click.argument("store", type=click.Path(exists=True, file_okay=False, path_type=Path))(function)
+
+
+@click.command()
+@_store
+@click.option("--remote", metavar="NAME", help="The remote to sync with. Default: the branch's upstream, else origin.")
+@click.option(
+    "--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to bring in step (created when missing)."
+)
+@click.option(
+    "--every",
+    type=click.FloatRange(min=1),
+    metavar="SECONDS",
+    help="Sync again every SECONDS until stopped, one line per round on standard error (a failed round says why "
+    "and the next one tries again).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print {pulled, pushed, merged, conflicts_resolved, commits}.")
+def sync(store, remote, db_path, every, as_json):
+    """Share STORE with the other hosts of a fleet through its git remote.
+
+    Commits what was changed by hand under memories/ and notes/ (`hand edits`), fetches, merges
+    the remote branch by the store's rules (a merge commit, never a rebase), brings the index in
+    step and pushes; when another host pushed first it fetches, merges and pushes again. It never
+    force-pushes and never leaves a conflict marker or a half-done merge: when it cannot finish,
+    the branch is put back as it was and one line says why (exit 1).
+    """
+    from indexer.edit.sync import SyncError
+    from indexer.edit.sync import sync as run
+
+    if every is None:
+        try:
+            result = run(store, db_path, remote)
+        except SyncError as e:
+            raise click.ClickException(str(e)) from None
+        _say_result(result, as_json)
+        return
+    _every(lambda: run(store, db_path, remote), every, as_json, SyncError)
+
+
+def _say_result(result, as_json: bool, prefix: str = "") -> None:
+    import json
+
+    if as_json:
+        click.echo(json.dumps(result.as_json(), ensure_ascii=False))
+    click.echo(prefix + result.line(), err=True)
+
+
+def _every(round_, seconds: float, as_json: bool, expected) -> None:
+    """Run `round_` every `seconds` until SIGINT or SIGTERM; the round under way when one comes is finished."""
+    import signal
+    import threading
+    import time
+
+    stop = threading.Event()
+
+    def on_signal(signum, frame):
+        if stop.is_set():  # a second signal: stop now (the next sync finishes off this one)
+            raise KeyboardInterrupt
+        stop.set()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, on_signal)
+    try:
+        while not stop.is_set():
+            started = time.monotonic()
+            stamp = time.strftime("%H:%M:%S ")
+            try:
+                _say_result(round_(), as_json, stamp)
+            except expected as e:
+                click.echo(f"{stamp}sync failed: {e}", err=True)
+            stop.wait(max(0.0, seconds - (time.monotonic() - started)))
+    except KeyboardInterrupt:
+        sys.exit(130)
+    click.echo("stopped syncing", err=True)
+
+
+@click.command("git-setup")
+@_store
+def git_setup(store):
+    """Register the store's merge driver in this clone, so `seamless sync` and a plain `git pull` merge memories
+    and notes field by field: `.gitattributes` at the store's root (committed) and the driver's command in the
+    clone's .git/config. `seamless sync` does it on first use.
+    """
+    from indexer.edit.sync import SyncError
+    from indexer.edit.sync import git_setup as run
+    from indexer.store.git import GitError
+
+    try:
+        done = run(store)
+    except (SyncError, GitError) as e:
+        raise click.ClickException(str(e)) from None
+    for line in done:
+        click.echo(line)
+    if not done:
+        click.echo("already set up: the merge driver is registered and .gitattributes committed", err=True)

@@ -412,7 +412,9 @@ def _written(call, as_json: bool) -> None:
         return
     what = result.name if result.title is None else result.title
     click.echo(f"{result.action} {result.id} {result.path} ({what}, {_scope(result.project)}, {result.status})")
-    if result.superseded:
+    if result.action == "unchanged":
+        click.echo("the store already holds this (a retried write?): nothing was written")
+    elif result.superseded:
         click.echo(f"superseded {result.superseded}: it stays on disk, invalid from now, pointing to {result.id}")
     if result.similar:
         click.echo("similar active memories (use --supersedes ID to replace one instead of adding another):")

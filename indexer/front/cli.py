@@ -9,7 +9,10 @@ from pathlib import Path
 
 import click
 
-DEFAULT_DB = "seamless.db"
+from indexer.front import options
+from indexer.front.export import export
+from indexer.front.hook import hook
+from indexer.front.options import DEFAULT_DB
 
 
 def store_argument(function):
@@ -160,21 +163,10 @@ def as_of_option(function):
     return click.option(
         "--as-of",
         "as_of",
-        callback=_as_of,
+        callback=options.as_of,
         metavar="T",
         help="Replay the store as it was at T: an ISO 8601 date or time (Z or an offset). Default: now.",
     )(function)
-
-
-def _as_of(ctx, param, value):
-    from indexer.store.timestamps import normalize
-
-    if value is None:
-        return None
-    try:
-        return normalize(value)
-    except ValueError as e:
-        raise click.BadParameter(str(e)) from None
 
 
 def _connect(db_path: str, read_only: bool = False):
@@ -627,3 +619,7 @@ def status(store, db_path):
     )
     if not found.in_step:
         sys.exit(1)
+
+
+for command in (hook, export):  # agents' harnesses (docs/agents.md)
+    cli.add_command(command)

@@ -405,6 +405,15 @@ class Content:
     tags: list[str] | None
     body: str | None  # as the write path writes it (`_body`): LF line ends, one final newline
 
+    @classmethod
+    def of(cls, kind: str, description: str, tags: list[str] | None, body: str | None) -> "Content":
+        """What a write of these values would hold, normalised as `write_memory` normalises them."""
+        description = description.strip()
+        if "\n" not in description:
+            description = rules.fold_description(description)
+        tags = None if tags is None else list(dict.fromkeys(tag.strip() for tag in tags))
+        return cls(kind.strip(), description, tags, None if body is None else _body(body))
+
     def equals(self, record: dict) -> bool:
         """Whether a memory `record` (from its file) already holds this: tags as a set, the body normalised."""
         return (

@@ -9,6 +9,8 @@ import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from indexer.front.hook import MAX_CHARS
+
 BEGIN = b"<!-- seamless:begin -->"
 END = b"<!-- seamless:end -->"
 NOTE = b"<!-- written by `seamless export` from the memory store: change the store, not this block -->"
@@ -81,39 +83,47 @@ class Exported:
     memories: int
 
 
-def export_briefing(store: Path, db_path: str | Path, project: str, target: Path, max_chars: int, check: bool):
-    """Bring the index at `db_path` in step with `store`, then put `project`'s briefing in `target`'s block.
-
-    Checking, nothing is written to `target`. Raises BlockError (malformed markers), OtherStoreError, and
-    OSError for a file that cannot be read or written, before anything is written to `target`.
-    """
-    from indexer.edit import atomic
+def block_text(store: Path, db_path: str | Path, project: str, max_chars: int = MAX_CHARS) -> tuple[str, int]:
+    """`project`'s briefing as the block holds it, and how many memories it has, once the index at `db_path` is
+    brought in step with `store` (an index of another store is refused: OtherStoreError)."""
     from indexer.index import database
     from indexer.index.build import index_store
     from indexer.query import queries
     from indexer.query.briefing_text import briefing_within
     from indexer.sqlite import sqlite3
 
-    if Path(db_path).is_file():  # an index of another store is refused, as the write path refuses it
+    if Path(db_path).is_file():  # as the write path, never mix two stores in one index
         with contextlib.closing(sqlite3.connect(db_path)) as conn:
             if database.is_index(conn):
                 database.check_store(conn, store, db_path)
     index_store(store, db_path)
     with contextlib.closing(sqlite3.connect(db_path)) as conn:
         rows = queries.run(conn, "briefing", project=project)
-    # no --db in the command: the same block on every machine, whatever the path of its index
+    # undated, and no --db in the command: the same block on every machine, whatever the path of its index
     text = briefing_within(rows, project, None, max_chars, f"seamless briefing --project {project}", dated=False)
+    return text, len(rows)
+
+
+def export_briefing(store: Path, db_path: str | Path, project: str, target: Path, max_chars: int, check: bool):
+    """Put `project`'s briefing in `target`'s block (`block_text`); checking, nothing is written to `target`.
+
+    Raises BlockError (malformed markers), OtherStoreError, and OSError for a file that cannot be read or
+    written, before anything is written to `target`.
+    """
+    from indexer.edit import atomic
+
+    text, memories = block_text(store, db_path, project, max_chars)
     target = target.resolve()  # a symlink's target is written, never replaced by a file
     old = target.read_bytes() if target.exists() else None
     new = splice(old, text)
     if new == old:
-        return Exported("current" if check else "unchanged", target, len(rows))
+        return Exported("current" if check else "unchanged", target, memories)
     if check:
-        return Exported("stale", target, len(rows))
+        return Exported("stale", target, memories)
     if old is None:
         if not target.parent.is_dir():
             raise FileNotFoundError(f"no folder {target.parent} to write {target.name} in")
         atomic.create(target, new)
     else:
         atomic.replace(target, new)
-    return Exported("created" if old is None else "updated", target, len(rows))
+    return Exported("created" if old is None else "updated", target, memories)

@@ -12,6 +12,8 @@ import click
 from indexer.front import options
 from indexer.front.export import export
 from indexer.front.hook import hook
+from indexer.front.imports import import_group
+from indexer.front.init import init
 from indexer.front.options import DEFAULT_DB
 
 
@@ -621,5 +623,5 @@ def status(store, db_path):
         sys.exit(1)
 
 
-for command in (hook, export):  # agents' harnesses (docs/agents.md)
+for command in (hook, init, export, import_group):  # agents' harnesses (docs/agents.md)
     cli.add_command(command)

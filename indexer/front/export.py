@@ -33,9 +33,10 @@ from indexer.front.options import DEFAULT_DB
     "--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index, brought in step with STORE first."
 )
 def export(store, project, target, check, max_chars, db_path):
-    """Keep PROJECT's briefing (markdown) between `<!-- seamless:begin -->` and `<!-- seamless:end -->` in FILE.
+    """Keep PROJECT's briefing in a block of FILE (AGENTS.md, CLAUDE.md), for agents that read such a file.
 
-    Every byte outside the block stays as it is; an unchanged briefing leaves FILE untouched.
+    The block lies between the lines `<!-- seamless:begin -->` and `<!-- seamless:end -->`. Every byte
+    outside it stays as it is; an unchanged briefing leaves FILE untouched.
     """
     from indexer.edit.store_write import WriteRefused, scope_of
     from indexer.front.briefing_block import BlockError, export_briefing

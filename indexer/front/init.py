@@ -12,7 +12,6 @@ them from wherever a session starts, with whatever PATH it has.
 
 import json
 import shlex
-import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,6 +105,8 @@ def init(folder, store, project, db_path, harness, undo):
 
 def seamless_program() -> str:
     """The absolute path of the `seamless` being run (else the one beside this Python, else on PATH)."""
+    import shutil  # here, not at the top: every command imports this module, the hook's whole process is timed
+
     argv0 = Path(sys.argv[0])
     if argv0.name == "seamless" and argv0.is_file():
         return str(argv0.absolute())

@@ -49,11 +49,14 @@ def briefing_within(
     if len(text) <= max_chars:
         return text
 
+    pinned_from = [0] * (len(rows) + 1)  # pinned memories from each position to the end
+    for n in range(len(rows) - 1, -1, -1):
+        pinned_from[n] = pinned_from[n + 1] + bool(rows[n]["pinned"])
+
     def left_out(kept: int) -> str:
-        pinned = sum(1 for r in rows[kept:] if r["pinned"])
         return (
             f"\n{len(rows) - kept} of {len(rows)} memories left out to stay within {max_chars} characters "
-            f"({pinned} of them pinned): `{show_all}` shows them all.\n"
+            f"({pinned_from[kept]} of them pinned): `{show_all}` shows them all.\n"
         )
 
     head = _head(rows, project, as_of, dated)

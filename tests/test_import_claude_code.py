@@ -152,6 +152,12 @@ def test_what_it_did_not_write_is_never_overwritten_nor_what_the_store_retired_b
     assert store.rows("select status from memories where name = 'pipeline-bugs-in-linear'") == [("archived",)]
 
 
+def test_the_claude_project_folder_is_refused_naming_its_memory_folder(store, folder):
+    result = run(store, folder.parent, code=1)
+    assert f"no memory files in {folder.parent}: Claude Code keeps them in {folder}" in result.output
+    assert snapshot(store) == {}
+
+
 def test_two_files_that_become_one_name_are_both_skipped(store, folder):
     (folder / "user-role-copy.md").write_text("---\nname: user_role\ndescription: Another\ntype: user\n---\nBody.\n")
     done = outcomes(store, folder, code=1)

@@ -161,3 +161,10 @@ def test_store_and_project_are_required_and_checked(briefed, project):
     result = CliRunner().invoke(cli, ["init", str(project), "--store", str(briefed.root), "--project", "a/b"])
     assert result.exit_code == 2 and "not a safe folder name" in result.output
     assert files(project) == {}
+
+
+def test_a_claude_folder_that_is_a_file_refuses_before_anything_is_written(briefed, project):
+    (project / ".claude").write_text("not a folder")
+    output = wire(briefed, project, ok=False)
+    assert "cannot read" in output and "nothing was written" in output
+    assert files(project) == {".claude": ((project / ".claude").read_bytes(), (project / ".claude").stat().st_mtime_ns)}

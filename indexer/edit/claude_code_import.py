@@ -64,6 +64,10 @@ def import_folder(folder: Path, store: Path, db_path, project: str, dry_run: boo
         except (claude_code.Unreadable, WriteRefused, OSError) as e:
             reason = e.message if isinstance(e, WriteRefused) else getattr(e, "strerror", None) or str(e)
             outcomes.append(Outcome(path.name, "skipped", reason=reason))
+    if not topics and index_text is None and not outcomes and (folder / "memory").is_dir():
+        raise WriteRefused(
+            "no-memory-files", f"no memory files in {folder}: Claude Code keeps them in {folder / 'memory'}"
+        )
     topics = _one_per_name(topics, outcomes)
     plans = _plan(store, db_path, scope, topics, index_text)
     for topic in topics:

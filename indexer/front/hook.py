@@ -22,6 +22,7 @@ MAX_CHARS = 9000
 MIN_CHARS = 500  # room for the line that says what was left out, with its command
 MAX_EVENT_BYTES = 1 << 20
 PROJECTS_LISTED = 10
+NAME_SHOWN, PATH_SHOWN = 40, 200
 
 
 @click.group()
@@ -114,6 +115,7 @@ def session_text(event: dict, store: Path | None, db_path: str, project: str | N
 def _project_of(conn, event: dict) -> tuple[str | None, str]:
     """The project named by the git root of the event's cwd (else of this process's cwd) when the store has it;
     else None, with the lines that say no project is mapped and how to map one."""
+    from indexer.query.briefing_text import one_line
     from indexer.store import git
 
     given = event.get("cwd")
@@ -122,14 +124,17 @@ def _project_of(conn, event: dict) -> tuple[str | None, str]:
     if root is not None and conn.execute("select 1 from memories where project = ? limit 1", (root.name,)).fetchone():
         return root.name, ""
     why = (
-        f"the folder name of its git root, {root.name!r}, is not a project of this store"
+        f"the folder name of its git root, {one_line(root.name)[:NAME_SHOWN]!r}, is not a project of this store"
         if root is not None
         else "it is not in a git work tree"
     )
     projects = [r[0] for r in conn.execute("select distinct project from memories where project is not null")]
-    listed = ", ".join(sorted(projects)[:PROJECTS_LISTED]) + (", ..." if len(projects) > PROJECTS_LISTED else "")
+    # on one line and short, whatever a folder or a project is called: the briefing must keep its room
+    listed = ", ".join(one_line(p)[:NAME_SHOWN] for p in sorted(projects)[:PROJECTS_LISTED])
+    listed += ", ..." if len(projects) > PROJECTS_LISTED else ""
     return None, (
-        f"No project of the Seamless memory store is mapped to {cwd} ({why}), so this briefing holds the global "
+        f"No project of the Seamless memory store is mapped to {one_line(cwd)[:PATH_SHOWN]} ({why}), so this "
+        f"briefing holds the global "
         f"memories only. Map one with `seamless init DIR --store STORE --project P`, or give this hook --project P "
         f"or SEAMLESS_PROJECT." + (f" The store's projects: {listed}." if projects else "") + "\n\n"
     )

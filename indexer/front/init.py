@@ -11,6 +11,7 @@ them from wherever a session starts, with whatever PATH it has.
 """
 
 import json
+import os
 import shlex
 import sys
 from dataclasses import dataclass
@@ -89,6 +90,8 @@ def init(folder, store, project, db_path, harness, undo):
             changes.append(_settings_change(folder / SETTINGS_FILE, None if undo else _hook_command(server)))
         if codex:
             changes.append(_agents_change(folder / AGENTS_FILE, None if undo else (store, db_path, project)))
+        for change in changes:
+            _writable(change)
     except Refused as e:
         raise click.ClickException(f"{e}; nothing was written in {folder}") from None
     for change in changes:
@@ -244,6 +247,17 @@ def _agents_change(path: Path, export: tuple | None) -> Change:
         return Change(path, old, splice(old, text), f"the briefing of {export[2]} between the seamless markers")
     except BlockError as e:
         raise Refused(f"{path}: {e}") from None
+
+
+def _writable(change: Change) -> None:
+    """Refuse a change the file system would refuse halfway: a read-only file, or a folder it cannot write in."""
+    if change.new == change.old:
+        return
+    folder = next(p for p in change.path.parents if p.exists())  # `.claude` may be made
+    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        raise Refused(f"cannot write in {folder}")
+    if change.old is not None and not os.access(change.path, os.W_OK):
+        raise Refused(f"cannot write {change.path}: it is read-only")
 
 
 def _apply(change: Change) -> None:

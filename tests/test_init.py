@@ -168,3 +168,13 @@ def test_a_claude_folder_that_is_a_file_refuses_before_anything_is_written(brief
     output = wire(briefed, project, ok=False)
     assert "cannot read" in output and "nothing was written" in output
     assert files(project) == {".claude": ((project / ".claude").read_bytes(), (project / ".claude").stat().st_mtime_ns)}
+
+
+def test_codex_with_an_index_of_another_store_refuses_before_anything_is_written(briefed, project, tmp_path):
+    other = type(briefed)(tmp_path / "other")
+    other.index()
+    output = init(
+        project, "--store", other.root, "--project", "seamless", "--db", briefed.db_path, "--harness", "all", ok=False
+    )
+    assert f"holds the store at {briefed.root.resolve()}" in output and "nothing was written" in output
+    assert files(project) == {}

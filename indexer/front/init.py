@@ -237,16 +237,23 @@ def _settings_change(path: Path, command: str | None) -> Change:
 
 def _agents_change(path: Path, export: tuple | None) -> Change:
     from indexer.front.briefing_block import BlockError, block_text, remove, splice
+    from indexer.index.database import NotAnIndexError, OtherStoreError
+    from indexer.sqlite import sqlite3
 
     old = _read(path)
     try:
         if export is None:
             new = remove(old) if old is not None else None
             return Change(path, old, new or None, "the seamless block taken out")
+        splice(old, "")  # malformed markers are refused before the index is touched
         text, _ = block_text(*export)  # as `seamless export` writes it, the index brought in step first
         return Change(path, old, splice(old, text), f"the briefing of {export[2]} between the seamless markers")
     except BlockError as e:
         raise Refused(f"{path}: {e}") from None
+    except (OtherStoreError, NotAnIndexError) as e:
+        raise Refused(str(e)) from None
+    except (sqlite3.DatabaseError, OSError) as e:
+        raise Refused(f"cannot bring the index at {export[1] if export else ''} in step: {e}") from None
 
 
 def _writable(change: Change) -> None:

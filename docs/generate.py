@@ -35,12 +35,24 @@ def _help(args: list[str]) -> str:
 
 
 def cli_reference() -> str:
-    """The `--help` of `seamless` and of each of its commands, in the order `seamless --help` lists them."""
-    with click.Context(cli) as ctx:
-        names = cli.list_commands(ctx)
+    """The `--help` of `seamless` and of each of its commands (and a group's commands), in the order `seamless
+    --help` lists them."""
     parts = [f"### seamless\n\n```\n{_help([])}\n```"]
-    parts += [f"### seamless {name}\n\n```\n{_help([name])}\n```" for name in names]
+    parts += [f"### seamless {' '.join(path)}\n\n```\n{_help(path)}\n```" for path in _commands(cli, [])]
     return "\n\n".join(parts)
+
+
+def _commands(group: click.Group, above: list[str]) -> list[list[str]]:
+    """Every command under `group` as its path of names, a group before its own commands."""
+    with click.Context(group) as ctx:
+        names = group.list_commands(ctx)
+    found = []
+    for name in names:
+        command = group.get_command(ctx, name)
+        found.append([*above, name])
+        if isinstance(command, click.Group):
+            found += _commands(command, [*above, name])
+    return found
 
 
 # page -> {part name -> what writes it}

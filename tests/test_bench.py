@@ -79,6 +79,9 @@ def test_smoke_run_at_1k_prints_the_table(tmp_path):
         assert figures[key]["value"] > 0, figures[key]
     assert figures["watch_edit_p50"]["value"] <= figures["watch_edit_p95"]["value"]
     assert 0 <= figures["watch_idle_cpu"]["value"] < 100
+    for key in ("hook_p50", "hook_p95", "hook_unmapped_p50"):  # bench/hook.py
+        assert figures[key]["floor"] > 0 and figures[key]["value"] > 0, figures[key]
+    assert figures["hook_p50"]["value"] <= figures["hook_p95"]["value"] and figures["export"]["value"] > 0
 
 
 def test_a_query_and_its_floor_are_called_in_turn():

@@ -411,6 +411,76 @@ def _same_name(s: Session, scope: str | None, name: str, folder: str, exclude: s
     return found
 
 
+# A retried write is not applied twice (SPEC 11)
+
+
+@dataclass
+class Content:
+    """What a write says a memory holds; None for tags or body: "keep what it has"."""
+
+    kind: str
+    description: str
+    tags: list[str] | None
+    body: str | None  # as the write path writes it (`_body`): LF line ends, one final newline
+
+    @classmethod
+    def of(cls, kind: str, description: str, tags: list[str] | None, body: str | None) -> "Content":
+        """What a write of these values would hold, normalised as `write_memory` normalises them."""
+        description = description.strip()
+        if "\n" not in description:
+            description = rules.fold_description(description)
+        tags = None if tags is None else list(dict.fromkeys(tag.strip() for tag in tags))
+        return cls(kind.strip(), description, tags, None if body is None else _body(body))
+
+    def equals(self, record: dict) -> bool:
+        """Whether a memory `record` (from its file) already holds this: tags as a set, the body normalised."""
+        return (
+            record["kind"] == self.kind
+            and record["description"] == self.description
+            and (self.tags is None or set(json.loads(record["tags"])) == set(self.tags))
+            and (self.body is None or record["body"] == self.body)
+        )
+
+
+SUPERSEDED_PAIRS = (
+    "select old.id as old_id, new.id, new.path from memories as old join memories as new on new.id = old.superseded_by"
+)
+
+
+def _supersede_done(s: Session, ref: str, project: str | None, scope: str | None, name: str, content: Content):
+    """The answer to a retried supersede of `ref`, or None: when its replacement, an active memory named `name` in
+    `scope` that holds `content` on disk, has already superseded `ref` (which may have given it its own name)."""
+    if not isinstance(ref, str) or not ref.strip():
+        return None
+    ref = ref.strip()
+    if ULID_TEXT.match(ref.upper()):
+        pairs = s.rows(f"{SUPERSEDED_PAIRS} where old.id = ?", (ref.upper(),))
+    else:  # a name: the old memory's (inactive now, or the name went over to its replacement), looked up as resolve does
+        where = f"{SUPERSEDED_PAIRS} where old.name = ? and old.project is ?"
+        pairs = s.rows(where, (ref, rules.scope(project))) or s.rows(where, (ref, None))
+        now_named = s.rows(
+            "select id from memories where name = ? and status = 'active' and (project is ? or project is null)",
+            (ref, rules.scope(project)),
+        )
+        # the name means another active memory now: superseding it is a new write, not a retry
+        pairs = [p for p in pairs if all(r["id"] == p["id"] for r in now_named)]
+    for pair in pairs:
+        try:
+            _, record, _ = s.read(pair["path"])
+        except WriteRefused:
+            continue
+        if (
+            record
+            and (record["id"], record["status"], record["project"], record["name"])
+            == (pair["id"], "active", scope, name)
+            and content.equals(record)
+        ):
+            return Written(
+                record["id"], pair["path"], scope, "active", "unchanged", name=name, superseded=pair["old_id"]
+            )
+    return None
+
+
 # The operations
 
 
@@ -441,10 +511,14 @@ def write_memory(
     if "\n" not in description:
         description = rules.fold_description(description)
     folder = f"memories/{scope or '_global'}"
+    content = Content(kind, description, tags, _body(body) if body is not None else None)
     with session(root, db_path) as s:
         s.refresh(s.candidates(folder, name))
         old = old_data = old_problems = None
         if supersedes is not None:
+            retried = _supersede_done(s, supersedes, project, scope, name, content)
+            if retried:  # a retry of a supersede that was done: answered before anything is written
+                return retried
             old = resolve(s, supersedes, project)
             old_data, _, old_problems = _on_disk(s, old, active=True)
         existing = _same_name(s, scope, name, folder, old["id"] if old else None)
@@ -455,6 +529,8 @@ def write_memory(
                 + ", ".join(e[0] for e in existing)
                 + "; supersede or archive all but one first",
             )
+        if existing and not old and content.equals(existing[0][2]):  # a retried write: answered before any write
+            return Written(existing[0][2]["id"], existing[0][0], scope, "active", "unchanged", name=name)
         now = timestamps.now()
         if existing:
             path, data, record, problems = existing[0]
@@ -637,6 +713,14 @@ def write_note(
     title = title.strip()
     with session(root, db_path) as s:
         s.refresh([])
+        for path in s.candidates(f"notes/{scope or '_global'}", slug(title)):  # a retried note_write: answered first
+            record, _ = _note_on_disk(s, path)
+            if (
+                record
+                and (record["title"], record["project"], record["body"]) == (title, scope, body)
+                and set(json.loads(record["tags"])) == set(tags or [])
+            ):
+                return Written(record["id"], path, scope, "active", "unchanged", title=title)
         now, note_id = timestamps.now(), str(ULID())
         fields: dict[str, FieldValue] = {
             "id": note_id,
@@ -653,3 +737,41 @@ def write_note(
         _write_file(s.root, path, data, create=True)
         committed = _index_after(s, [path], Change("note", title, note_id, scope))
         return Written(note_id, path, scope, "active", "noted", title=title, committed=committed)
+
+
+def _note_on_disk(s: Session, path: str) -> tuple[dict | None, list[Problem]]:
+    """The note record of the file at `path` as the indexer reads it (None: unreadable, or not a note), and its
+    problems."""
+    try:
+        with FolderFds(str(s.root)) as folders:
+            data = folders.read(path, s.max_bytes + 1)
+    except OSError:
+        return None, []
+    return note_record(parse_bytes(path, data, s.max_bytes))
+
+
+def update_note(root, db_path, path: str, body: str | bytes) -> Written:
+    """Replace the body of the note at store path `path` (`updated` = now; every other byte kept), or answer
+    `unchanged` when it holds that body already."""
+    body = _body(text_of(body, "body") or "")
+    with session(root, db_path) as s:
+        s.refresh([])
+        record, problems = _note_on_disk(s, path) if path.startswith("notes/") else (None, [])
+        if record is None:
+            raise WriteRefused("unknown-note", f"no note at {path} that the indexer can read")
+        if record["body"] == body:
+            return Written(record["id"], path, record["project"], "active", "unchanged", title=record["title"])
+        try:
+            with FolderFds(str(s.root)) as folders:
+                doc = Document.from_bytes(folders.read(path, s.max_bytes + 1))
+            doc.set("updated", timestamps.now(), NOTE_ORDER)
+        except (OSError, EditError, UnicodeDecodeError) as e:
+            raise WriteRefused("cannot-edit", f"cannot edit {path} in place: {e}") from None
+        doc.body = body
+        data = doc.to_bytes()
+        s.check(path, data, {"title": record["title"], "body": body}, problems, note=True)
+        _write_file(s.root, path, data, create=False)
+        committed = _index_after(s, [path], Change("update", record["title"], record["id"], record["project"]))
+        return Written(
+            record["id"], path, record["project"], "active", "updated", title=record["title"], committed=committed
+        )

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-DEFAULT_DB = "seamless.db"
+from indexer.front import options
+from indexer.front.options import DEFAULT_DB
 
 
 def store_argument(function):
@@ -162,21 +163,10 @@ def as_of_option(function):
     return click.option(
         "--as-of",
         "as_of",
-        callback=_as_of,
+        callback=options.as_of,
         metavar="T",
         help="Replay the store as it was at T: an ISO 8601 date or time (Z or an offset). Default: now.",
     )(function)
-
-
-def _as_of(ctx, param, value):
-    from indexer.store.timestamps import normalize
-
-    if value is None:
-        return None
-    try:
-        return normalize(value)
-    except ValueError as e:
-        raise click.BadParameter(str(e)) from None
 
 
 def _connect(db_path: str, read_only: bool = False):
@@ -422,7 +412,9 @@ def _written(call, as_json: bool) -> None:
         return
     what = result.name if result.title is None else result.title
     click.echo(f"{result.action} {result.id} {result.path} ({what}, {_scope(result.project)}, {result.status})")
-    if result.superseded:
+    if result.action == "unchanged":
+        click.echo("the store already holds this (a retried write?): nothing was written")
+    elif result.superseded:
         click.echo(f"superseded {result.superseded}: it stays on disk, invalid from now, pointing to {result.id}")
     if result.similar:
         click.echo("similar active memories (use --supersedes ID to replace one instead of adding another):")
@@ -653,10 +645,16 @@ def _uncommitted(store: Path) -> list[str]:
 def _register() -> None:
     """The commands kept in modules of their own."""
     from indexer.front import fleet
+    from indexer.front.export import export
+    from indexer.front.hook import hook
+    from indexer.front.imports import import_group
+    from indexer.front.init import init
     from indexer.front.problem_list import problems
     from indexer.front.revisions import show
 
-    for command in (problems, show, fleet.sync, fleet.git_setup, fleet.merge_driver):
+    for command in (problems, show, fleet.sync, fleet.git_setup, fleet.merge_driver):  # the store's history, a fleet
+        cli.add_command(command)
+    for command in (hook, init, export, import_group):  # agents' harnesses (docs/agents.md)
         cli.add_command(command)
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-DEFAULT_DB = "seamless.db"
+from indexer.front.options import DEFAULT_DB
 
 
 @click.command("merge-driver")

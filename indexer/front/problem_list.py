@@ -8,9 +8,11 @@ import os
 
 import click
 
+from indexer.front.options import DEFAULT_DB
+
 
 @click.command()
-@click.option("--db", "db_path", default="seamless.db", show_default=True, help="The index to read.")
+@click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to read.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON array.")
 def problems(db_path, as_json):
     """List every problem the index holds (each file's as its last read left them), without reading the store."""

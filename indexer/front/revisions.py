@@ -7,6 +7,8 @@ import sys
 
 import click
 
+from indexer.front.options import DEFAULT_DB
+
 
 def print_revisions(x: str, project: str | None, as_json: bool, db_path: str) -> None:
     """X's revisions, oldest first: one JSON array, or one line each."""
@@ -40,7 +42,7 @@ def print_revisions(x: str, project: str | None, as_json: bool, db_path: str) ->
     metavar="COMMIT_OR_TIME",
     help="Show the file as it stood at this commit (anything git names one by) or ISO 8601 time. Default: now.",
 )
-@click.option("--db", "db_path", default="seamless.db", show_default=True, help="The index to read.")
+@click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to read.")
 def show(x, project, at, db_path):
     """Print the file of X (a memory's id or name, a note's id or path) as it stands now, or as it stood --at a
     commit or a time, followed through renames; the index knows its store."""

@@ -1,0 +1,94 @@
+"""Claude Code's auto-memory files, read as the memories they become in a store (SPEC 11). Pure: no store, no index.
+
+Claude Code keeps one folder per project (`~/.claude/projects/<project>/memory/`): `MEMORY.md`, an index of
+lines `- [Title](file.md) — hook`, and a topic file per memory, its frontmatter `name`, `description` and
+`type` (user, feedback, project or reference), its body the memory. A topic file becomes a memory of the
+kind its type maps to, its name in kebab-case and its description cut to what an index shows.
+"""
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from indexer.store import rules
+from indexer.store.parse import parse_bytes
+
+INDEX_FILE = "MEMORY.md"
+KINDS = {"user": "protocol", "feedback": "protocol", "project": "decision", "reference": "reference"}
+NAME_MAX = 80  # a name is also a file name; Claude Code's names are a few words
+ELLIPSIS = "…"
+# `- [Title](file.md) — hook` (any dash, or none with no hook)
+INDEX_LINE = re.compile(r"^\s*[-*+]\s+\[(?P<title>[^\]]*)\]\((?P<file>[^)\s]+)\)\s*(?:[—–-]+\s*(?P<hook>.*))?$")
+
+
+class Unreadable(ValueError):
+    """A topic file that cannot become a memory; the message says why, in a few words."""
+
+
+@dataclass
+class Topic:
+    """One topic file, as the memory it becomes: the body keeps a cut description whole at its top."""
+
+    file: str
+    type: str
+    kind: str
+    name: str
+    description: str
+    body: str
+
+
+def kebab(text: str) -> str:
+    """`Testing preferences`, `feedback_testing` or `userRole` as `testing-preferences`, `feedback-testing`,
+    `user-role`: ASCII letters and digits (accents dropped), at most NAME_MAX characters, cut between words."""
+    text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", text)
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    name = "-".join(re.findall(r"[a-z0-9]+", text.lower()))
+    if len(name) > NAME_MAX:
+        name = name[: NAME_MAX + 1].rsplit("-", 1)[0] if "-" in name[:NAME_MAX] else name[:NAME_MAX]
+    return name
+
+
+def cut_description(text: str, limit: int = rules.DESCRIPTION_MAX) -> tuple[str, bool]:
+    """`text` on one line, within `limit` characters: cut at a word boundary and ended with an ellipsis when
+    longer; and whether it was cut."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text, False
+    head = text[: limit - len(ELLIPSIS)]
+    if text[len(head)] != " " and " " in head:  # never half a word
+        head = head[: head.rindex(" ")]
+    return head.rstrip(" ,;:.-") + ELLIPSIS, True
+
+
+def read_topic(file: str, data: bytes, max_bytes: int) -> Topic:
+    """The memory a topic file becomes; Unreadable when it is not one (the indexer's own reading of its bytes
+    and YAML: not UTF-8, a YAML error, no frontmatter; then an unknown type, no description)."""
+    parsed = parse_bytes(file, data, max_bytes)
+    errors = [p for p in parsed.problems if p.severity == "error"]
+    if errors:
+        raise Unreadable(f"line {errors[0].line}: {errors[0].message}")
+    if parsed.meta is None:
+        raise Unreadable("no frontmatter: a topic file opens with name, description and type between --- lines")
+    meta = parsed.meta
+    given_type = meta.get("type")
+    kind = KINDS.get(given_type) if isinstance(given_type, str) else None
+    if kind is None:
+        raise Unreadable(f"type {given_type!r} is not one of {', '.join(KINDS)}")
+    description = meta.get("description")
+    if not isinstance(description, str) or not description.strip():
+        raise Unreadable("no description: the one line an index shows")
+    given = meta.get("name")
+    name = kebab(given) if isinstance(given, str) else ""
+    name = name or kebab(file.removesuffix(".md"))
+    if not name:
+        raise Unreadable(f"no name to make kebab-case from ({given!r}, nor the file name)")
+    short, cut = cut_description(description)
+    body = parsed.body
+    if cut:  # the whole text stays, at the top of the body
+        body = " ".join(description.split()) + "\n\n" + body.lstrip("\n")
+    return Topic(file, str(given_type), kind, name, short, body)
+
+
+def index_links(text: str) -> list[tuple[str, str, str]]:
+    """The `- [Title](file.md) — hook` lines of MEMORY.md, as (title, file, hook)."""
+    return [(m["title"], m["file"], m["hook"] or "") for m in map(INDEX_LINE.match, text.splitlines()) if m]

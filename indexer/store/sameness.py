@@ -96,7 +96,11 @@ def value_conflicts(a: Wording, b: Wording) -> list[tuple[str, str, set[str], se
         for (kind_b, slot_b), vb in sorted(sb.items()):
             if kind_b != kind or not _same_slot(kind, slot_a, slot_b):
                 continue
-            if (va - mentioned_b) and (vb - mentioned_a) and (kind not in ("quantity", "number") or _comparable(va, vb)):
+            if (
+                (va - mentioned_b)
+                and (vb - mentioned_a)
+                and (kind not in ("quantity", "number") or _comparable(va, vb))
+            ):
                 found.append((kind, slot_a if slot_a == slot_b else "", va, vb))
     return sorted(found, key=lambda c: not c[1])  # named slots first
 
@@ -136,7 +140,10 @@ def denials(a: Wording, b: Wording) -> str | None:
         words = sorted(
             w
             for w in denier.negated & stater.asserted
-            if w not in GENERIC and w not in STOPWORDS and not w.isdigit() and w not in denier.asserted
+            if w not in GENERIC
+            and w not in STOPWORDS
+            and not w.isdigit()
+            and w not in denier.asserted
             and w not in stater.negated
         )
         if words and stater.failures <= denier.failures:

@@ -18,15 +18,22 @@ from dataclasses import dataclass
 import Stemmer
 
 # A token: a code span, a clause boundary, or a run of anything that is not a space or a separator.
-TOKEN = re.compile(r"`(?P<code>[^`]*)`|(?P<stop>[;:,.!?]+(?=\s|$)|\s[-–—]+\s|[()\[\]{}|])|(?P<raw>[^\s,;()\[\]{}\"`|]+)")
+TOKEN = re.compile(
+    r"`(?P<code>[^`]*)`|(?P<stop>[;:,.!?]+(?=\s|$)|\s[-–—]+\s|[()\[\]{}|])|(?P<raw>[^\s,;()\[\]{}\"`|]+)"
+)
 EDGE = "\"'.,:;!?*“”‘’«»"  # stripped from a raw token's ends
 PART = re.compile(r"[^\W_]+")  # the letters-and-digits runs of an identifier
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
-URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|www\.)\S+$|^[a-z0-9-]+(?:\.[a-z0-9-]+)+\.[a-z]{2,}/\S*$|^[a-z0-9-]+\.(?:com|org|io|dev|net|html)(?:/\S*)?$", re.I)
+URL = re.compile(
+    r"^(?:[a-z][a-z0-9+.-]*://|www\.)\S+$|^[a-z0-9-]+(?:\.[a-z0-9-]+)+\.[a-z]{2,}/\S*$|^[a-z0-9-]+\.(?:com|org|io|dev|net|html)(?:/\S*)?$",
+    re.I,
+)
 HOST_PORT = re.compile(r"^(?:[A-Za-z][\w-]*(?:\.[\w-]+)*|\d+(?:\.\d+){3}):(\d{2,5})(?:/\S*)?$")
 ASSIGNMENT = re.compile(r"^([A-Za-z_][\w.-]*)=(\S+)$")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:T[\d:]+Z?)?$")
-VERSION = re.compile(r"^(?:v|>=|<=|==|~=|\^|@)?(\d+(?:\.\d+)+(?:[.+-]?[a-z][\w.]*)?|\d{4}-\d{2}-\d{2}\.[a-z]\w*)\+?$", re.I)
+VERSION = re.compile(
+    r"^(?:v|>=|<=|==|~=|\^|@)?(\d+(?:\.\d+)+(?:[.+-]?[a-z][\w.]*)?|\d{4}-\d{2}-\d{2}\.[a-z]\w*)\+?$", re.I
+)
 NUMBER = re.compile(r"^[-+]?(\d+(?:[.,]\d+)?)(%|x|ms|s|h|m|d|k|kb|mb|gb|px)?\+?$", re.I)
 NUMBER_UNIT = re.compile(r"^(\d+(?:\.\d+)?)-([a-z]+)$", re.I)  # 48-bit, 10-minute
 FLAG = re.compile(r"^--?[a-z][\w-]*(?:=\S+)?$", re.I)
@@ -57,46 +64,22 @@ PROHIBITION = {"forbidden", "banned", "prohibited", "disallowed"}
 # words that describe a failure: "a stray print() corrupts the stream" restates "never print", it does not deny it
 FAILURE = frozenset(
     Stemmer.Stemmer("english").stemWords(
-        """fail fails failed failing failure break breaks broke broken breaking corrupt corrupts corrupted error errors
-        crash crashes crashed raise raises raised stray wrong lose loses lost leak leaks bug disagree disagreeing
-        mismatch missing miss misses hang hangs stale collide collided collides clash clashes conflict conflicts
-        typeerror exception traceback refuse refuses slow""".split()
+        ["fail", "fails", "failed", "failing", "failure", "break", "breaks", "broke", "broken", "breaking", "corrupt", "corrupts", "corrupted", "error", "errors", "crash", "crashes", "crashed", "raise", "raises", "raised", "stray", "wrong", "lose", "loses", "lost", "leak", "leaks", "bug", "disagree", "disagreeing", "mismatch", "missing", "miss", "misses", "hang", "hangs", "stale", "collide", "collided", "collides", "clash", "clashes", "conflict", "conflicts", "typeerror", "exception", "traceback", "refuse", "refuses", "slow"]
     )
 )
 # words a value is stated with (`port 8765`, `version 16`), whose stems carry no subject of their own
 VALUE_WORDS = {"port", "version", "path", "file", "default", "set", "pin", "number", "valu", "at", "is", "on", "to"}
 STOPWORDS = frozenset(
-    """a an the and or but if then than so as at by for from in into of on onto to with within without via per
-    is are was were be been being am it its it's this that these those there here we our us you your they their
-    them he she his her i me my do does did done doing has have had having can could will would shall should may
-    might must also too very just only still yet again even ever about above after before below between both each
-    few more most other some such own same any all what which who whom whose when where why how while until up
-    down out off over under further once nor not no never e.g i.e etc vs via now new""".split()
+    ["a", "an", "the", "and", "or", "but", "if", "then", "than", "so", "as", "at", "by", "for", "from", "in", "into", "of", "on", "onto", "to", "with", "within", "without", "via", "per", "is", "are", "was", "were", "be", "been", "being", "am", "it", "its", "it's", "this", "that", "these", "those", "there", "here", "we", "our", "us", "you", "your", "they", "their", "them", "he", "she", "his", "her", "i", "me", "my", "do", "does", "did", "done", "doing", "has", "have", "had", "having", "can", "could", "will", "would", "shall", "should", "may", "might", "must", "also", "too", "very", "just", "only", "still", "yet", "again", "even", "ever", "about", "above", "after", "before", "below", "between", "both", "each", "few", "more", "most", "other", "some", "such", "own", "same", "any", "all", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "while", "until", "up", "down", "out", "off", "over", "under", "further", "once", "nor", "not", "no", "never", "e.g", "i.e", "etc", "vs", "via", "now", "new"]
 )
 # Words that say nothing a future agent could act on by themselves: "notes about the console" is a generic word
 # and one topic. Stems are compared, so one form of each word is enough.
 GENERIC = frozenset(
     Stemmer.Stemmer("english").stemWords(
-        """note notes stuff thing things info information misc miscellaneous various detail details general
-        overview summary learning learnings learned lesson lessons tip tips thought thoughts idea ideas todo update
-        updates fix fixes fixed bug bugs issue issues problem problems gotcha gotchas decision decisions runbook
-        protocol reference references constraint stage work working worked works important remember remembering
-        useful interesting relevant related regarding concerning context background random check checked careful
-        keep mind later today yesterday tomorrow session sessions meeting meetings discussion discussed decided
-        architecture approach plan plans next step steps project projects code codebase system systems app
-        application setup config configuration settings performance behaviour behavior flaky weird strange broken
-        see body below above question questions investigation research finding findings workaround workarounds
-        trick tricks quirk quirks caveat caveats consideration considerations practice practices guideline guidelines
-        rule rules process procedure way ways how doing thing stuff improvement improvements change changes changed
-        handle handling help helpful use using used make making made get getting got need needs know known want
-        try tried future forget don't don't time times team teams people person someone something anything
-        everything area part parts piece pieces point points aspect aspects case cases item items list lists good
-        bad better best worse worst nice okay fine hard easy quick slow fast simple complex main current old
-        latest recent recently first last docs doc documentation documented explanation explained description hit
-        saw seen found happen happened happens noticed ran encounter encountered""".split()
+        ["note", "notes", "stuff", "thing", "things", "info", "information", "misc", "miscellaneous", "various", "detail", "details", "general", "overview", "summary", "learning", "learnings", "learned", "lesson", "lessons", "tip", "tips", "thought", "thoughts", "idea", "ideas", "todo", "update", "updates", "fix", "fixes", "fixed", "bug", "bugs", "issue", "issues", "problem", "problems", "gotcha", "gotchas", "decision", "decisions", "runbook", "protocol", "reference", "references", "constraint", "stage", "work", "working", "worked", "works", "important", "remember", "remembering", "useful", "interesting", "relevant", "related", "regarding", "concerning", "context", "background", "random", "check", "checked", "careful", "keep", "mind", "later", "today", "yesterday", "tomorrow", "session", "sessions", "meeting", "meetings", "discussion", "discussed", "decided", "architecture", "approach", "plan", "plans", "next", "step", "steps", "project", "projects", "code", "codebase", "system", "systems", "app", "application", "setup", "config", "configuration", "settings", "performance", "behaviour", "behavior", "flaky", "weird", "strange", "broken", "see", "body", "below", "above", "question", "questions", "investigation", "research", "finding", "findings", "workaround", "workarounds", "trick", "tricks", "quirk", "quirks", "caveat", "caveats", "consideration", "considerations", "practice", "practices", "guideline", "guidelines", "rule", "rules", "process", "procedure", "way", "ways", "how", "doing", "thing", "stuff", "improvement", "improvements", "change", "changes", "changed", "handle", "handling", "help", "helpful", "use", "using", "used", "make", "making", "made", "get", "getting", "got", "need", "needs", "know", "known", "want", "try", "tried", "future", "forget", "don't", "don't", "time", "times", "team", "teams", "people", "person", "someone", "something", "anything", "everything", "area", "part", "parts", "piece", "pieces", "point", "points", "aspect", "aspects", "case", "cases", "item", "items", "list", "lists", "good", "bad", "better", "best", "worse", "worst", "nice", "okay", "fine", "hard", "easy", "quick", "slow", "fast", "simple", "complex", "main", "current", "old", "latest", "recent", "recently", "first", "last", "docs", "doc", "documentation", "documented", "explanation", "explained", "description", "hit", "saw", "seen", "found", "happen", "happened", "happens", "noticed", "ran", "encounter", "encountered"]
     )
 )
-GENERIC_UPPER = frozenset("API UI DB CI CD PR ID URL CLI SDK TODO FYI ASAP NB OK TBD WIP".split())
+GENERIC_UPPER = frozenset(["API", "UI", "DB", "CI", "CD", "PR", "ID", "URL", "CLI", "SDK", "TODO", "FYI", "ASAP", "NB", "OK", "TBD", "WIP"])
 MIN_WORDS = 3  # fewer words than this, with nothing concrete, is vague
 MIN_SPECIFIC = 2  # fewer specific (not generic) words than this, with nothing concrete, is vague
 GENERIC_SHARE = 0.6  # more generic words than this share, with nothing concrete and fewer than 3 specific ones
@@ -182,7 +165,7 @@ def tokens(text: str) -> list[_Token]:
         if not core:
             continue
         found.append(_Token(core, _type_of(core), clause))
-        if raw.rstrip("\"'*”’»").endswith((".", ":", ";", "!", "?")) and not _type_of(core) in ("url", "path"):
+        if raw.rstrip("\"'*”’»").endswith((".", ":", ";", "!", "?")) and _type_of(core) not in ("url", "path"):
             clause += 1
     return found
 
@@ -298,7 +281,12 @@ def _value_at(c: list[_Token], i: int, keyed: bool = True) -> Value | None:
     if tok.type == "word":
         after = c[i + 1] if i + 1 < len(c) else None
         word = text.casefold()
-        if word in NUMBER_WORDS and after is not None and after.type == "word" and after.text.casefold() not in STOPWORDS:
+        if (
+            word in NUMBER_WORDS
+            and after is not None
+            and after.type == "word"
+            and after.text.casefold() not in STOPWORDS
+        ):
             return Value("quantity", stem(after.text), NUMBER_WORDS[word], former)
         if word in OPPOSITES and after is not None and after.text.casefold() not in STOPWORDS:
             return Value("polar", stem(after.text), OPPOSITES[word], former)  # lower score / higher score
@@ -329,7 +317,21 @@ def _value_at(c: list[_Token], i: int, keyed: bool = True) -> Value | None:
     return Value("number", "", number, former)
 
 
-CODE_WORDS = {"reply", "replies", "return", "returns", "respond", "responds", "answer", "answers", "status", "http", "exit", "code", "errno"}
+CODE_WORDS = {
+    "reply",
+    "replies",
+    "return",
+    "returns",
+    "respond",
+    "responds",
+    "answer",
+    "answers",
+    "status",
+    "http",
+    "exit",
+    "code",
+    "errno",
+}
 # a word and its opposite, each read as one of two sides: "lower score" against "higher scores"
 OPPOSITES = {
     "lower": "low", "low": "low", "higher": "high", "high": "high", "less": "less", "more": "more", "fewer": "less",
@@ -339,7 +341,19 @@ OPPOSITES = {
     "allow": "yes", "deny": "no", "sync": "sync", "async": "async", "synchronous": "sync", "asynchronous": "async",
 }  # fmt: skip
 ASSIGNS = {"is", "=", "are", "defaults", "default", "set", "equals"}  # KEY is VALUE, KEY defaults to VALUE
-SKIPPED_BEFORE_VERSION = {"version", "versions", "pinned", "pin", "api", "floor", "minimum", "min", "v", "release", "lts"}
+SKIPPED_BEFORE_VERSION = {
+    "version",
+    "versions",
+    "pinned",
+    "pin",
+    "api",
+    "floor",
+    "minimum",
+    "min",
+    "v",
+    "release",
+    "lts",
+}
 
 
 def _key_before(c: list[_Token], i: int) -> str | None:

@@ -61,6 +61,7 @@ class Written:
     title: str | None = None
     superseded: str | None = None
     similar: list[dict] = field(default_factory=list)
+    hints: list[dict] = field(default_factory=list)  # the gardener's, for a memory written (never a refusal)
 
     def as_json(self) -> dict:
         out: dict[str, object] = {
@@ -78,6 +79,8 @@ class Written:
             out["superseded"] = self.superseded
         if self.action == "created":
             out["similar"] = self.similar
+        if self.action in ("created", "updated", "superseded"):
+            out["hints"] = self.hints
         return out
 
 
@@ -509,6 +512,8 @@ def write_memory(
             from indexer.query.similar import similar_memories
 
             similar = similar_memories(s.conn, memory_id)
+        from indexer.query.gardener import hints
+
         return Written(
             memory_id,
             path,
@@ -518,6 +523,7 @@ def write_memory(
             name=name,
             superseded=old["id"] if old else None,
             similar=similar,
+            hints=hints(s.conn, memory_id),
         )
 
 

@@ -245,6 +245,7 @@ def _group_findings(group: Group, members: list[Member], root: str) -> list[tupl
                 f"{len(members)} active memories of {_label(scope)} have the same description (up to case, "
                 f"punctuation and word endings): keep one, the newest is {newest.name} ({newest.id}), and supersede "
                 "the others",
+                f"the same description: {_quoted(newest.description)}",
                 supersede_command(root, newest, oldest),
             )
         )
@@ -261,6 +262,7 @@ def _group_findings(group: Group, members: list[Member], root: str) -> list[tupl
                 ids,
                 f"{copies} {_quoted(newest.description)}: {vague}; rewrite it so an agent can act on it without "
                 "opening the body",
+                vague,
                 None,
             )
         )
@@ -296,6 +298,7 @@ def _pair_findings(group: Group, members: list[Member], others: dict[Group, list
                 older.id,
                 json.dumps([older.id, newer.id]),
                 reason,
+                verdict.evidence,
                 supersede_command(root, newer, older),
             )
         )
@@ -334,7 +337,7 @@ def _quoted(description: str) -> str:
 
 def _insert(db, findings: list[tuple]) -> None:
     db.executemany(
-        "insert into gardener_findings (proposal, scope, signature, other, id, ids, reason, command) "
-        "values (?, ?, ?, ?, ?, ?, ?, ?)",
+        "insert into gardener_findings (proposal, scope, signature, other, id, ids, reason, evidence, command) "
+        "values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         findings,
     )

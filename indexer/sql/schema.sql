@@ -145,6 +145,7 @@ CREATE TABLE IF NOT EXISTS gardener_findings (
     id TEXT NOT NULL,             -- the memory to act on: the older of a pair, the oldest of a group
     ids TEXT NOT NULL,            -- JSON array of every memory it involves, newest last
     reason TEXT NOT NULL,         -- what a person checks at a glance
+    evidence TEXT NOT NULL,       -- what was found: the shared words, the two values, the vague description's fault
     command TEXT                  -- the suggested `seamless write ... --supersedes ID`, where there is one
 );
 CREATE INDEX IF NOT EXISTS gardener_findings_signature ON gardener_findings (scope, signature);

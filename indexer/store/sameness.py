@@ -17,8 +17,10 @@ from dataclasses import dataclass
 
 from indexer.store.wording import GENERIC, STOPWORDS, Value, Wording
 
-DUPLICATE_AT = 0.35  # Jaccard of the word sets
-SUBJECT_AT = 0.3  # overlap of the subjects' words (shared / the smaller set)
+DUPLICATE_AT = 0.33  # Jaccard of the word sets
+MIN_SHARED = 3  # specific (not generic) words two duplicates have in common at least
+MAX_UNSHARED_NAMES = 3  # names (identifiers, products) one of two duplicates has and the other never mentions
+SUBJECT_AT = 0.25  # overlap of the subjects' words (shared / the smaller set)
 NAMED_SUBJECT_AT = 0.15  # the same, for a value in a named slot (a setting, a product's version, a file's path)
 NUMBER_KINDS = ("port", "version", "quantity", "number")
 MAGNITUDE = 16  # two quantities of one thing are within this factor of each other
@@ -40,18 +42,26 @@ def judge(a: Wording, b: Wording) -> Verdict | None:
     subject = subject_overlap(a, b)
     # a slot with a name (a setting's key, a named product's version) says what the value is of; an unnamed one
     # (a port, a bare version) needs the same subject, and something named in common when both name things
-    named = [c for c in conflicts if c[1] and c[0] in ("setting", "version", "path")]
-    same_things = not (a.names and b.names) or bool(a.names & b.names)
-    if named and (named[0][0] == "setting" or subject >= NAMED_SUBJECT_AT):
-        return Verdict("contradiction", _conflict_text(named[0]), similarity)
+    named = [c for c in conflicts if c.slot and c.kind in ("setting", "version", "path")]
+    same_things = (not (a.names and b.names) or bool(a.names & b.names)) and not siblings(a, b)
+    if named and (named[0].kind == "setting" or (subject >= NAMED_SUBJECT_AT and same_things)):
+        return Verdict("contradiction", named[0].text, similarity)
     if conflicts and subject >= SUBJECT_AT and same_things:
-        return Verdict("contradiction", _conflict_text(conflicts[0]), similarity)
+        return Verdict("contradiction", conflicts[0].text, similarity)
     denied = denials(a, b)
     if denied and subject >= SUBJECT_AT and same_things:
         return Verdict("contradiction", denied, similarity)
-    if similarity >= DUPLICATE_AT and not conflicts and numbers_agree(a, b):
-        shared = sorted(a.words & b.words, key=lambda w: (w.isalpha(), w))
-        return Verdict("duplicate", f"shared words: {', '.join(shared[:8])}", similarity)
+    specific = {w for w in a.words & b.words if w not in GENERIC}
+    if (
+        similarity >= DUPLICATE_AT
+        and len(specific) >= MIN_SHARED
+        and not conflicts
+        and numbers_agree(a, b)
+        and len(unshared_names(a, b)) <= MAX_UNSHARED_NAMES
+    ):
+        shared = b.spelled(sorted(a.words & b.words, key=lambda w: (w.isalpha(), w)))
+        more = f" and {len(shared) - 8} more" if len(shared) > 8 else ""
+        return Verdict("duplicate", f"{len(shared)} words in common: {', '.join(shared[:8])}{more}", similarity)
     return None
 
 
@@ -86,11 +96,34 @@ def _same_slot(kind: str, slot_a: str, slot_b: str) -> bool:
     return False
 
 
-def value_conflicts(a: Wording, b: Wording) -> list[tuple[str, str, set[str], set[str]]]:
-    """(kind, slot, a's values, b's values) for each slot both fill, each with a value the other never mentions."""
+@dataclass(frozen=True)
+class Conflict:
+    """One slot both memories fill with values neither holds all of."""
+
+    kind: str
+    slot: str  # '' when the two name it differently (a version of no named product)
+    label: str
+    older: tuple[str, ...]
+    newer: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        what = self.label or self.kind
+        if self.kind == "version" and self.label:
+            what = f"{self.label} version"
+        elif self.kind == "quantity":
+            what = f"{self.label or 'quantity'}"
+        elif self.kind == "polar":
+            what = f"{self.label or 'which way'}"
+        return f"{what}: {', '.join(self.older)} in one, {', '.join(self.newer)} in the other"
+
+
+def value_conflicts(a: Wording, b: Wording) -> list[Conflict]:
+    """Each slot both fill, each with a value the other never mentions (`a` is the older memory)."""
     sa, sb = _stated(a), _stated(b)
     mentioned_a = {v.value for v in a.values if not v.former}
     mentioned_b = {v.value for v in b.values if not v.former}
+    labels = {(v.kind, v.slot): v.label for v in (*b.values, *a.values)}
     found = []
     for (kind, slot_a), va in sorted(sa.items()):
         for (kind_b, slot_b), vb in sorted(sb.items()):
@@ -101,8 +134,10 @@ def value_conflicts(a: Wording, b: Wording) -> list[tuple[str, str, set[str], se
                 and (vb - mentioned_a)
                 and (kind not in ("quantity", "number") or _comparable(va, vb))
             ):
-                found.append((kind, slot_a if slot_a == slot_b else "", va, vb))
-    return sorted(found, key=lambda c: not c[1])  # named slots first
+                slot = slot_a if slot_a == slot_b else ""
+                label = labels.get((kind, slot_a)) or labels.get((kind, slot_b)) or ""
+                found.append(Conflict(kind, slot, label, tuple(sorted(va)), tuple(sorted(vb))))
+    return sorted(found, key=lambda c: not c.slot)  # named slots first
 
 
 def _comparable(va: set[str], vb: set[str]) -> bool:
@@ -119,12 +154,17 @@ def _comparable(va: set[str], vb: set[str]) -> bool:
     return False
 
 
-def _conflict_text(conflict: tuple[str, str, set[str], set[str]]) -> str:
-    kind, slot, va, vb = conflict
-    what = {"setting": slot, "path": f"the path of {slot}", "port": "port", "version": f"{slot} version".strip()}.get(
-        kind, f"{kind} in {slot}" if slot else kind
-    )
-    return f"{what}: {', '.join(sorted(va))} against {', '.join(sorted(vb))}"
+def unshared_names(a: Wording, b: Wording) -> set[str]:
+    """The names (of three letters or more) one memory uses that the other never mentions: two that say the same
+    name the same things (`twine`, `PYPI_TOKEN` against `CHANGELOG` is another procedure)."""
+    return {n for n in (a.names - b.words) | (b.names - a.words) if len(n) >= 3}
+
+
+def siblings(a: Wording, b: Wording) -> bool:
+    """Whether each names a two-part name the other does not, and two of those differ in one part only:
+    `harbor-prod` and `harbor-ci`, `snowflake_pool` and `s3_pool` are two of one family, whose values may differ."""
+    only_a, only_b = a.instances - b.instances, b.instances - a.instances
+    return any((x[0] == y[0]) != (x[1] == y[1]) for x in only_a for y in only_b)
 
 
 def numbers_agree(a: Wording, b: Wording) -> bool:
@@ -147,7 +187,8 @@ def denials(a: Wording, b: Wording) -> str | None:
             and w not in stater.negated
         )
         if words and stater.failures <= denier.failures:
-            return f"one denies what the other states: {', '.join(words)}"
+            shown = ", ".join(stater.spelled(words))
+            return f"one says no to {shown}, the other says yes"
     return None
 
 

@@ -13,7 +13,7 @@ import functools
 import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import Stemmer
 
@@ -34,7 +34,7 @@ DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:T[\d:]+Z?)?$")
 VERSION = re.compile(
     r"^(?:v|>=|<=|==|~=|\^|@)?(\d+(?:\.\d+)+(?:[.+-]?[a-z][\w.]*)?|\d{4}-\d{2}-\d{2}\.[a-z]\w*)\+?$", re.I
 )
-NUMBER = re.compile(r"^[-+]?(\d+(?:[.,]\d+)?)(%|x|ms|s|h|m|d|k|kb|mb|gb|px)?\+?$", re.I)
+NUMBER = re.compile(r"^[-+]?(\d+(?:[.,]\d+)?)(%|x|ms|s|h|m|d|k|g|kb|mb|gb|px)?\+?$", re.I)
 NUMBER_UNIT = re.compile(r"^(\d+(?:\.\d+)?)-([a-z]+)$", re.I)  # 48-bit, 10-minute
 FLAG = re.compile(r"^--?[a-z][\w-]*(?:=\S+)?$", re.I)
 CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]")
@@ -52,7 +52,7 @@ UNITS = {
     "ms": "ms", "millisecond": "ms", "milliseconds": "ms", "s": "s", "sec": "s", "secs": "s", "second": "s",
     "seconds": "s", "m": "min", "min": "min", "mins": "min", "minute": "min", "minutes": "min", "h": "h", "hr": "h",
     "hrs": "h", "hour": "h", "hours": "h", "d": "d", "day": "d", "days": "d", "week": "week", "weeks": "week",
-    "x": "x", "%": "%", "k": "k", "kb": "kb", "mb": "mb", "gb": "gb", "px": "px",
+    "x": "x", "%": "%", "k": "k", "kb": "kb", "mb": "mb", "gb": "gb", "g": "gb", "px": "px",
 }  # fmt: skip
 # words that mark the next value as the one given up: "moved from 8001", "instead of Redis", "not RabbitMQ"
 FORMER = {"from", "instead", "formerly", "previously", "replacing", "replaces", "replaced", "was", "were"}
@@ -64,22 +64,454 @@ PROHIBITION = {"forbidden", "banned", "prohibited", "disallowed"}
 # words that describe a failure: "a stray print() corrupts the stream" restates "never print", it does not deny it
 FAILURE = frozenset(
     Stemmer.Stemmer("english").stemWords(
-        ["fail", "fails", "failed", "failing", "failure", "break", "breaks", "broke", "broken", "breaking", "corrupt", "corrupts", "corrupted", "error", "errors", "crash", "crashes", "crashed", "raise", "raises", "raised", "stray", "wrong", "lose", "loses", "lost", "leak", "leaks", "bug", "disagree", "disagreeing", "mismatch", "missing", "miss", "misses", "hang", "hangs", "stale", "collide", "collided", "collides", "clash", "clashes", "conflict", "conflicts", "typeerror", "exception", "traceback", "refuse", "refuses", "slow"]
+        [
+            "fail",
+            "fails",
+            "failed",
+            "failing",
+            "failure",
+            "break",
+            "breaks",
+            "broke",
+            "broken",
+            "breaking",
+            "corrupt",
+            "corrupts",
+            "corrupted",
+            "error",
+            "errors",
+            "crash",
+            "crashes",
+            "crashed",
+            "raise",
+            "raises",
+            "raised",
+            "stray",
+            "wrong",
+            "lose",
+            "loses",
+            "lost",
+            "leak",
+            "leaks",
+            "bug",
+            "disagree",
+            "disagreeing",
+            "mismatch",
+            "missing",
+            "miss",
+            "misses",
+            "hang",
+            "hangs",
+            "stale",
+            "collide",
+            "collided",
+            "collides",
+            "clash",
+            "clashes",
+            "conflict",
+            "conflicts",
+            "typeerror",
+            "exception",
+            "traceback",
+            "refuse",
+            "refuses",
+            "slow",
+        ]
     )
 )
 # words a value is stated with (`port 8765`, `version 16`), whose stems carry no subject of their own
 VALUE_WORDS = {"port", "version", "path", "file", "default", "set", "pin", "number", "valu", "at", "is", "on", "to"}
 STOPWORDS = frozenset(
-    ["a", "an", "the", "and", "or", "but", "if", "then", "than", "so", "as", "at", "by", "for", "from", "in", "into", "of", "on", "onto", "to", "with", "within", "without", "via", "per", "is", "are", "was", "were", "be", "been", "being", "am", "it", "its", "it's", "this", "that", "these", "those", "there", "here", "we", "our", "us", "you", "your", "they", "their", "them", "he", "she", "his", "her", "i", "me", "my", "do", "does", "did", "done", "doing", "has", "have", "had", "having", "can", "could", "will", "would", "shall", "should", "may", "might", "must", "also", "too", "very", "just", "only", "still", "yet", "again", "even", "ever", "about", "above", "after", "before", "below", "between", "both", "each", "few", "more", "most", "other", "some", "such", "own", "same", "any", "all", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "while", "until", "up", "down", "out", "off", "over", "under", "further", "once", "nor", "not", "no", "never", "e.g", "i.e", "etc", "vs", "via", "now", "new"]
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "then",
+        "than",
+        "so",
+        "as",
+        "at",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "of",
+        "on",
+        "onto",
+        "to",
+        "with",
+        "within",
+        "without",
+        "via",
+        "per",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "it",
+        "its",
+        "it's",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "we",
+        "our",
+        "us",
+        "you",
+        "your",
+        "they",
+        "their",
+        "them",
+        "he",
+        "she",
+        "his",
+        "her",
+        "i",
+        "me",
+        "my",
+        "do",
+        "does",
+        "did",
+        "done",
+        "doing",
+        "has",
+        "have",
+        "had",
+        "having",
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "may",
+        "might",
+        "must",
+        "also",
+        "too",
+        "very",
+        "just",
+        "only",
+        "still",
+        "yet",
+        "again",
+        "even",
+        "ever",
+        "about",
+        "above",
+        "after",
+        "before",
+        "below",
+        "between",
+        "both",
+        "each",
+        "few",
+        "more",
+        "most",
+        "other",
+        "some",
+        "such",
+        "own",
+        "same",
+        "any",
+        "all",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "while",
+        "until",
+        "up",
+        "down",
+        "out",
+        "off",
+        "over",
+        "under",
+        "further",
+        "once",
+        "nor",
+        "not",
+        "no",
+        "never",
+        "e.g",
+        "i.e",
+        "etc",
+        "vs",
+        "via",
+        "now",
+        "new",
+    ]
 )
 # Words that say nothing a future agent could act on by themselves: "notes about the console" is a generic word
 # and one topic. Stems are compared, so one form of each word is enough.
-GENERIC = frozenset(
-    Stemmer.Stemmer("english").stemWords(
-        ["note", "notes", "stuff", "thing", "things", "info", "information", "misc", "miscellaneous", "various", "detail", "details", "general", "overview", "summary", "learning", "learnings", "learned", "lesson", "lessons", "tip", "tips", "thought", "thoughts", "idea", "ideas", "todo", "update", "updates", "fix", "fixes", "fixed", "bug", "bugs", "issue", "issues", "problem", "problems", "gotcha", "gotchas", "decision", "decisions", "runbook", "protocol", "reference", "references", "constraint", "stage", "work", "working", "worked", "works", "important", "remember", "remembering", "useful", "interesting", "relevant", "related", "regarding", "concerning", "context", "background", "random", "check", "checked", "careful", "keep", "mind", "later", "today", "yesterday", "tomorrow", "session", "sessions", "meeting", "meetings", "discussion", "discussed", "decided", "architecture", "approach", "plan", "plans", "next", "step", "steps", "project", "projects", "code", "codebase", "system", "systems", "app", "application", "setup", "config", "configuration", "settings", "performance", "behaviour", "behavior", "flaky", "weird", "strange", "broken", "see", "body", "below", "above", "question", "questions", "investigation", "research", "finding", "findings", "workaround", "workarounds", "trick", "tricks", "quirk", "quirks", "caveat", "caveats", "consideration", "considerations", "practice", "practices", "guideline", "guidelines", "rule", "rules", "process", "procedure", "way", "ways", "how", "doing", "thing", "stuff", "improvement", "improvements", "change", "changes", "changed", "handle", "handling", "help", "helpful", "use", "using", "used", "make", "making", "made", "get", "getting", "got", "need", "needs", "know", "known", "want", "try", "tried", "future", "forget", "don't", "don't", "time", "times", "team", "teams", "people", "person", "someone", "something", "anything", "everything", "area", "part", "parts", "piece", "pieces", "point", "points", "aspect", "aspects", "case", "cases", "item", "items", "list", "lists", "good", "bad", "better", "best", "worse", "worst", "nice", "okay", "fine", "hard", "easy", "quick", "slow", "fast", "simple", "complex", "main", "current", "old", "latest", "recent", "recently", "first", "last", "docs", "doc", "documentation", "documented", "explanation", "explained", "description", "hit", "saw", "seen", "found", "happen", "happened", "happens", "noticed", "ran", "encounter", "encountered"]
-    )
+GENERIC_WORDS = (  # fmt: skip
+    "note",
+    "notes",
+    "stuff",
+    "thing",
+    "things",
+    "info",
+    "information",
+    "misc",
+    "miscellaneous",
+    "various",
+    "detail",
+    "details",
+    "general",
+    "overview",
+    "summary",
+    "learning",
+    "learnings",
+    "learned",
+    "lesson",
+    "lessons",
+    "tip",
+    "tips",
+    "thought",
+    "thoughts",
+    "idea",
+    "ideas",
+    "todo",
+    "update",
+    "updates",
+    "fix",
+    "fixes",
+    "fixed",
+    "bug",
+    "bugs",
+    "issue",
+    "issues",
+    "problem",
+    "problems",
+    "gotcha",
+    "gotchas",
+    "decision",
+    "decisions",
+    "runbook",
+    "protocol",
+    "reference",
+    "references",
+    "constraint",
+    "stage",
+    "work",
+    "working",
+    "worked",
+    "works",
+    "important",
+    "remember",
+    "remembering",
+    "useful",
+    "interesting",
+    "relevant",
+    "related",
+    "regarding",
+    "concerning",
+    "context",
+    "background",
+    "random",
+    "check",
+    "checked",
+    "careful",
+    "keep",
+    "mind",
+    "later",
+    "today",
+    "yesterday",
+    "tomorrow",
+    "session",
+    "sessions",
+    "meeting",
+    "meetings",
+    "discussion",
+    "discussed",
+    "decided",
+    "architecture",
+    "approach",
+    "plan",
+    "plans",
+    "next",
+    "step",
+    "steps",
+    "project",
+    "projects",
+    "code",
+    "codebase",
+    "system",
+    "systems",
+    "app",
+    "application",
+    "setup",
+    "config",
+    "configuration",
+    "settings",
+    "performance",
+    "behaviour",
+    "behavior",
+    "flaky",
+    "weird",
+    "strange",
+    "broken",
+    "see",
+    "body",
+    "below",
+    "above",
+    "question",
+    "questions",
+    "investigation",
+    "research",
+    "finding",
+    "findings",
+    "workaround",
+    "workarounds",
+    "trick",
+    "tricks",
+    "quirk",
+    "quirks",
+    "caveat",
+    "caveats",
+    "consideration",
+    "considerations",
+    "practice",
+    "practices",
+    "guideline",
+    "guidelines",
+    "rule",
+    "rules",
+    "process",
+    "procedure",
+    "way",
+    "ways",
+    "how",
+    "doing",
+    "improvement",
+    "improvements",
+    "change",
+    "changes",
+    "changed",
+    "handle",
+    "handling",
+    "help",
+    "helpful",
+    "use",
+    "using",
+    "used",
+    "make",
+    "making",
+    "made",
+    "get",
+    "getting",
+    "got",
+    "need",
+    "needs",
+    "know",
+    "known",
+    "want",
+    "try",
+    "tried",
+    "future",
+    "forget",
+    "don't",
+    "time",
+    "times",
+    "team",
+    "teams",
+    "people",
+    "person",
+    "someone",
+    "something",
+    "anything",
+    "everything",
+    "area",
+    "part",
+    "parts",
+    "piece",
+    "pieces",
+    "point",
+    "points",
+    "aspect",
+    "aspects",
+    "case",
+    "cases",
+    "item",
+    "items",
+    "list",
+    "lists",
+    "good",
+    "bad",
+    "better",
+    "best",
+    "worse",
+    "worst",
+    "nice",
+    "okay",
+    "fine",
+    "hard",
+    "easy",
+    "quick",
+    "slow",
+    "fast",
+    "simple",
+    "complex",
+    "main",
+    "current",
+    "old",
+    "latest",
+    "recent",
+    "recently",
+    "first",
+    "last",
+    "docs",
+    "doc",
+    "documentation",
+    "documented",
+    "explanation",
+    "explained",
+    "description",
+    "hit",
+    "saw",
+    "seen",
+    "found",
+    "happen",
+    "happened",
+    "happens",
+    "noticed",
+    "ran",
+    "encounter",
+    "encountered",
+    "properly",
+    "correctly",
+    "usual",
+    "usually",
+    "normal",
+    "normally",
+    "standard",
+    "appropriate",
+    "appropriately",
+    "error",
+    "errors",
+    "follow",
 )
-GENERIC_UPPER = frozenset(["API", "UI", "DB", "CI", "CD", "PR", "ID", "URL", "CLI", "SDK", "TODO", "FYI", "ASAP", "NB", "OK", "TBD", "WIP"])
+GENERIC = frozenset(Stemmer.Stemmer("english").stemWords(GENERIC_WORDS))
+GENERIC_UPPER = frozenset(
+    ["API", "UI", "DB", "CI", "CD", "PR", "ID", "URL", "CLI", "SDK", "TODO", "FYI", "ASAP", "NB", "OK", "TBD", "WIP"]
+)
 MIN_WORDS = 3  # fewer words than this, with nothing concrete, is vague
 MIN_SPECIFIC = 2  # fewer specific (not generic) words than this, with nothing concrete, is vague
 GENERIC_SHARE = 0.6  # more generic words than this share, with nothing concrete and fewer than 3 specific ones
@@ -94,6 +526,7 @@ class Value:
     slot: str
     value: str
     former: bool = False  # stated as the one given up ("moved from 8001")
+    label: str = ""  # the slot as written (`CHROMA_PORT`, `Postgres`, `hours`), for a person to read
 
 
 @dataclass(frozen=True)
@@ -106,8 +539,14 @@ class Wording:
     asserted: frozenset[str]  # stems stated plainly
     failures: frozenset[str]  # words of failure ("fails", "corrupts"): a symptom, not a yes or no
     names: frozenset[str]  # stems of what it names: identifiers, code, paths, capitalised words after the first
+    instances: frozenset[tuple[str, ...]]  # its compound names, each as the stems of its parts (`harbor-prod`)
     signature: str  # the same for descriptions that differ only in case, punctuation and word endings
     vague: str | None  # why the description is vague, or None
+    spelling: dict[str, str] = field(default_factory=dict, compare=False)  # stem -> the word as first written
+
+    def spelled(self, stems) -> list[str]:
+        """`stems` as the description (or name) writes them, each once."""
+        return list(dict.fromkeys(self.spelling.get(s, s) for s in stems))
 
     @property
     def subject(self) -> frozenset[str]:
@@ -246,12 +685,32 @@ def _values(toks: list[_Token]) -> list[Value]:
         for i in range(len(clause)):
             value = _value_at(clause, i)
             if value is not None:
+                value = replace(value, label=value.label or _label(value, clause, i))
                 values.append(value)
                 if value.kind == "setting" and clause[i].type in ("number", "version", "date"):
                     plain = _value_at(clause, i, keyed=False)
                     if plain is not None:
-                        values.append(plain)
+                        values.append(replace(plain, label=_label(plain, clause, i)))
+                elif value.kind == "setting" and clause[i].type == "assignment":
+                    number = clause[i].text.partition("=")[2].strip(EDGE)
+                    if NUMBER.match(number):  # spark.executor.memory=16g is also 16g
+                        plain = _value_at([_Token(number, "number", clause[i].clause)], 0)
+                        if plain is not None:
+                            values.append(replace(plain, former=value.former, label=_label(plain, clause, i)))
     return values
+
+
+def _label(value: Value, c: list[_Token], i: int) -> str:
+    """How a person would name the value's slot: the unit or product as written, `port`, the file's name."""
+    if value.kind in ("port", "code", "number") or not value.slot:
+        return {"code": "code", "port": "port"}.get(value.kind, "")
+    if value.kind == "path":
+        return value.slot
+    for tok in c[max(0, i - 6) : i + 2]:
+        for part in PART.findall(tok.text):
+            if stem(part) == value.slot.split()[-1]:
+                return part
+    return value.slot
 
 
 def _clauses(toks: list[_Token]) -> list[list[_Token]]:
@@ -288,7 +747,7 @@ def _value_at(c: list[_Token], i: int, keyed: bool = True) -> Value | None:
             and after.text.casefold() not in STOPWORDS
         ):
             return Value("quantity", stem(after.text), NUMBER_WORDS[word], former)
-        if word in OPPOSITES and after is not None and after.text.casefold() not in STOPWORDS:
+        if word in OPPOSITES and after is not None and after.type == "word" and after.text.casefold() not in STOPWORDS:
             return Value("polar", stem(after.text), OPPOSITES[word], former)  # lower score / higher score
         return None
     if tok.type == "date" and not ("." in text or before in ("version", "api")):
@@ -392,7 +851,7 @@ def _setting(key: str, value: str, former: bool) -> Value:
     if NUMBER.match(value) or VERSION.match(value):
         value = _number_text(value)
     normal = BOOLEANS.get(value.casefold(), value.casefold())
-    return Value("setting", " ".join(stem(p) for p in PART.findall(key)), normal, former)
+    return Value("setting", " ".join(stem(p) for p in PART.findall(key)), normal, former, key.strip(EDGE))
 
 
 def _former(toks: list[_Token], i: int) -> bool:
@@ -460,6 +919,12 @@ def _read(name: str, description: str) -> Wording:
     ordered = [part for tok in toks for part in _parts(tok)]
     name_parts = [stem(p) for p in PART.findall(name) if not p.isdigit() and p.casefold() not in STOPWORDS]
     negated, asserted = _negation(toks)
+    spelling: dict[str, str] = {}
+    for tok in toks:
+        for part in _parts(tok):
+            spelling.setdefault(part, tok.text)
+    for part in PART.findall(name):
+        spelling.setdefault(stem(part), part)
     return Wording(
         words=frozenset(ordered) | frozenset(name_parts),
         values=tuple(_values(toks)),
@@ -467,8 +932,10 @@ def _read(name: str, description: str) -> Wording:
         asserted=frozenset(asserted),
         failures=frozenset(w for w in ordered if w in FAILURE),
         names=frozenset(_names(toks)),
+        instances=frozenset(_instances(toks)),
         signature=_signature(ordered, description),
         vague=vagueness(description, toks),
+        spelling=spelling,
     )
 
 
@@ -487,6 +954,18 @@ def _names(toks: list[_Token]) -> set[str]:
         elif tok.type == "word" and n and tok.text[:1].isupper() and tok.text.casefold() not in STOPWORDS:
             found.update(_word_parts(tok.text))
     return found - GENERIC
+
+
+def _instances(toks: list[_Token]) -> set[tuple[str, ...]]:
+    """The two-part names a description uses (`harbor-prod`, `snowflake_pool`), each as the stems of its parts;
+    not the values (an assignment, a port, a version) nor commands."""
+    found = set()
+    for tok in toks:
+        if tok.type == "identifier" or (tok.type == "word" and "-" in tok.text.strip("-")):
+            parts = tuple(p for p in _word_parts(tok.text) if not p.isdigit())
+            if len(parts) == 2:
+                found.add(parts)
+    return found
 
 
 def _signature(ordered: list[str], description: str) -> str:
@@ -515,13 +994,14 @@ def vagueness(description: str, toks: list[_Token] | None = None) -> str | None:
     if any(t.type == "cjk" for t in words):
         return None  # generic words are known in English only
     # a compound ("force-push") counts as its words
-    content = [stem(p) for t in words for p in t.text.split("-") if p and p.casefold() not in STOPWORDS]
-    specific = sorted({w for w in content if w not in GENERIC})
-    generic = [w for w in content if w in GENERIC]
-    if len(specific) < MIN_SPECIFIC or (len(specific) < 3 and len(generic) > GENERIC_SHARE * len(content)):
-        shown = ", ".join(specific) if specific else "none"
+    content = [(stem(p), p) for t in words for p in t.text.split("-") if p and p.casefold() not in STOPWORDS]
+    specific = list(dict.fromkeys(p for s, p in content if s not in GENERIC))
+    generic = list(dict.fromkeys(p for s, p in content if s in GENERIC))
+    share = sum(s in GENERIC for s, _ in content)
+    if len(specific) < MIN_SPECIFIC or (len(specific) < 3 and share > GENERIC_SHARE * len(content)):
         return (
-            f"only generic words ({', '.join(dict.fromkeys(generic)) or 'none'}; specific: {shown}) "
-            "and nothing concrete (a name, number, path or command)"
+            f"generic words ({', '.join(generic) or 'none'}) around {len(specific) or 'no'} specific one"
+            f"{'s' if len(specific) != 1 else ''}{' (' + ', '.join(specific) + ')' if specific else ''} and nothing "
+            "concrete (a name, number, path or command)"
         )
     return None

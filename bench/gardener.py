@@ -29,6 +29,7 @@ import yaml
 
 from indexer.index.build import index_store
 from indexer.query import queries
+from indexer.sqlite import sqlite3
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "gardener"
 AS_OF = "2027-01-01"  # after every labelled memory was written
@@ -185,15 +186,87 @@ def vague_score(split: str, work: Path) -> Score:
     return score
 
 
-def quality(splits=("dev", "held-out")) -> list[Score]:
+def quality(splits=("dev", "held-out", "held-out-2")) -> list[Score]:
     """Every kind's score on each split."""
     with tempfile.TemporaryDirectory(prefix="gardener-quality-") as tmp:
         return [s for split in splits for s in (*pair_scores(split, Path(tmp)), vague_score(split, Path(tmp)))]
 
 
+# What it costs
+
+
+TARGETS = {"whole": 10.0, "hints": 20.0}  # s for the whole gardener at 100,000 memories, ms for a write's hints
+
+
+def timed(function, *args):
+    started = time.perf_counter()
+    result = function(*args)
+    return time.perf_counter() - started, result
+
+
+def cost(store: Path, work: Path, repeat: int = 3) -> list[tuple[str, float, str, str]]:
+    """(figure, value, unit, note) for the gardener on the generated `store` (indexed into `work`)."""
+    from indexer.edit.store_write import write_memory
+    from indexer.index import database, gardener_pairs
+    from indexer.query.gardener import hints
+
+    from .generate import NOW, PROJECTS
+
+    db = work / "gardener.db"
+    for suffix in ("", "-wal", "-shm", ".lock"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    index_store(store, db, full=True)
+    conn = database.open_db(db)
+    settles, queried = [], []
+    try:
+        for _ in range(repeat):
+            with conn.atomic():
+                settles.append(timed(gardener_pairs.settle, conn, str(store), None)[0])
+            seconds, rows = timed(lambda: queries.run(conn, "gardener", as_of=NOW))
+            queried.append(seconds)
+        counts = {kind: sum(r["proposal"] == kind for r in rows) for kind in (*KINDS, "archive")}
+        active = conn.execute("select count(*) from memories where status = 'active'").fetchone()[0]
+    finally:
+        conn.close()
+    settle, query = median(settles), median(queried)
+    figures = [
+        ("gardener: settle every scope (index run's share, full)", settle, "s", f"{active:,} active memories"),
+        ("gardener: the canned query", query, "s", ", ".join(f"{n:,} {k}" for k, n in counts.items())),
+        ("gardener: whole (settle + query)", settle + query, "s", f"target ≤ {TARGETS['whole']:g} s at 100,000"),
+    ]
+    # a new memory written, as an agent would: its index update (with the gardener's share) and its hints
+    written, hint_times, write_times = [], [], []
+    try:
+        for n in range(repeat):
+            description = f"Chroma server for bench run {n} listens on localhost:{8700 + n} (CHROMA_PORT={8700 + n})"
+            seconds, result = timed(
+                lambda d=description, n=n: write_memory(
+                    store, db, project=PROJECTS[0], kind="reference", name=f"bench-gardener-{n}", description=d
+                )
+            )
+            write_times.append(seconds)
+            written.append(store / result.path)
+            with sqlite3.connect(db) as read:
+                hint_times.append(timed(hints, read, result.id)[0])
+    finally:
+        for path in written:
+            path.unlink(missing_ok=True)
+        index_store(store, db)
+    figures += [
+        ("write a new memory, in-process (index update and hints included)", median(write_times), "s", ""),
+        ("write-time hints (the gardener's findings for the memory)", median(hint_times) * 1000, "ms",
+         f"target ≤ {TARGETS['hints']:g} ms"),
+    ]  # fmt: skip
+    return figures
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.gardener", description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100000", help="memories in the generated store(s) to time")
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out")
+    parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--verbose", action="store_true", help="list every miss and every wrong proposal")
+    parser.add_argument("--quality-only", action="store_true", help="the labelled set's figures only")
     args = parser.parse_args(argv)
     print("### The gardener's proposals on the labelled set (tests/fixtures/gardener)\n")
     for score in quality():
@@ -204,6 +277,19 @@ def main(argv: list[str] | None = None) -> None:
             for wrong in score.wrong:
                 print(f"    wrong:  {wrong}")
     sys.stdout.flush()
+    if args.quality_only:
+        return
+    from .generate import ensure_store
+
+    for memories in sorted({int(s) for s in args.sizes.replace(",", " ").split()}):
+        print(f"\n### The gardener at {memories:,} memories (median of {args.repeat})\n", flush=True)
+        store = ensure_store(args.out / "stores", memories, 1)
+        work = Path(tempfile.mkdtemp(prefix="gardener-", dir=args.out))
+        try:
+            for label, value, unit, note in cost(store, work, args.repeat):
+                print(f"| {label} | {value:.3f} {unit} | {note} |", flush=True)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def median(values) -> float:

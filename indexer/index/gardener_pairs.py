@@ -4,8 +4,11 @@ the active memories of each scope, kept in step by every index run (build.py's s
 Memories whose descriptions read alike word for word (store/wording.py's signature) are one group: a group of two
 or more is one `duplicate` proposal, however large (10,000 copies of one description make one proposal, not 50
 million pairs). Groups are paired by the newest memory of each, with store/sameness.py's verdict, among those
-sharing a term (a word, or a value's slot) found in at most COMMON groups of the scope: a word every other memory
-uses does not by itself bring two together, and so the work stays near linear in the size of the store.
+sharing TOGETHER terms (words, or values' slots) each found in at most COMMON groups of the scope: a word every
+other memory uses does not bring two together, and so the work stays near linear in the size of the store. Every
+pair the verdict accepts shares that much anyway (three specific words for a duplicate; a value's slot and a
+subject word, or a setting's name and its words, for a contradiction), but for subjects that share only words
+common to more than COMMON groups.
 
 A run that touched some memories settles only the groups they left or joined, and the groups that share a term
 whose count crossed COMMON with this run: the findings come out as a run over the whole store would make them
@@ -14,13 +17,14 @@ whose count crossed COMMON with this run: the findings come out as a run over th
 
 import json
 import shlex
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from indexer.store import sameness, wording
 
 COMMON = 100  # a term in more groups of a scope than this does not bring two groups together
+TOGETHER = 3  # terms (each in at most COMMON groups) two groups share at least, to be compared
 GLOBAL = ""  # the global scope's `scope`
 MEMBER_COLUMNS = "m.id, m.name, m.kind, m.description, m.project, coalesce(m.updated, m.created, '')"
 
@@ -49,12 +53,15 @@ def settle(db, root: str, changed: Iterable[str] | None) -> None:
     ids `changed` were added, edited or removed. Inside the caller's transaction."""
     if changed is not None and not db.execute("select 1 from gardener_words limit 1").fetchone():
         changed = None if db.execute("select 1 from memories where status = 'active' limit 1").fetchone() else ()
-    if changed is None:
-        _rebuild(db, root)
-    else:
-        changed = sorted(set(changed))
-        if changed:
-            _update(db, root, changed)
+    try:
+        if changed is None:
+            _rebuild(db, root)
+        else:
+            changed = sorted(set(changed))
+            if changed:
+                _update(db, root, changed)
+    finally:
+        _readings.clear()
 
 
 def terms(reading: wording.Wording) -> set[str]:
@@ -69,8 +76,14 @@ def terms(reading: wording.Wording) -> set[str]:
     return found
 
 
+_readings: dict[str, wording.Wording] = {}  # within one settle: each memory read once (by id)
+
+
 def _read(member: Member) -> wording.Wording:
-    return wording.read(member.name, member.description)
+    reading = _readings.get(member.id)
+    if reading is None:
+        reading = _readings[member.id] = wording.read(member.name, member.description)
+    return reading
 
 
 def _scope(project: str | None) -> str:
@@ -106,13 +119,12 @@ def _rebuild(db, root: str) -> None:
     for group, members in groups.items():
         findings += _group_findings(group, members, root)
         scope, signature = group
-        others = {
-            other
-            for term in group_terms[group]
-            if len(postings[(scope, term)]) <= COMMON
-            for other in postings[(scope, term)]
-            if other > signature
-        }
+        shared: Counter[str] = Counter()
+        for term in group_terms[group]:
+            holders = postings[(scope, term)]
+            if len(holders) <= COMMON:
+                shared.update(holders)
+        others = [other for other, n in shared.items() if n >= TOGETHER and other > signature]
         findings += _pair_findings(group, members, {(scope, o): groups[(scope, o)] for o in others}, root)
     _insert(db, findings)
 
@@ -208,8 +220,8 @@ def _common(db, key: tuple[str, str]) -> bool:
 
 
 def _candidates(db, group: Group) -> set[str]:
-    """The other groups of the scope sharing a term with `group` that is in at most COMMON groups."""
-    found: set[str] = set()
+    """The other groups of the scope sharing TOGETHER terms or more with `group`, each in at most COMMON groups."""
+    shared: Counter[str] = Counter()
     for (term,) in db.execute("select term from gardener_terms where scope = ? and signature = ?", group).fetchall():
         holders = [
             row[0]
@@ -219,9 +231,9 @@ def _candidates(db, group: Group) -> set[str]:
             )
         ]
         if len(holders) <= COMMON:
-            found.update(holders)
-    found.discard(group[1])
-    return found
+            shared.update(holders)
+    shared.pop(group[1], None)
+    return {other for other, n in shared.items() if n >= TOGETHER}
 
 
 # The findings' rows

@@ -38,6 +38,8 @@ class Verdict:
 def judge(a: Wording, b: Wording) -> Verdict | None:
     """The verdict on two active memories of one scope, or None when they are simply different."""
     similarity = jaccard(a.words, b.words)
+    if similarity < DUPLICATE_AT and not (a.slots & b.slots or a.negated & b.asserted or b.negated & a.asserted):
+        return None  # most pairs: not alike enough to say the same, and nothing to disagree on
     conflicts = value_conflicts(a, b)
     subject = subject_overlap(a, b)
     # a slot with a name (a setting's key, a named product's version) says what the value is of; an unnamed one

@@ -548,7 +548,12 @@ class Wording:
         """`stems` as the description (or name) writes them, each once."""
         return list(dict.fromkeys(self.spelling.get(s, s) for s in stems))
 
-    @property
+    @functools.cached_property
+    def slots(self) -> frozenset[str]:
+        """The kinds of value it states, by kind (two values of a kind may be in one slot)."""
+        return frozenset(v.kind for v in self.values if not v.former)
+
+    @functools.cached_property
     def subject(self) -> frozenset[str]:
         """The words without the values, their units and the words values are stated with: what it is about."""
         numbers = {v.value for v in self.values} | {v.slot for v in self.values if v.kind == "quantity"}
@@ -557,7 +562,7 @@ class Wording:
         )
 
 
-@dataclass
+@dataclass(slots=True)
 class _Token:
     text: str  # as written
     type: str  # word, number, version, date, path, url, port, assignment, flag, identifier, code, stop
@@ -590,25 +595,29 @@ def tokens(text: str) -> list[_Token]:
     """The description's tokens, each with its type and clause."""
     found: list[_Token] = []
     clause = 0
-    for m in TOKEN.finditer(text):
-        if m["stop"] is not None:
+    for code, stop, raw in TOKEN.findall(text):
+        if stop:
             clause += 1
-            continue
-        if m["code"] is not None:
-            code = m["code"].strip()
-            if code:
-                found.append(_Token(code, "code", clause))
-            continue
-        raw = m["raw"]
-        core = raw.strip(EDGE)
-        if not core:
-            continue
-        found.append(_Token(core, _type_of(core), clause))
-        if raw.rstrip("\"'*”’»").endswith((".", ":", ";", "!", "?")) and _type_of(core) not in ("url", "path"):
-            clause += 1
+        elif raw:
+            core, type_, ends = _raw(raw)
+            if core:
+                found.append(_Token(core, type_, clause))
+            clause += ends
+        elif code.strip():
+            found.append(_Token(code.strip(), "code", clause))
     return found
 
 
+@functools.lru_cache(maxsize=100_000)
+def _raw(raw: str) -> tuple[str, str, bool]:
+    """A raw token without its edge punctuation, its type, and whether it ends a clause (`word;`, `done.`)."""
+    core = raw.strip(EDGE)
+    type_ = _type_of(core) if core else ""
+    ends = raw.rstrip("\"'*”’»").endswith((".", ":", ";", "!", "?")) and type_ not in ("url", "path")
+    return core, type_, ends
+
+
+@functools.lru_cache(maxsize=100_000)
 def _type_of(token: str) -> str:
     if URL.match(token):
         return "url"
@@ -637,9 +646,18 @@ def _type_of(token: str) -> str:
     return "word"
 
 
-def _parts(token: _Token) -> list[str]:
+def _parts(token: _Token) -> tuple[str, ...]:
     """The stems a token adds to the word set."""
-    text = token.text
+    return _parts_of(token.text, token.type)
+
+
+@functools.lru_cache(maxsize=100_000)
+def _parts_of(text: str, type_: str) -> tuple[str, ...]:
+    return tuple(_parts_uncached(text, type_))
+
+
+def _parts_uncached(text: str, type_: str) -> list[str]:
+    token = _Token(text, type_, 0)
     if token.type in ("number", "version", "date"):
         return [_number_text(text)]
     if token.type == "cjk":
@@ -650,11 +668,16 @@ def _parts(token: _Token) -> list[str]:
         return [*_word_parts(host), port.split("/")[0]]
     if token.type == "assignment":
         key, _, value = text.partition("=")
-        return [*_word_parts(key), *(_number_text(value) if NUMBER.match(value) else _word_parts(value))]
+        return [*_word_parts(key), *([_number_text(value)] if NUMBER.match(value) else _word_parts(value))]
     return _word_parts(text)
 
 
-def _word_parts(text: str) -> list[str]:
+@functools.lru_cache(maxsize=100_000)
+def _word_parts(text: str) -> tuple[str, ...]:
+    return tuple(_word_parts_uncached(text))
+
+
+def _word_parts_uncached(text: str) -> list[str]:
     parts = []
     for part in PART.findall(text):
         if part.isdigit():
@@ -683,6 +706,10 @@ def _values(toks: list[_Token]) -> list[Value]:
     values: list[Value] = []
     for clause in _clauses(toks):
         for i in range(len(clause)):
+            if clause[i].type in NOT_VALUES or (
+                clause[i].type == "word" and clause[i].text.casefold() not in MAY_BE_VALUES
+            ):
+                continue
             value = _value_at(clause, i)
             if value is not None:
                 value = replace(value, label=value.label or _label(value, clause, i))
@@ -799,6 +826,8 @@ OPPOSITES = {
     "above": "above", "below": "below", "always": "always", "never": "never", "enable": "yes", "disable": "no",
     "allow": "yes", "deny": "no", "sync": "sync", "async": "async", "synchronous": "sync", "asynchronous": "async",
 }  # fmt: skip
+NOT_VALUES = ("identifier", "code", "url", "flag", "cjk")  # token types never read as values
+MAY_BE_VALUES = {*NUMBER_WORDS, *OPPOSITES, *BOOLEANS}  # the words that may be
 ASSIGNS = {"is", "=", "are", "defaults", "default", "set", "equals"}  # KEY is VALUE, KEY defaults to VALUE
 SKIPPED_BEFORE_VERSION = {
     "version",

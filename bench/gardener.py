@@ -267,6 +267,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--verbose", action="store_true", help="list every miss and every wrong proposal")
     parser.add_argument("--quality-only", action="store_true", help="the labelled set's figures only")
+    parser.add_argument("--libraries", type=int, default=10000, help="memories to compare libraries on (0: none)")
     args = parser.parse_args(argv)
     print("### The gardener's proposals on the labelled set (tests/fixtures/gardener)\n")
     for score in quality():
@@ -290,6 +291,16 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"| {label} | {value:.3f} {unit} | {note} |", flush=True)
         finally:
             shutil.rmtree(work, ignore_errors=True)
+    if args.libraries:
+        print(f"\n### Libraries against our own code at {args.libraries:,} memories\n", flush=True)
+        store = ensure_store(args.out / "stores", args.libraries, 1)
+        work = Path(tempfile.mkdtemp(prefix="gardener-", dir=args.out))
+        try:
+            index_store(store, work / "libraries.db", full=True)
+            for label, value, unit, note in libraries(work / "libraries.db"):
+                print(f"| {label} | {value:.3f} {unit} | {note} |", flush=True)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def median(values) -> float:
@@ -298,3 +309,72 @@ def median(values) -> float:
 
 if __name__ == "__main__":
     main()
+
+
+def libraries(db: Path) -> list[tuple[str, float, str, str]]:
+    """The well-kept alternatives, measured on the same index: datasketch's MinHash LSH against the gardener's own
+    term postings to find the pairs to compare, and SQLite's fts5vocab against store/wording.py to list words."""
+    from collections import Counter, defaultdict
+
+    from indexer.index.gardener_pairs import COMMON, TOGETHER, terms
+    from indexer.store import sameness, wording
+
+    conn = sqlite3.connect(db)
+    rows = conn.execute(
+        "select id, coalesce(project, ''), name, description from memories where status = 'active'"
+    ).fetchall()
+    figures = []
+    seconds, readings = timed(lambda: {r[0]: wording.read(r[2], r[3]) for r in rows})
+    figures.append(("read every name and description (store/wording.py)", seconds, "s", f"{len(rows):,} memories"))
+    vocab_sql = (
+        "select count(*) from (select v.term, v.doc from memories_vocab as v join memories as m on m.rowid = v.doc "
+        "where m.status = 'active' and v.col in ('name', 'description'))"
+    )
+    conn.execute("create virtual table temp.memories_vocab using fts5vocab(main, 'memories_fts', 'instance')")
+    seconds, (count,) = timed(lambda: conn.execute(vocab_sql).fetchone())
+    figures.append(("list their words with fts5vocab (porter stems, no values)", seconds, "s", f"{count:,} instances"))
+    scope_of = {r[0]: r[1] for r in rows}
+
+    def postings():
+        found = set()
+        by_scope: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        mine = {i: terms(w) for i, w in readings.items()}
+        for i, ts in mine.items():
+            for t in ts:
+                by_scope[scope_of[i]][t].append(i)
+        for i, ts in mine.items():
+            shared: Counter[str] = Counter()
+            for t in ts:
+                holders = by_scope[scope_of[i]][t]
+                if len(holders) <= COMMON:
+                    shared.update(holders)
+            found |= {(i, o) for o, n in shared.items() if n >= TOGETHER and o > i}
+        return found
+
+    seconds, ours = timed(postings)
+    figures.append(("pairs to compare: own term postings", seconds, "s", f"{len(ours):,} pairs"))
+    try:
+        from datasketch import MinHash, MinHashLSH
+    except ImportError:
+        figures.append(("pairs to compare: datasketch MinHash LSH", float("nan"), "s", "datasketch not installed"))
+    else:
+
+        def lsh():
+            found = set()
+            by_scope: dict[str, MinHashLSH] = {}
+            for i, w in readings.items():
+                m = MinHash(num_perm=64)
+                m.update_batch([t.encode() for t in w.words])
+                index = by_scope.setdefault(scope_of[i], MinHashLSH(threshold=sameness.DUPLICATE_AT, num_perm=64))
+                found |= {(min(i, o), max(i, o)) for o in index.query(m)}
+                index.insert(i, m)
+            return found
+
+        seconds, theirs = timed(lsh)
+        figures.append(("pairs to compare: datasketch MinHash LSH (64 permutations)", seconds, "s", f"{len(theirs):,} pairs"))
+        duplicates = {
+            p for p in ours | theirs if (v := sameness.judge(readings[p[0]], readings[p[1]])) and v.proposal == "duplicate"
+        }
+        figures.append(("duplicates among own pairs / LSH pairs", len(duplicates & ours), "", f"{len(duplicates & theirs):,} among LSH's"))
+    conn.close()
+    return figures

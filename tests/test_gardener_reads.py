@@ -71,7 +71,7 @@ def labelled(tmp_path):
 
 
 def test_each_proposal_names_its_memories_newest_last_and_says_why(labelled):
-    root, db, written = labelled
+    _root, db, written = labelled
     rows = found(db)
     assert named(rows["contradiction"], written) >= {frozenset({"chroma-port-8765", "chroma-dev-port"})}
     assert named(rows["duplicate"], written) >= {frozenset({"rebuild-index", "rebuild-seamless-db"})}
@@ -87,7 +87,7 @@ def test_each_proposal_names_its_memories_newest_last_and_says_why(labelled):
 
 
 def test_no_proposal_crosses_scopes(labelled):
-    root, db, written = labelled
+    _root, db, written = labelled
     project_of = {meta["id"]: meta["project"] for meta in written.values()}
     for row in queries.run(db, "gardener", as_of=AS_OF):
         assert len({project_of[i] for i in json.loads(row["ids"])}) == 1, row
@@ -97,14 +97,14 @@ def test_no_proposal_crosses_scopes(labelled):
 
 
 def test_a_superseded_memory_is_never_part_of_a_proposal(labelled):
-    root, db, written = labelled
+    _root, db, written = labelled
     superseded = {meta["id"] for meta in written.values() if meta["superseded_by"]}
     assert superseded
     assert not any(superseded & set(json.loads(r["ids"])) for r in queries.run(db, "gardener", as_of=AS_OF))
 
 
 def test_the_suggested_command_supersedes_the_older_memory(labelled):
-    root, db, written = labelled
+    root, db, _written = labelled
     row = next(r for r in found(db)["contradiction"] if r["name"] == "chroma-port-8765")
     argv = shlex.split(row["command"])
     assert argv[:3] == ["seamless", "write", str(root.resolve())]
@@ -116,7 +116,7 @@ def test_the_suggested_command_supersedes_the_older_memory(labelled):
 
 
 def test_as_of_lists_a_proposal_only_while_its_memories_are_valid(labelled):
-    root, db, written = labelled
+    _root, db, written = labelled
     # chroma-dev-port was written on 2026-08-11: before that, the contradiction was not there yet
     pair = frozenset({"chroma-port-8765", "chroma-dev-port"})
     assert pair in named(found(db, "2026-09-01")["contradiction"], written)
@@ -124,7 +124,7 @@ def test_as_of_lists_a_proposal_only_while_its_memories_are_valid(labelled):
 
 
 def test_the_cli_lists_proposals_with_their_command_and_json_ids(labelled):
-    root, db, written = labelled
+    _root, db, _written = labelled
     text = CliRunner().invoke(cli, ["gardener", "--as-of", AS_OF, "--db", str(db)])
     assert text.exit_code == 0, text.output
     lines = text.output.splitlines()
@@ -137,7 +137,7 @@ def test_the_cli_lists_proposals_with_their_command_and_json_ids(labelled):
 
 
 async def test_needs_a_human_names_and_links_both_memories(labelled):
-    root, db, written = labelled
+    _root, db, _written = labelled
     ds = build_datasette(db)
     await ds.invoke_startup()
     page = (await ds.client.get(f"/?as_of={AS_OF}")).text

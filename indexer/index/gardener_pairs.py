@@ -242,7 +242,7 @@ def _candidates(db, group: Group) -> set[str]:
 def _group_findings(group: Group, members: list[Member], root: str) -> list[tuple]:
     """One group's own findings: its copies (two or more), and a vague description."""
     scope, signature = group
-    found = []
+    found: list[tuple] = []
     ids = json.dumps([m.id for m in members])
     oldest, newest = members[0], members[-1]
     if len(members) > 1:

@@ -17,6 +17,12 @@ from dataclasses import dataclass, field, replace
 
 import Stemmer
 
+
+def _words(text: str) -> list[str]:
+    """The words of a list written as text (one or more a line)."""
+    return text.split()
+
+
 # A token: a code span, a clause boundary, or a run of anything that is not a space or a separator.
 TOKEN = re.compile(
     r"`(?P<code>[^`]*)`|(?P<stop>[;:,.!?]+(?=\s|$)|\s[-–—]+\s|[()\[\]{}|])|(?P<raw>[^\s,;()\[\]{}\"`|]+)"
@@ -64,59 +70,14 @@ PROHIBITION = {"forbidden", "banned", "prohibited", "disallowed"}
 # words that describe a failure: "a stray print() corrupts the stream" restates "never print", it does not deny it
 FAILURE = frozenset(
     Stemmer.Stemmer("english").stemWords(
-        [
-            "fail",
-            "fails",
-            "failed",
-            "failing",
-            "failure",
-            "break",
-            "breaks",
-            "broke",
-            "broken",
-            "breaking",
-            "corrupt",
-            "corrupts",
-            "corrupted",
-            "error",
-            "errors",
-            "crash",
-            "crashes",
-            "crashed",
-            "raise",
-            "raises",
-            "raised",
-            "stray",
-            "wrong",
-            "lose",
-            "loses",
-            "lost",
-            "leak",
-            "leaks",
-            "bug",
-            "disagree",
-            "disagreeing",
-            "mismatch",
-            "missing",
-            "miss",
-            "misses",
-            "hang",
-            "hangs",
-            "stale",
-            "collide",
-            "collided",
-            "collides",
-            "clash",
-            "clashes",
-            "conflict",
-            "conflicts",
-            "typeerror",
-            "exception",
-            "traceback",
-            "refuse",
-            "refuses",
-            "slow",
-        ]
+        _words(
+            """
+            fail fails failed failing failure break breaks broke broken breaking corrupt corrupts corrupted error errors
+            crash crashes crashed raise raises raised stray wrong lose loses lost leak leaks bug disagree disagreeing
+            mismatch missing miss misses hang hangs stale collide collided collides clash clashes conflict conflicts
+            typeerror exception traceback refuse refuses slow
+            """
+        )
     )
 )
 # words a value is stated with (`port 8765`, `version 16`), whose stems carry no subject of their own
@@ -261,252 +222,27 @@ STOPWORDS = frozenset(
 )
 # Words that say nothing a future agent could act on by themselves: "notes about the console" is a generic word
 # and one topic. Stems are compared, so one form of each word is enough.
-GENERIC_WORDS = (  # fmt: skip
-    "note",
-    "notes",
-    "stuff",
-    "thing",
-    "things",
-    "info",
-    "information",
-    "misc",
-    "miscellaneous",
-    "various",
-    "detail",
-    "details",
-    "general",
-    "overview",
-    "summary",
-    "learning",
-    "learnings",
-    "learned",
-    "lesson",
-    "lessons",
-    "tip",
-    "tips",
-    "thought",
-    "thoughts",
-    "idea",
-    "ideas",
-    "todo",
-    "update",
-    "updates",
-    "fix",
-    "fixes",
-    "fixed",
-    "bug",
-    "bugs",
-    "issue",
-    "issues",
-    "problem",
-    "problems",
-    "gotcha",
-    "gotchas",
-    "decision",
-    "decisions",
-    "runbook",
-    "protocol",
-    "reference",
-    "references",
-    "constraint",
-    "stage",
-    "work",
-    "working",
-    "worked",
-    "works",
-    "important",
-    "remember",
-    "remembering",
-    "useful",
-    "interesting",
-    "relevant",
-    "related",
-    "regarding",
-    "concerning",
-    "context",
-    "background",
-    "random",
-    "check",
-    "checked",
-    "careful",
-    "keep",
-    "mind",
-    "later",
-    "today",
-    "yesterday",
-    "tomorrow",
-    "session",
-    "sessions",
-    "meeting",
-    "meetings",
-    "discussion",
-    "discussed",
-    "decided",
-    "architecture",
-    "approach",
-    "plan",
-    "plans",
-    "next",
-    "step",
-    "steps",
-    "project",
-    "projects",
-    "code",
-    "codebase",
-    "system",
-    "systems",
-    "app",
-    "application",
-    "setup",
-    "config",
-    "configuration",
-    "settings",
-    "performance",
-    "behaviour",
-    "behavior",
-    "flaky",
-    "weird",
-    "strange",
-    "broken",
-    "see",
-    "body",
-    "below",
-    "above",
-    "question",
-    "questions",
-    "investigation",
-    "research",
-    "finding",
-    "findings",
-    "workaround",
-    "workarounds",
-    "trick",
-    "tricks",
-    "quirk",
-    "quirks",
-    "caveat",
-    "caveats",
-    "consideration",
-    "considerations",
-    "practice",
-    "practices",
-    "guideline",
-    "guidelines",
-    "rule",
-    "rules",
-    "process",
-    "procedure",
-    "way",
-    "ways",
-    "how",
-    "doing",
-    "improvement",
-    "improvements",
-    "change",
-    "changes",
-    "changed",
-    "handle",
-    "handling",
-    "help",
-    "helpful",
-    "use",
-    "using",
-    "used",
-    "make",
-    "making",
-    "made",
-    "get",
-    "getting",
-    "got",
-    "need",
-    "needs",
-    "know",
-    "known",
-    "want",
-    "try",
-    "tried",
-    "future",
-    "forget",
-    "don't",
-    "time",
-    "times",
-    "team",
-    "teams",
-    "people",
-    "person",
-    "someone",
-    "something",
-    "anything",
-    "everything",
-    "area",
-    "part",
-    "parts",
-    "piece",
-    "pieces",
-    "point",
-    "points",
-    "aspect",
-    "aspects",
-    "case",
-    "cases",
-    "item",
-    "items",
-    "list",
-    "lists",
-    "good",
-    "bad",
-    "better",
-    "best",
-    "worse",
-    "worst",
-    "nice",
-    "okay",
-    "fine",
-    "hard",
-    "easy",
-    "quick",
-    "slow",
-    "fast",
-    "simple",
-    "complex",
-    "main",
-    "current",
-    "old",
-    "latest",
-    "recent",
-    "recently",
-    "first",
-    "last",
-    "docs",
-    "doc",
-    "documentation",
-    "documented",
-    "explanation",
-    "explained",
-    "description",
-    "hit",
-    "saw",
-    "seen",
-    "found",
-    "happen",
-    "happened",
-    "happens",
-    "noticed",
-    "ran",
-    "encounter",
-    "encountered",
-    "properly",
-    "correctly",
-    "usual",
-    "usually",
-    "normal",
-    "normally",
-    "standard",
-    "appropriate",
-    "appropriately",
-    "error",
-    "errors",
-    "follow",
+GENERIC_WORDS = _words(
+    """
+    note notes stuff thing things info information misc miscellaneous various detail details general overview
+    summary learning learnings learned lesson lessons tip tips thought thoughts idea ideas todo update updates
+    fix fixes fixed bug bugs issue issues problem problems gotcha gotchas decision decisions runbook protocol
+    reference references constraint stage work working worked works important remember remembering useful
+    interesting relevant related regarding concerning context background random check checked careful keep mind
+    later today yesterday tomorrow session sessions meeting meetings discussion discussed decided architecture
+    approach plan plans next step steps project projects code codebase system systems app application setup
+    config configuration settings performance behaviour behavior flaky weird strange broken see body below above
+    question questions investigation research finding findings workaround workarounds trick tricks quirk quirks
+    caveat caveats consideration considerations practice practices guideline guidelines rule rules process
+    procedure way ways how doing improvement improvements change changes changed handle handling help helpful
+    use using used make making made get getting got need needs know known want try tried future forget don't
+    time times team teams people person someone something anything everything area part parts piece pieces point
+    points aspect aspects case cases item items list lists good bad better best worse worst nice okay fine hard
+    easy quick slow fast simple complex main current old latest recent recently first last docs doc
+    documentation documented explanation explained description hit saw seen found happen happened happens
+    noticed ran encounter encountered properly correctly usual usually normal normally standard appropriate
+    appropriately error errors follow
+    """
 )
 GENERIC = frozenset(Stemmer.Stemmer("english").stemWords(GENERIC_WORDS))
 GENERIC_UPPER = frozenset(
@@ -669,7 +405,7 @@ def _parts_uncached(text: str, type_: str) -> list[str]:
     if token.type == "assignment":
         key, _, value = text.partition("=")
         return [*_word_parts(key), *([_number_text(value)] if NUMBER.match(value) else _word_parts(value))]
-    return _word_parts(text)
+    return list(_word_parts(text))
 
 
 @functools.lru_cache(maxsize=100_000)
@@ -755,8 +491,8 @@ def _value_at(c: list[_Token], i: int, keyed: bool = True) -> Value | None:
     if tok.type == "port":
         return Value("port", "", text.rpartition(":")[2].split("/")[0], former)
     if tok.type == "assignment":
-        key, _, value = text.partition("=")
-        return _setting(key, value, former)
+        name, _, value = text.partition("=")
+        return _setting(name, value, former)
     if tok.type == "path":
         return Value("path", text.rstrip("/").rsplit("/", 1)[-1].casefold(), text.casefold(), former)
     if tok.type not in ("number", "version", "date", "word"):
@@ -988,7 +724,7 @@ def _names(toks: list[_Token]) -> set[str]:
 def _instances(toks: list[_Token]) -> set[tuple[str, ...]]:
     """The two-part names a description uses (`harbor-prod`, `snowflake_pool`), each as the stems of its parts;
     not the values (an assignment, a port, a version) nor commands."""
-    found = set()
+    found: set[tuple[str, ...]] = set()
     for tok in toks:
         if tok.type == "identifier" or (tok.type == "word" and "-" in tok.text.strip("-")):
             parts = tuple(p for p in _word_parts(tok.text) if not p.isdigit())

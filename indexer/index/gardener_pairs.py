@@ -65,8 +65,9 @@ def settle(db, root: str, changed: Iterable[str] | None) -> None:
 
 
 def terms(reading: wording.Wording) -> set[str]:
-    """What a group is found by: its words, and each value's kind and slot (`=port:`, `=setting:chroma port`)."""
-    found = set(reading.words)
+    """What a group is found by: its specific words (not generic ones: the verdict never counts those), and each
+    value's kind and slot (`=port:`, `=setting:chroma port`)."""
+    found = set(reading.words - wording.GENERIC)
     for value in reading.values:
         found.add(f"={value.kind}:")
         if value.slot:

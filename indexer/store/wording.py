@@ -687,7 +687,8 @@ def _read(name: str, description: str) -> Wording:
     spelling: dict[str, str] = {}
     for tok in toks:
         for part in _parts(tok):
-            spelling.setdefault(part, tok.text)
+            if part not in spelling:
+                spelling[part] = tok.text
     for part in PART.findall(name):
         spelling.setdefault(stem(part), part)
     return Wording(
@@ -747,12 +748,11 @@ def vagueness(description: str, toks: list[_Token] | None = None) -> str | None:
     """Why `description` is one no future agent could act on, or None: no words at all, too few words with nothing
     concrete, or nothing concrete (a name, number, path, command, identifier) among generic words."""
     toks = tokens(description) if toks is None else toks
-    words = [t for t in toks if t.type in ("word", "cjk")]
-    concrete = [t for t in toks if t.type in CONCRETE]
     if not any(ch.isalpha() for ch in description):
         return "it has no words, only numbers or punctuation" if description.strip() else "it is empty"
-    if concrete:
+    if any(t.type in CONCRETE for t in toks):
         return None
+    words = [t for t in toks if t.type in ("word", "cjk")]
     count = sum(len(_parts(t)) if t.type == "cjk" else 1 for t in words)
     if count < MIN_WORDS:
         return f"it has {count} word{'s' if count != 1 else ''} and nothing concrete (a name, number, path or command)"

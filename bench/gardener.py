@@ -371,10 +371,21 @@ def libraries(db: Path) -> list[tuple[str, float, str, str]]:
             return found
 
         seconds, theirs = timed(lsh)
-        figures.append(("pairs to compare: datasketch MinHash LSH (64 permutations)", seconds, "s", f"{len(theirs):,} pairs"))
+        figures.append(
+            ("pairs to compare: datasketch MinHash LSH (64 permutations)", seconds, "s", f"{len(theirs):,} pairs")
+        )
         duplicates = {
-            p for p in ours | theirs if (v := sameness.judge(readings[p[0]], readings[p[1]])) and v.proposal == "duplicate"
+            p
+            for p in ours | theirs
+            if (v := sameness.judge(readings[p[0]], readings[p[1]])) and v.proposal == "duplicate"
         }
-        figures.append(("duplicates among own pairs / LSH pairs", len(duplicates & ours), "", f"{len(duplicates & theirs):,} among LSH's"))
+        figures.append(
+            (
+                "duplicates among own pairs / LSH pairs",
+                len(duplicates & ours),
+                "",
+                f"{len(duplicates & theirs):,} among LSH's",
+            )
+        )
     conn.close()
     return figures

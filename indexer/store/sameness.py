@@ -128,6 +128,8 @@ def value_conflicts(a: Wording, b: Wording) -> list[Conflict]:
     labels = {(v.kind, v.slot): v.label for v in (*b.values, *a.values)}
     found = []
     for (kind, slot_a), va in sorted(sa.items()):
+        if kind == "number":
+            continue  # a bare number (no unit, product or key) does not say what it counts: `gate 00`, `gate 01`
         for (kind_b, slot_b), vb in sorted(sb.items()):
             if kind_b != kind or not _same_slot(kind, slot_a, slot_b):
                 continue

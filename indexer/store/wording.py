@@ -348,6 +348,8 @@ def tokens(text: str) -> list[_Token]:
 def _raw(raw: str) -> tuple[str, str, bool]:
     """A raw token without its edge punctuation, its type, and whether it ends a clause (`word;`, `done.`)."""
     core = raw.strip(EDGE)
+    if raw.startswith(":") and 2 <= len(core) <= 5 and core.isdigit():
+        return ":" + core, "port", raw.rstrip("\"'*”’»").endswith((".", ";", "!", "?"))  # `on :8080`
     type_ = _type_of(core) if core else ""
     ends = raw.rstrip("\"'*”’»").endswith((".", ":", ";", "!", "?")) and type_ not in ("url", "path")
     return core, type_, ends

@@ -307,9 +307,6 @@ def median(values) -> float:
     return statistics.median(values)
 
 
-if __name__ == "__main__":
-    main()
-
 
 def libraries(db: Path) -> list[tuple[str, float, str, str]]:
     """The well-kept alternatives, measured on the same index: datasketch's MinHash LSH against the gardener's own
@@ -389,3 +386,7 @@ def libraries(db: Path) -> list[tuple[str, float, str, str]]:
         )
     conn.close()
     return figures
+
+
+if __name__ == "__main__":
+    main()

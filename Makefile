@@ -42,8 +42,9 @@ docs: $(STAMP)  ## write the generated parts of docs/ (the rules table, the CLI 
 test: $(STAMP) browser lint  ## the whole test suite, after the lint
 	$(BIN)/pytest -q
 
-bench: $(STAMP)  ## performance figures (SIZES="1000 10000 100000")
+bench: $(STAMP)  ## performance figures (SIZES="1000 10000 100000"), then the gardener's (quality, cost at the largest)
 	$(BIN)/python -m bench $(if $(SIZES),--sizes "$(SIZES)")
+	$(BIN)/python -m bench.gardener $(if $(SIZES),--sizes "$(lastword $(SIZES))")
 
 fuzz: $(STAMP)  ## the fuzz campaign, not part of `make test` (MINUTES=10: the documented length)
 	$(BIN)/python -m fuzz --minutes $(or $(MINUTES),10)

@@ -26,7 +26,7 @@ from indexer.store import sameness, wording
 COMMON = 100  # a term in more groups of a scope than this does not bring two groups together
 TOGETHER = 3  # terms (each in at most COMMON groups) two groups share at least, to be compared
 GLOBAL = ""  # the global scope's `scope`
-MEMBER_COLUMNS = "m.id, m.name, m.kind, m.description, m.project, coalesce(m.updated, m.created, '')"
+MEMBER_COLUMNS = "m.id, m.name, m.kind, m.description, m.project, coalesce(m.updated, m.created, ''), m.valid_from"
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,7 @@ class Member:
     description: str
     project: str | None
     at: str  # updated (or created): which of two is newer
+    valid_from: str | None
 
     @property
     def order(self) -> tuple[str, str]:
@@ -245,6 +246,7 @@ def _group_findings(group: Group, members: list[Member], root: str) -> list[tupl
     scope, signature = group
     found: list[tuple] = []
     ids = json.dumps([m.id for m in members])
+    since = _since(members)
     oldest, newest = members[0], members[-1]
     if len(members) > 1:
         found.append(
@@ -260,6 +262,7 @@ def _group_findings(group: Group, members: list[Member], root: str) -> list[tupl
                 "the others",
                 f"the same description: {_quoted(newest.description)}",
                 supersede_command(root, newest, oldest),
+                since,
             )
         )
     vague = _read(newest).vague
@@ -277,6 +280,7 @@ def _group_findings(group: Group, members: list[Member], root: str) -> list[tupl
                 "opening the body",
                 vague,
                 None,
+                since,
             )
         )
     return found
@@ -313,6 +317,7 @@ def _pair_findings(group: Group, members: list[Member], others: dict[Group, list
                 reason,
                 verdict.evidence,
                 supersede_command(root, newer, older),
+                _since([older, newer]),
             )
         )
     return found
@@ -339,6 +344,11 @@ def supersede_command(root: str, newer: Member, older: Member) -> str:
     )
 
 
+def _since(members: list[Member]) -> str:
+    """From when every one of `members` is valid (they are active: none stops being valid)."""
+    return max(m.valid_from or "" for m in members)
+
+
 def _label(scope: str) -> str:
     return scope or "the global scope"
 
@@ -350,7 +360,7 @@ def _quoted(description: str) -> str:
 
 def _insert(db, findings: list[tuple]) -> None:
     db.executemany(
-        "insert into gardener_findings (proposal, scope, signature, other, id, ids, reason, evidence, command) "
-        "values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "insert into gardener_findings (proposal, scope, signature, other, id, ids, reason, evidence, command, since) "
+        "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         findings,
     )

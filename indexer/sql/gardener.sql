@@ -44,12 +44,15 @@ gardener_candidates AS (
 ),
 
 gardener_found AS (
-    -- the findings, each with its memories valid at T, oldest first: a pair when both are, copies when two or
-    -- more are, a vague description when one is
+    -- the findings, each with its memories valid at T, oldest first. Its memories are active, so from `since`
+    -- on all of them are valid (the usual case, read as it is); before, a pair when both are, copies when two
+    -- or more are, a vague description when one is
     SELECT g.as_of, f.proposal, f.reason, f.command, f.other,
-        (SELECT json_group_array(value) FROM (
+        CASE WHEN f.since <= g.as_of THEN f.ids
+        ELSE (SELECT json_group_array(value) FROM (
             SELECT j.value FROM json_each(f.ids) AS j JOIN memories AS v ON v.id = j.value
-            WHERE VALID_AT(v, g.as_of) ORDER BY j.key)) AS ids
+            WHERE VALID_AT(v, g.as_of) ORDER BY j.key))
+        END AS ids
     FROM gardener_settings AS g CROSS JOIN gardener_findings AS f
 ),
 
@@ -57,7 +60,8 @@ gardener_found_valid AS (
     SELECT f.*, m.id, m.kind, m.name, m.description, m.project, m.stage_status, m.updated, m.path
     FROM gardener_found AS f
     JOIN memories AS m ON m.id = json_extract(f.ids, '$[0]')
-    WHERE json_array_length(f.ids) >= CASE WHEN f.other IS NOT NULL OR f.proposal = 'duplicate' THEN 2 ELSE 1 END
+    WHERE f.ids IS NOT NULL
+        AND json_array_length(f.ids) >= CASE WHEN f.other IS NOT NULL OR f.proposal = 'duplicate' THEN 2 ELSE 1 END
 ),
 
 gardener AS (

@@ -146,7 +146,8 @@ CREATE TABLE IF NOT EXISTS gardener_findings (
     ids TEXT NOT NULL,            -- JSON array of every memory it involves, newest last
     reason TEXT NOT NULL,         -- what a person checks at a glance
     evidence TEXT NOT NULL,       -- what was found: the shared words, the two values, the vague description's fault
-    command TEXT                  -- the suggested `seamless write ... --supersedes ID`, where there is one
+    command TEXT,                 -- the suggested `seamless write ... --supersedes ID`, where there is one
+    since TEXT NOT NULL           -- the latest valid_from of its memories: from then on all of them are valid
 );
 CREATE INDEX IF NOT EXISTS gardener_findings_signature ON gardener_findings (scope, signature);
 CREATE INDEX IF NOT EXISTS gardener_findings_other ON gardener_findings (scope, other) WHERE other IS NOT NULL;

@@ -307,7 +307,6 @@ def median(values) -> float:
     return statistics.median(values)
 
 
-
 def libraries(db: Path) -> list[tuple[str, float, str, str]]:
     """The well-kept alternatives, measured on the same index: datasketch's MinHash LSH against the gardener's own
     term postings to find the pairs to compare, and SQLite's fts5vocab against store/wording.py to list words."""

@@ -6,6 +6,7 @@ store at another time, read as the CLI reads --as-of.
 """
 
 import asyncio
+import json
 from urllib.parse import urlencode
 
 from datasette import hookimpl
@@ -17,6 +18,13 @@ from indexer.sql.canned import NEEDS_HUMAN_FIRST, QUERIES
 from indexer.store.timestamps import normalize
 
 SHOWN_PER_SECTION = 20  # the rest are one link away
+OTHERS_SHOWN = 5  # of a proposal's other memories (10,000 copies of one description name 9,999 others)
+PROPOSALS = {  # how a proposal of each kind opens, before its reason
+    "contradiction": "Contradiction",
+    "duplicate": "Duplicate",
+    "vague-description": "Vague description",
+    "archive": "Archive?",
+}
 SECTIONS = {
     "stage": "Stages waiting for a human",
     "proposal": "The gardener's proposals",
@@ -79,6 +87,7 @@ async def home(datasette, request):
     for row in first.rows:
         sections[row["section"]]["rows"].append(dict(row))
         sections[row["section"]]["count"] = row["in_section"]
+    await _name_others(db, sections["proposal"]["rows"])
     for card in cards:
         card["links"] = scope_links(datasette, card["project"], as_of)
     json_query = "?" + urlencode({"_shape": "array", **({"as_of": as_of} if as_of else {})})
@@ -99,6 +108,23 @@ async def home(datasette, request):
     }
     html = await datasette.render_template("seamless-home.html", context, request=request, view_name="seamless-home")
     return Response.html(html)
+
+
+async def _name_others(db, rows: list[dict]) -> None:
+    """Give each proposal its other memories (`others`: id and name, the first OTHERS_SHOWN) and how many more."""
+    wanted = {}
+    for row in rows:
+        others = [i for i in json.loads(row["ids"] or "[]") if i != row["id"]]
+        row["others"], row["more_others"] = others[:OTHERS_SHOWN], max(0, len(others) - OTHERS_SHOWN)
+        wanted.update(dict.fromkeys(row["others"]))
+    names = {}
+    if wanted:
+        marks = ",".join("?" * len(wanted))
+        result = await db.execute(f"select id, name from memories where id in ({marks})", list(wanted))
+        names = {r["id"]: r["name"] for r in result.rows}
+    for row in rows:
+        row["others"] = [{"id": i, "name": names.get(i, i)} for i in row["others"]]
+        row["opening"] = PROPOSALS.get(row["proposal"], row["proposal"])
 
 
 @hookimpl

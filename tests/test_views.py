@@ -290,11 +290,15 @@ def test_supersession_history_of_the_written_store(written_db):
 def test_gardener_proposals_are_the_gardener_now(db):
     rows = view(db, "select * from gardener_proposals")
     as_of = rows[0]["as_of"] if rows else now()
+    for row in rows:  # the CLI gives `ids` as a list and completes a command with its --db
+        row["ids"] = json.loads(row["ids"])
+        row["command"] = row["command"] and f"{row['command']} --db {db}"
     assert rows == cli_json("gardener", "--as-of", as_of, "--db", str(db))
 
 
 def test_gardener_proposals_of_the_written_store(written_db):
-    proposed = {r["name"]: r["reason"] for r in view(written_db, "select * from gardener_proposals")}
+    rows = view(written_db, "select * from gardener_proposals")
+    proposed = {r["name"]: r["reason"] for r in rows if r["proposal"] == "archive"}
     assert set(proposed) == {"done-stage", "stale"}  # never the pinned rule, nor what is not valid now
     assert proposed["done-stage"].startswith("stage is done")
 

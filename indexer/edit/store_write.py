@@ -65,6 +65,7 @@ class Written:
     superseded: str | None = None
     similar: list[dict] = field(default_factory=list)
     committed: Committed = field(default_factory=Committed)  # the commit it made, or why there is none
+    hints: list[dict] = field(default_factory=list)  # the gardener's, for a memory written (never a refusal)
 
     def as_json(self) -> dict:
         out: dict[str, object] = {
@@ -86,6 +87,8 @@ class Written:
             out["commit"] = self.committed.commit
         if self.committed.warning:
             out["warning"] = self.committed.warning
+        if self.action in ("created", "updated", "superseded"):
+            out["hints"] = self.hints
         return out
 
 
@@ -609,6 +612,8 @@ def write_memory(
             from indexer.query.similar import similar_memories
 
             similar = similar_memories(s.conn, memory_id)
+        from indexer.query.gardener import hints
+
         return Written(
             memory_id,
             path,
@@ -619,6 +624,7 @@ def write_memory(
             superseded=old["id"] if old else None,
             similar=similar,
             committed=committed,
+            hints=hints(s.conn, memory_id),
         )
 
 

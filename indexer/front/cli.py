@@ -356,10 +356,10 @@ def _chain_end(rows: list[dict]) -> str:
 @json_option
 @db_option
 def gardener(as_of, as_json, db_path):
-    """Proposals only, never acted on: stale done/unknown stages and long-unchanged unpinned memories."""
-    from indexer.query import queries
+    """Proposals only, never acted on: contradictions, duplicates, vague descriptions, stale memories."""
+    from indexer.query.gardener import proposals
 
-    rows = queries.run(_connect(db_path), "gardener", as_of=as_of)
+    rows = proposals(_connect(db_path), as_of=as_of, db_path=db_path)
     if as_json:
         _echo_json(rows)
         return
@@ -367,6 +367,8 @@ def gardener(as_of, as_json, db_path):
         _echo_line(
             f"{row['proposal']} {row['id']} [{row['kind']}] {row['name']} ({_scope(row['project'])}): {row['reason']}"
         )
+        if row["command"]:
+            _echo_line(f"  {row['command']}")
     click.echo(f"{len(rows)} proposals; nothing was changed (the gardener only proposes)", err=True)
 
 
@@ -420,6 +422,8 @@ def _written(call, as_json: bool) -> None:
         click.echo("similar active memories (use --supersedes ID to replace one instead of adding another):")
         for row in result.similar:
             click.echo(f"  {row['id']} {row['name']}: {row['description']}")
+    for hint in result.hints:
+        _echo_line(f"hint: {hint['message']}")
 
 
 @cli.command()

@@ -57,7 +57,8 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
         with `supersedes` (an id or name), replace that memory, which stays on disk, invalid from now.
         kind: constraint, runbook, protocol, gotcha, decision, refuted, reference or stage. name: kebab-case.
         description: one line, at most 150 characters, the only text indexes show. project: `global` for
-        global. The result lists `similar` active memories: supersede one rather than restating it."""
+        global. The result lists `similar` active memories: supersede one rather than restating it; and the
+        gardener's `hints` (a vague description, a likely duplicate or contradiction), which never refuse a write."""
         return call(
             store_write.write_memory,
             project=scope(project),

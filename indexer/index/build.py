@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
 
-from indexer.index import changes, database, fts, revisions
+from indexer.index import changes, database, fts, gardener_pairs, revisions
 from indexer.sql import views
 from indexer.store import crossfile, timestamps
 from indexer.store.problems import Problem, error
@@ -388,7 +388,15 @@ def _carry_out(db: database.IndexConnection, run: Run, plan: Plan, progress: Pro
 
 def _empty_tables(db: database.IndexConnection) -> None:
     fts.begin_rebuild(db)
-    for table in ("memories", "notes", "problems", "index_files"):
+    for table in (
+        "memories",
+        "notes",
+        "problems",
+        "index_files",
+        "gardener_words",
+        "gardener_terms",
+        "gardener_findings",
+    ):
         db.execute(f"delete from {table}")
 
 
@@ -398,6 +406,8 @@ def _write_changes(db: database.IndexConnection, run: Run, plan: Plan, writer, c
 
     if changed:
         writer.finish()
+        # the gardener's findings, for the memories this run touched (all of them in a full run)
+        gardener_pairs.settle(db, database.store_root(run.root), None if plan.full else writer.link_ids)
         if plan.full:
             fts.end_rebuild(db)
         if plan.mode != "paths":  # a paths run goes ahead only with the stored settings unchanged

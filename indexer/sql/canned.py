@@ -89,11 +89,15 @@ LIFE_PARAMS = f"SELECT {AS_OF} AS as_of, :by AS by, coalesce(:project, '') AS sc
 OVERVIEW_COLUMNS = """project, active, pinned, stages_open, stages_in_progress, stages_blocked, changed_7d, memories,
     notes, errors, warnings, as_of"""
 NEEDS_HUMAN_COLUMNS = """position, section, section_position, in_section, id, path, kind, name, description, project,
-    stage_status, updated, detail"""
+    stage_status, updated, detail, proposal, ids"""
 ATTRIBUTION_COLUMNS = "by, who, written, superseded, archived, refuted, median_days_to_superseded"
-GARDENER_COLUMNS = (
-    "proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, as_of"
-)
+GARDENER_COLUMNS = "proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, ids, command, as_of"
+# the gardener's order: what disagrees first, then what is said twice, what says nothing, what is stale; each
+# kind oldest first (needs_human.sql lists its proposals the same way)
+PROPOSAL_RANK = """CASE proposal WHEN 'contradiction' THEN 0 WHEN 'duplicate' THEN 1 WHEN 'vague-description' THEN 2
+    ELSE 3 END"""
+if PROPOSAL_RANK not in sql_source("needs_human"):
+    raise RuntimeError("needs_human.sql orders the proposals differently from canned.PROPOSAL_RANK")
 
 
 def compose(params_name: str, params_sql: str, cores: list[str], select: str) -> str:
@@ -131,7 +135,7 @@ QUERIES = {
         "gardener_params",
         GARDENER_PARAMS,
         ["gardener"],
-        f"SELECT {GARDENER_COLUMNS}\nFROM gardener ORDER BY coalesce(updated, ''), id",
+        f"SELECT {GARDENER_COLUMNS}\nFROM gardener ORDER BY {PROPOSAL_RANK}, coalesce(updated, ''), id",
     ),
     "overview": compose(
         "overview_params",

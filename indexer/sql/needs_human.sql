@@ -1,7 +1,9 @@
 -- What needs a human (the explorer's home page, docs/pages.md), at time T, in the order to work through it:
 --   stage     live stages (open, in_progress, blocked) gated `human` and valid at T: blocked first, then
 --             the one waiting longest (oldest `updated`) first
---   proposal  the gardener's proposals (gardener.sql), oldest first, as the gardener lists them
+--   proposal  the gardener's proposals (gardener.sql), as the gardener lists them: contradictions, duplicates,
+--             vague descriptions, then archive proposals, each kind oldest first; `ids` names every memory one
+--             involves (newest last), `detail` is its reason
 --   error     every file with an error (it is not indexed): its first error, by path
 --   fork      every active memory with a supersession-fork warning: two hosts replaced one memory at once and
 --             the merge kept the other successor (SPEC section 10), by path
@@ -18,7 +20,7 @@ needs_human_stages AS (
         'stage' AS section, m.id, m.path, m.kind, m.name, m.description, coalesce(m.project, 'global') AS project,
         m.stage_status, m.updated,
         printf('Status: %s · Gate: human', m.stage_status) AS detail,
-        m.stage_status <> 'blocked' AS rank_in_section
+        m.stage_status <> 'blocked' AS rank_in_section, NULL AS proposal, NULL AS ids
     FROM gardener_params AS p
     JOIN memories AS m
         ON m.kind = 'stage' AND m.stage_status IN ('open', 'in_progress', 'blocked') AND m.stage_gate = 'human'
@@ -61,15 +63,18 @@ needs_human_items AS (
     UNION ALL
     SELECT
         2, 'proposal', id, path, kind, name, description, coalesce(project, 'global'), stage_status, updated,
-        reason, 0
+        reason, CASE proposal WHEN 'contradiction' THEN 0 WHEN 'duplicate' THEN 1 WHEN 'vague-description' THEN 2
+    ELSE 3 END, proposal, ids
     FROM gardener
     UNION ALL
-    SELECT 3, 'error', NULL, path, NULL, NULL, message, project, NULL, NULL, printf('line %d: %s', line, code), 0
+    SELECT 3, 'error', NULL, path, NULL, NULL, message, project, NULL, NULL, printf('line %d: %s', line, code), 0,
+        NULL, NULL
     FROM needs_human_errors
     UNION ALL
-    SELECT 4, 'fork', id, path, kind, name, description, project, NULL, updated, detail, 0 FROM needs_human_forks
+    SELECT 4, 'fork', id, path, kind, name, description, project, NULL, updated, detail, 0, NULL, NULL
+    FROM needs_human_forks
     UNION ALL
-    SELECT 5, 'concurrent', id, path, kind, name, description, project, NULL, updated, detail, 0
+    SELECT 5, 'concurrent', id, path, kind, name, description, project, NULL, updated, detail, 0, NULL, NULL
     FROM needs_human_concurrent
 ),
 
@@ -79,7 +84,7 @@ needs_human AS (
         row_number() OVER whole AS position,
         row_number() OVER section_order AS section_position,
         count(*) OVER (section_order ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS in_section,
-        section, id, path, kind, name, description, project, stage_status, updated, detail
+        section, id, path, kind, name, description, project, stage_status, updated, detail, proposal, ids
     FROM (SELECT *, CASE WHEN section IN ('error', 'fork') THEN path END AS error_path FROM needs_human_items)
     WINDOW
         section_order AS (PARTITION BY section_order ORDER BY rank_in_section, error_path, coalesce(updated, ''), id),

@@ -163,3 +163,38 @@ CREATE TABLE IF NOT EXISTS concurrent_edits (
     PRIMARY KEY ("commit", id)
 );
 CREATE INDEX IF NOT EXISTS concurrent_edits_id ON concurrent_edits (id);
+-- The gardener's reading of the active memories (indexer/index/gardener_pairs.py, SPEC section 12), kept in step by
+-- every index run for the memories it touched. `scope` is the project, '' for global: nothing pairs across scopes.
+-- A signature is shared by descriptions that differ only in case, punctuation and word endings (store/wording.py).
+CREATE TABLE IF NOT EXISTS gardener_words (
+    id TEXT PRIMARY KEY,          -- an active memory
+    scope TEXT NOT NULL,
+    signature TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS gardener_words_signature ON gardener_words (scope, signature);
+
+-- Each signature's words and value slots (its newest memory's), to find the memories that may pair with it
+CREATE TABLE IF NOT EXISTS gardener_terms (
+    scope TEXT NOT NULL,
+    term TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    PRIMARY KEY (scope, term, signature)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS gardener_terms_signature ON gardener_terms (scope, signature);
+
+-- What the gardener found, as of the last index run: read by gardener.sql, which adds the archive proposals
+CREATE TABLE IF NOT EXISTS gardener_findings (
+    proposal TEXT NOT NULL,       -- duplicate, contradiction or vague-description
+    scope TEXT NOT NULL,
+    signature TEXT NOT NULL,      -- the signature it is about ...
+    other TEXT,                   -- ... and the other one, for a pair (NULL: the memories of one signature)
+    id TEXT NOT NULL,             -- the memory to act on: the older of a pair, the oldest of a group
+    ids TEXT NOT NULL,            -- JSON array of every memory it involves, newest last
+    reason TEXT NOT NULL,         -- what a person checks at a glance
+    evidence TEXT NOT NULL,       -- what was found: the shared words, the two values, the vague description's fault
+    command TEXT,                 -- the suggested `seamless write ... --supersedes ID`, where there is one
+    since TEXT NOT NULL           -- the latest valid_from of its memories: from then on all of them are valid
+);
+CREATE INDEX IF NOT EXISTS gardener_findings_signature ON gardener_findings (scope, signature);
+CREATE INDEX IF NOT EXISTS gardener_findings_other ON gardener_findings (scope, other) WHERE other IS NOT NULL;
+CREATE INDEX IF NOT EXISTS gardener_findings_id ON gardener_findings (id);

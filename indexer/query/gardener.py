@@ -1,0 +1,65 @@
+"""The gardener's proposals as the CLI and MCP give them (SPEC sections 4 and 12): the `gardener` canned query's
+rows with `ids` as a list and the suggested command completed with the index it should update."""
+
+import json
+import shlex
+
+from indexer.query import queries
+
+DEFAULT_DB = "seamless.db"  # the CLI's --db default: a command for it needs no --db
+
+
+def proposals(conn_or_db, as_of: str | None = None, db_path: str | None = None) -> list[dict]:
+    """Every proposal at `as_of` (None: now), in the gardener's order; a command gains `--db db_path` unless
+    that is the default index."""
+    rows = queries.run(conn_or_db, "gardener", as_of=as_of)
+    for row in rows:
+        row["ids"] = json.loads(row["ids"]) if row["ids"] else []
+        if row["command"] and db_path and db_path != DEFAULT_DB:
+            row["command"] += " --db " + shlex.quote(str(db_path))
+    return rows
+
+
+HINTS = """
+select f.proposal, f.ids, f.evidence, f.other is not null as pair
+from gardener_words as w
+join gardener_findings as f on f.scope = w.scope and (f.signature = w.signature or f.other = w.signature)
+where w.id = :id
+order by case f.proposal when 'contradiction' then 0 when 'duplicate' then 1 else 2 end, f.rowid
+"""
+
+
+def hints(conn, memory_id: str) -> list[dict]:
+    """What the gardener now says of memory `memory_id`, as hints for whoever just wrote it (never a refusal):
+    a contradiction or a likely duplicate of another active memory of its scope, a vague description. Each
+    hint has `hint` (the proposal's kind), `ids` (the memories it involves, newest last) and `message`."""
+    found = []
+    for row in queries.rows(conn, HINTS, {"id": memory_id}):
+        ids = json.loads(row["ids"])
+        others = [i for i in ids if i != memory_id]
+        named = {
+            r["id"]: r["name"]
+            for r in queries.rows(
+                conn, f"select id, name from memories where id in ({','.join('?' * len(others[:3]))})", others[:3]
+            )
+        }
+        first = f"{named.get(others[0], '?')} ({others[0]})" if others else ""
+        if row["proposal"] == "vague-description":
+            message = f"vague description: {row['evidence']}; say what a future agent needs to act on it"
+        elif row["proposal"] == "contradiction":
+            message = (
+                f"disagrees with {first}: {row['evidence']}; if this memory is right, write it again with "
+                f"--supersedes {others[0]}"
+            )
+        elif row["pair"]:
+            message = (
+                f"may say the same as {first}: {row['evidence']}; supersede it (--supersedes {others[0]}) rather "
+                "than keep both"
+            )
+        else:
+            message = (
+                f"{len(others)} other active memor{'y has' if len(others) == 1 else 'ies have'} the same description, "
+                f"among them {first}: keep one"
+            )
+        found.append({"hint": row["proposal"], "ids": ids, "message": message})
+    return found

@@ -1,0 +1,199 @@
+"""Whether two memories of one scope say the same thing, or disagree (SPEC section 12). Pure: two `Wording`s in,
+a verdict out, so a pair's verdict depends on the pair alone and an index run may settle it for the memories it
+touched only.
+
+- duplicate: the word sets (stems of the name and the description) overlap by DUPLICATE_AT (Jaccard) or more, and
+  the numbers agree (one's are among the other's) and no value conflicts.
+- contradiction: a named setting with two values (`CHROMA_PORT=8765` and `CHROMA_PORT=9000`); or another value of
+  the same kind and slot (a port, a version of one product, a file's path, a quantity in one unit) that differs,
+  between memories whose subjects overlap by SUBJECT_AT or more; or a word one denies ("never auto-apply") and the
+  other states plainly ("auto-applied after 7 days"), between memories whose subjects overlap by SUBJECT_AT or
+  more, unless the one that states it tells of a failure ("a stray print() corrupts stdout" restates "never print").
+
+The thresholds were chosen on the dev half of tests/fixtures/gardener/pairs.yaml (docs/performance.md).
+"""
+
+from dataclasses import dataclass
+
+from indexer.store.wording import GENERIC, STOPWORDS, Value, Wording
+
+DUPLICATE_AT = 0.33  # Jaccard of the word sets
+MIN_SHARED = 3  # specific (not generic) words two duplicates have in common at least
+MAX_UNSHARED_NAMES = 3  # names (identifiers, products) one of two duplicates has and the other never mentions
+SUBJECT_AT = 0.25  # overlap of the subjects' words (shared / the smaller set)
+NAMED_SUBJECT_AT = 0.15  # the same, for a value in a named slot (a setting, a product's version, a file's path)
+NUMBER_KINDS = ("port", "version", "quantity", "number")
+MAGNITUDE = 16  # two quantities of one thing are within this factor of each other
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A pair's verdict: `proposal` (duplicate or contradiction) and the evidence a person checks at a glance."""
+
+    proposal: str
+    evidence: str
+    score: float  # how alike the two read (Jaccard of the word sets)
+
+
+def judge(a: Wording, b: Wording) -> Verdict | None:
+    """The verdict on two active memories of one scope, or None when they are simply different."""
+    similarity = jaccard(a.words, b.words)
+    if similarity < DUPLICATE_AT and not (a.slots & b.slots or a.negated & b.asserted or b.negated & a.asserted):
+        return None  # most pairs: not alike enough to say the same, and nothing to disagree on
+    conflicts = value_conflicts(a, b)
+    subject = subject_overlap(a, b)
+    # a slot with a name (a setting's key, a named product's version) says what the value is of; an unnamed one
+    # (a port, a bare version) needs the same subject, and something named in common when both name things
+    named = [c for c in conflicts if c.slot and c.kind in ("setting", "version", "path")]
+    same_things = (not (a.names and b.names) or bool(a.names & b.names)) and not siblings(a, b)
+    if named and (named[0].kind == "setting" or (subject >= NAMED_SUBJECT_AT and same_things)):
+        return Verdict("contradiction", named[0].text, similarity)
+    if conflicts and subject >= SUBJECT_AT and same_things:
+        return Verdict("contradiction", conflicts[0].text, similarity)
+    denied = denials(a, b)
+    if denied and subject >= SUBJECT_AT and same_things:
+        return Verdict("contradiction", denied, similarity)
+    specific = {w for w in a.words & b.words if w not in GENERIC}
+    if (
+        similarity >= DUPLICATE_AT
+        and len(specific) >= MIN_SHARED
+        and not conflicts
+        and numbers_agree(a, b)
+        and len(unshared_names(a, b)) <= MAX_UNSHARED_NAMES
+    ):
+        shared = b.spelled(sorted(a.words & b.words, key=lambda w: (w.isalpha(), w)))
+        more = f" and {len(shared) - 8} more" if len(shared) > 8 else ""
+        return Verdict("duplicate", f"{len(shared)} words in common: {', '.join(shared[:8])}{more}", similarity)
+    return None
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 0.0
+
+
+def subject_overlap(a: Wording, b: Wording) -> float:
+    """Shared subject words (specific ones: not generic, not values) over the smaller subject."""
+    sa = {w for w in a.subject if w not in GENERIC}
+    sb = {w for w in b.subject if w not in GENERIC}
+    return len(sa & sb) / min(len(sa), len(sb)) if sa and sb else 0.0
+
+
+def _stated(w: Wording) -> dict[tuple[str, str], set[str]]:
+    slots: dict[tuple[str, str], set[str]] = {}
+    for v in w.values:
+        if not v.former:
+            slots.setdefault((v.kind, v.slot), set()).add(v.value)
+    return slots
+
+
+def _same_slot(kind: str, slot_a: str, slot_b: str) -> bool:
+    """A version of no named product may be of any; a setting's key may name fewer parts (`budget`, `budget chars`)."""
+    if slot_a == slot_b:
+        return True
+    if kind == "version":
+        return not slot_a or not slot_b
+    if kind == "setting":
+        pa, pb = set(slot_a.split()), set(slot_b.split())
+        return pa <= pb or pb <= pa
+    return False
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """One slot both memories fill with values neither holds all of."""
+
+    kind: str
+    slot: str  # '' when the two name it differently (a version of no named product)
+    label: str
+    older: tuple[str, ...]
+    newer: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        what = self.label or self.kind
+        if self.kind == "version" and self.label:
+            what = f"{self.label} version"
+        elif self.kind == "quantity":
+            what = f"{self.label or 'quantity'}"
+        elif self.kind == "polar":
+            what = f"{self.label or 'which way'}"
+        return f"{what}: {', '.join(self.older)} in one, {', '.join(self.newer)} in the other"
+
+
+def value_conflicts(a: Wording, b: Wording) -> list[Conflict]:
+    """Each slot both fill, each with a value the other never mentions (`a` is the older memory)."""
+    sa, sb = _stated(a), _stated(b)
+    mentioned_a = {v.value for v in a.values if not v.former}
+    mentioned_b = {v.value for v in b.values if not v.former}
+    labels = {(v.kind, v.slot): v.label for v in (*b.values, *a.values)}
+    found = []
+    for (kind, slot_a), va in sorted(sa.items()):
+        if kind == "number":
+            continue  # a bare number (no unit, product or key) does not say what it counts: `gate 00`, `gate 01`
+        for (kind_b, slot_b), vb in sorted(sb.items()):
+            if kind_b != kind or not _same_slot(kind, slot_a, slot_b):
+                continue
+            if (
+                (va - mentioned_b)
+                and (vb - mentioned_a)
+                and (kind not in ("quantity", "number") or _comparable(va, vb))
+            ):
+                slot = slot_a if slot_a == slot_b else ""
+                label = labels.get((kind, slot_a)) or labels.get((kind, slot_b)) or ""
+                found.append(Conflict(kind, slot, label, tuple(sorted(va)), tuple(sorted(vb))))
+    return sorted(found, key=lambda c: not c.slot)  # named slots first
+
+
+def _comparable(va: set[str], vb: set[str]) -> bool:
+    """Whether two sets of numbers hold a pair of the same order (within MAGNITUDE of each other): 200 characters
+    for one description and 6000 for a whole briefing are not two values of one thing."""
+    for x in va:
+        for y in vb:
+            try:
+                low, high = sorted((abs(float(x)), abs(float(y))))
+            except ValueError:
+                return True
+            if high <= MAGNITUDE * max(low, 1e-9):
+                return True
+    return False
+
+
+def unshared_names(a: Wording, b: Wording) -> set[str]:
+    """The names (of three letters or more) one memory uses that the other never mentions: two that say the same
+    name the same things (`twine`, `PYPI_TOKEN` against `CHANGELOG` is another procedure)."""
+    return {n for n in (a.names - b.words) | (b.names - a.words) if len(n) >= 3}
+
+
+def siblings(a: Wording, b: Wording) -> bool:
+    """Whether each names a two-part name the other does not, and two of those differ in one part only:
+    `harbor-prod` and `harbor-ci`, `snowflake_pool` and `s3_pool` are two of one family, whose values may differ."""
+    only_a, only_b = a.instances - b.instances, b.instances - a.instances
+    return any((x[0] == y[0]) != (x[1] == y[1]) for x in only_a for y in only_b)
+
+
+def numbers_agree(a: Wording, b: Wording) -> bool:
+    """Whether one memory's numbers are all among the other's (either may state fewer)."""
+    na = {v.value for v in a.values if v.kind in NUMBER_KINDS}
+    nb = {v.value for v in b.values if v.kind in NUMBER_KINDS}
+    return na <= nb or nb <= na
+
+
+def denials(a: Wording, b: Wording) -> str | None:
+    """A word one memory denies and the other states plainly, unless that one tells of a failure."""
+    for denier, stater in ((a, b), (b, a)):
+        words = sorted(
+            w
+            for w in denier.negated & stater.asserted
+            if w not in GENERIC
+            and w not in STOPWORDS
+            and not w.isdigit()
+            and w not in denier.asserted
+            and w not in stater.negated
+        )
+        if words and stater.failures <= denier.failures:
+            shown = ", ".join(stater.spelled(words))
+            return f"one says no to {shown}, the other says yes"
+    return None
+
+
+__all__ = ["DUPLICATE_AT", "SUBJECT_AT", "Value", "Verdict", "judge"]

@@ -1,0 +1,774 @@
+"""What a memory's name and description say, word by word, for the gardener (SPEC section 12). No model, no index.
+
+`read(name, description)` gives a `Wording`: the stems of its words (Snowball, through PyStemmer), the values it
+states (ports, versions, paths, quantities, settings and their yes/no), which words sit under a negation, a
+signature shared by descriptions that differ only in case, punctuation and inflection, and why the description is
+vague, if it is. `indexer.store.sameness` compares two of them.
+
+English words are stemmed as English; Cyrillic, Greek and Arabic words with their own Snowball stemmer; Chinese,
+Japanese and Korean text, written without spaces, is read as overlapping pairs of characters.
+"""
+
+import functools
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass, field, replace
+
+import Stemmer
+
+
+def _words(text: str) -> list[str]:
+    """The words of a list written as text (one or more a line)."""
+    return text.split()
+
+
+# A token: a code span, a clause boundary, or a run of anything that is not a space or a separator.
+TOKEN = re.compile(
+    r"`(?P<code>[^`]*)`|(?P<stop>[;:,.!?]+(?=\s|$)|\s[-–—]+\s|[()\[\]{}|])|(?P<raw>[^\s,;()\[\]{}\"`|]+)"
+)
+EDGE = "\"'.,:;!?*“”‘’«»"  # stripped from a raw token's ends
+PART = re.compile(r"[^\W_]+")  # the letters-and-digits runs of an identifier
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+URL = re.compile(
+    r"^(?:[a-z][a-z0-9+.-]*://|www\.)\S+$|^[a-z0-9-]+(?:\.[a-z0-9-]+)+\.[a-z]{2,}/\S*$|^[a-z0-9-]+\.(?:com|org|io|dev|net|html)(?:/\S*)?$",
+    re.I,
+)
+HOST_PORT = re.compile(r"^(?:[A-Za-z][\w-]*(?:\.[\w-]+)*|\d+(?:\.\d+){3}):(\d{2,5})(?:/\S*)?$")
+ASSIGNMENT = re.compile(r"^([A-Za-z_][\w.-]*)=(\S+)$")
+DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:T[\d:]+Z?)?$")
+VERSION = re.compile(
+    r"^(?:v|>=|<=|==|~=|\^|@)?(\d+(?:\.\d+)+(?:[.+-]?[a-z][\w.]*)?|\d{4}-\d{2}-\d{2}\.[a-z]\w*)\+?$", re.I
+)
+NUMBER = re.compile(r"^[-+]?(\d+(?:[.,]\d+)?)(%|x|ms|s|h|m|d|k|g|kb|mb|gb|px)?\+?$", re.I)
+NUMBER_UNIT = re.compile(r"^(\d+(?:\.\d+)?)-([a-z]+)$", re.I)  # 48-bit, 10-minute
+FLAG = re.compile(r"^--?[a-z][\w-]*(?:=\S+)?$", re.I)
+CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]")
+UPPER = re.compile(r"^[A-Z][A-Z0-9]+$")
+NUMBER_WORDS = {
+    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+    "eight": "8", "nine": "9", "ten": "10", "twelve": "12", "once": "1", "twice": "2", "single": "1",
+    "double": "2", "second": "2",
+}  # fmt: skip
+BOOLEANS = {
+    "true": "yes", "yes": "yes", "on": "yes", "enabled": "yes", "enable": "yes",
+    "false": "no", "no": "no", "off": "no", "disabled": "no", "disable": "no", "none": "no",
+}  # fmt: skip
+UNITS = {
+    "ms": "ms", "millisecond": "ms", "milliseconds": "ms", "s": "s", "sec": "s", "secs": "s", "second": "s",
+    "seconds": "s", "m": "min", "min": "min", "mins": "min", "minute": "min", "minutes": "min", "h": "h", "hr": "h",
+    "hrs": "h", "hour": "h", "hours": "h", "d": "d", "day": "d", "days": "d", "week": "week", "weeks": "week",
+    "x": "x", "%": "%", "k": "k", "kb": "kb", "mb": "mb", "gb": "gb", "g": "gb", "px": "px",
+}  # fmt: skip
+# words that mark the next value as the one given up: "moved from 8001", "instead of Redis", "not RabbitMQ"
+FORMER = {"from", "instead", "formerly", "previously", "replacing", "replaces", "replaced", "was", "were"}
+NEGATION = {
+    "not", "never", "no", "nor", "without", "cannot", "can't", "don't", "doesn't", "didn't", "isn't", "aren't",
+    "wasn't", "weren't", "won't", "shouldn't", "mustn't", "neither", "nobody", "nothing", "avoid",
+}  # fmt: skip
+PROHIBITION = {"forbidden", "banned", "prohibited", "disallowed"}
+# words that describe a failure: "a stray print() corrupts the stream" restates "never print", it does not deny it
+FAILURE = frozenset(
+    Stemmer.Stemmer("english").stemWords(
+        _words(
+            """
+            fail fails failed failing failure break breaks broke broken breaking corrupt corrupts corrupted error errors
+            crash crashes crashed raise raises raised stray wrong lose loses lost leak leaks bug disagree disagreeing
+            mismatch missing miss misses hang hangs stale collide collided collides clash clashes conflict conflicts
+            typeerror exception traceback refuse refuses slow
+            """
+        )
+    )
+)
+# words a value is stated with (`port 8765`, `version 16`), whose stems carry no subject of their own
+VALUE_WORDS = {"port", "version", "path", "file", "default", "set", "pin", "number", "valu", "at", "is", "on", "to"}
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "then",
+        "than",
+        "so",
+        "as",
+        "at",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "of",
+        "on",
+        "onto",
+        "to",
+        "with",
+        "within",
+        "without",
+        "via",
+        "per",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "it",
+        "its",
+        "it's",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "we",
+        "our",
+        "us",
+        "you",
+        "your",
+        "they",
+        "their",
+        "them",
+        "he",
+        "she",
+        "his",
+        "her",
+        "i",
+        "me",
+        "my",
+        "do",
+        "does",
+        "did",
+        "done",
+        "doing",
+        "has",
+        "have",
+        "had",
+        "having",
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "may",
+        "might",
+        "must",
+        "also",
+        "too",
+        "very",
+        "just",
+        "only",
+        "still",
+        "yet",
+        "again",
+        "even",
+        "ever",
+        "about",
+        "above",
+        "after",
+        "before",
+        "below",
+        "between",
+        "both",
+        "each",
+        "few",
+        "more",
+        "most",
+        "other",
+        "some",
+        "such",
+        "own",
+        "same",
+        "any",
+        "all",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "while",
+        "until",
+        "up",
+        "down",
+        "out",
+        "off",
+        "over",
+        "under",
+        "further",
+        "once",
+        "nor",
+        "not",
+        "no",
+        "never",
+        "e.g",
+        "i.e",
+        "etc",
+        "vs",
+        "via",
+        "now",
+        "new",
+    ]
+)
+# Words that say nothing a future agent could act on by themselves: "notes about the console" is a generic word
+# and one topic. Stems are compared, so one form of each word is enough.
+GENERIC_WORDS = _words(
+    """
+    note notes stuff thing things info information misc miscellaneous various detail details general overview
+    summary learning learnings learned lesson lessons tip tips thought thoughts idea ideas todo update updates
+    fix fixes fixed bug bugs issue issues problem problems gotcha gotchas decision decisions runbook protocol
+    reference references constraint stage work working worked works important remember remembering useful
+    interesting relevant related regarding concerning context background random check checked careful keep mind
+    later today yesterday tomorrow session sessions meeting meetings discussion discussed decided architecture
+    approach plan plans next step steps project projects code codebase system systems app application setup
+    config configuration settings performance behaviour behavior flaky weird strange broken see body below above
+    question questions investigation research finding findings workaround workarounds trick tricks quirk quirks
+    caveat caveats consideration considerations practice practices guideline guidelines rule rules process
+    procedure way ways how doing improvement improvements change changes changed handle handling help helpful
+    use using used make making made get getting got need needs know known want try tried future forget don't
+    time times team teams people person someone something anything everything area part parts piece pieces point
+    points aspect aspects case cases item items list lists good bad better best worse worst nice okay fine hard
+    easy quick slow fast simple complex main current old latest recent recently first last docs doc
+    documentation documented explanation explained description hit saw seen found happen happened happens
+    noticed ran encounter encountered properly correctly usual usually normal normally standard appropriate
+    appropriately error errors follow
+    """
+)
+GENERIC = frozenset(Stemmer.Stemmer("english").stemWords(GENERIC_WORDS))
+GENERIC_UPPER = frozenset(
+    ["API", "UI", "DB", "CI", "CD", "PR", "ID", "URL", "CLI", "SDK", "TODO", "FYI", "ASAP", "NB", "OK", "TBD", "WIP"]
+)
+MIN_WORDS = 3  # fewer words than this, with nothing concrete, is vague
+MIN_SPECIFIC = 2  # fewer specific (not generic) words than this, with nothing concrete, is vague
+GENERIC_SHARE = 0.6  # more generic words than this share, with nothing concrete and fewer than 3 specific ones
+
+
+@dataclass(frozen=True)
+class Value:
+    """A value a description states: `kind` (port, version, path, quantity, setting, number, name), the `slot` it
+    fills (a unit, a setting's name, a file's name) and the `value` itself, as written or normalised."""
+
+    kind: str
+    slot: str
+    value: str
+    former: bool = False  # stated as the one given up ("moved from 8001")
+    label: str = ""  # the slot as written (`CHROMA_PORT`, `Postgres`, `hours`), for a person to read
+
+
+@dataclass(frozen=True)
+class Wording:
+    """What the gardener reads in one memory's name and description."""
+
+    words: frozenset[str]  # stems of the name and the description, numbers and identifiers' parts
+    values: tuple[Value, ...]
+    negated: frozenset[str]  # stems a negation denies ("never print", "not RabbitMQ")
+    asserted: frozenset[str]  # stems stated plainly
+    failures: frozenset[str]  # words of failure ("fails", "corrupts"): a symptom, not a yes or no
+    names: frozenset[str]  # stems of what it names: identifiers, code, paths, capitalised words after the first
+    instances: frozenset[tuple[str, ...]]  # its compound names, each as the stems of its parts (`harbor-prod`)
+    signature: str  # the same for descriptions that differ only in case, punctuation and word endings
+    vague: str | None  # why the description is vague, or None
+    spelling: dict[str, str] = field(default_factory=dict, compare=False)  # stem -> the word as first written
+
+    def spelled(self, stems) -> list[str]:
+        """`stems` as the description (or name) writes them, each once."""
+        return list(dict.fromkeys(self.spelling.get(s, s) for s in stems))
+
+    @functools.cached_property
+    def slots(self) -> frozenset[str]:
+        """The kinds of value it states, by kind (two values of a kind may be in one slot)."""
+        return frozenset(v.kind for v in self.values if not v.former)
+
+    @functools.cached_property
+    def subject(self) -> frozenset[str]:
+        """The words without the values, their units and the words values are stated with: what it is about."""
+        numbers = {v.value for v in self.values} | {v.slot for v in self.values if v.kind == "quantity"}
+        return frozenset(
+            w for w in self.words if w not in numbers and w not in VALUE_WORDS and not w.replace(".", "").isdigit()
+        )
+
+
+@dataclass(slots=True)
+class _Token:
+    text: str  # as written
+    type: str  # word, number, version, date, path, url, port, assignment, flag, identifier, code, stop
+    clause: int  # which clause of the description it is in
+
+
+@functools.cache
+def _stemmer(language: str):
+    return Stemmer.Stemmer(language)
+
+
+@functools.lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    """The Snowball stem of one word, in its script's language (English for Latin letters)."""
+    word = word.casefold()
+    for ch in word:
+        if ch.isalpha():
+            name = unicodedata.name(ch, "")
+            if name.startswith("CYRILLIC"):
+                return _stemmer("russian").stemWord(word)
+            if name.startswith("GREEK"):
+                return _stemmer("greek").stemWord(word)
+            if name.startswith("ARABIC"):
+                return _stemmer("arabic").stemWord(word)
+            break
+    return _stemmer("english").stemWord(word)
+
+
+def tokens(text: str) -> list[_Token]:
+    """The description's tokens, each with its type and clause."""
+    found: list[_Token] = []
+    clause = 0
+    for code, stop, raw in TOKEN.findall(text):
+        if stop:
+            clause += 1
+        elif raw:
+            core, type_, ends = _raw(raw)
+            if core:
+                found.append(_Token(core, type_, clause))
+            clause += ends
+        elif code.strip():
+            found.append(_Token(code.strip(), "code", clause))
+    return found
+
+
+@functools.lru_cache(maxsize=100_000)
+def _raw(raw: str) -> tuple[str, str, bool]:
+    """A raw token without its edge punctuation, its type, and whether it ends a clause (`word;`, `done.`)."""
+    core = raw.strip(EDGE)
+    if raw.startswith(":") and 2 <= len(core) <= 5 and core.isdigit():
+        return ":" + core, "port", raw.rstrip("\"'*”’»").endswith((".", ";", "!", "?"))  # `on :8080`
+    type_ = _type_of(core) if core else ""
+    ends = raw.rstrip("\"'*”’»").endswith((".", ":", ";", "!", "?")) and type_ not in ("url", "path")
+    return core, type_, ends
+
+
+@functools.lru_cache(maxsize=100_000)
+def _type_of(token: str) -> str:
+    if URL.match(token):
+        return "url"
+    if HOST_PORT.match(token):
+        return "port"
+    if ASSIGNMENT.match(token):
+        return "assignment"
+    if FLAG.match(token):
+        return "flag"
+    if DATE.match(token):
+        return "date"
+    if VERSION.match(token):
+        return "version"
+    if NUMBER.match(token) or NUMBER_UNIT.match(token):
+        return "number"
+    if "/" in token and (token[0] in "/~." or token.endswith("/") or "." in token.rsplit("/", 1)[-1]):
+        return "path"
+    if CJK.search(token):
+        return "cjk"
+    if "_" in token or CAMEL.search(token) or re.search(r"\w\.\w", token) or token[0] in ".@#" or "()" in token:
+        return "identifier"
+    if UPPER.match(token) and token not in GENERIC_UPPER:
+        return "identifier"
+    if any(ch.isdigit() for ch in token) and any(ch.isalpha() for ch in token):
+        return "identifier"
+    return "word"
+
+
+def _parts(token: _Token) -> tuple[str, ...]:
+    """The stems a token adds to the word set."""
+    return _parts_of(token.text, token.type)
+
+
+@functools.lru_cache(maxsize=100_000)
+def _parts_of(text: str, type_: str) -> tuple[str, ...]:
+    return tuple(_parts_uncached(text, type_))
+
+
+def _parts_uncached(text: str, type_: str) -> list[str]:
+    token = _Token(text, type_, 0)
+    if token.type in ("number", "version", "date"):
+        return [_number_text(text)]
+    if token.type == "cjk":
+        letters = [ch for ch in text if not ch.isspace()]
+        return ["".join(letters[i : i + 2]) for i in range(max(1, len(letters) - 1))]
+    if token.type == "port":
+        host, _, port = text.rpartition(":")
+        return [*_word_parts(host), port.split("/")[0]]
+    if token.type == "assignment":
+        key, _, value = text.partition("=")
+        return [*_word_parts(key), *([_number_text(value)] if NUMBER.match(value) else _word_parts(value))]
+    return list(_word_parts(text))
+
+
+@functools.lru_cache(maxsize=100_000)
+def _word_parts(text: str) -> tuple[str, ...]:
+    return tuple(_word_parts_uncached(text))
+
+
+def _word_parts_uncached(text: str) -> list[str]:
+    parts = []
+    for part in PART.findall(text):
+        if part.isdecimal():  # isdigit() is also true of ¹ and ①, which int() refuses
+            parts.append(str(int(part)) if len(part) < 6 else part)
+        elif part.casefold() not in STOPWORDS:
+            parts.append(stem(part))
+    return parts
+
+
+def _number_text(text: str) -> str:
+    """A number as compared: no sign, unit or `v`, no leading zeros (`v3.12+` -> `3.12`)."""
+    m = NUMBER.match(text)
+    if m:
+        number = m[1].replace(",", "")
+        return number.lstrip("0") or "0" if number.isdigit() else number
+    m = NUMBER_UNIT.match(text)
+    if m:
+        return m[1]
+    return text.strip("v+^~=<>@").casefold()
+
+
+def _values(toks: list[_Token]) -> list[Value]:
+    """The values the tokens state, each in its slot, clause by clause. A setting's number is also read as what it
+    is without its key (`visibility_timeout is 12 h`: the setting, and 12 h), so it meets the same number written
+    another way."""
+    values: list[Value] = []
+    for clause in _clauses(toks):
+        for i in range(len(clause)):
+            if clause[i].type in NOT_VALUES or (
+                clause[i].type == "word" and clause[i].text.casefold() not in MAY_BE_VALUES
+            ):
+                continue
+            value = _value_at(clause, i)
+            if value is not None:
+                value = replace(value, label=value.label or _label(value, clause, i))
+                values.append(value)
+                if value.kind == "setting" and clause[i].type in ("number", "version", "date"):
+                    plain = _value_at(clause, i, keyed=False)
+                    if plain is not None:
+                        values.append(replace(plain, label=_label(plain, clause, i)))
+                elif value.kind == "setting" and clause[i].type == "assignment":
+                    number = clause[i].text.partition("=")[2].strip(EDGE)
+                    if NUMBER.match(number):  # spark.executor.memory=16g is also 16g
+                        plain = _value_at([_Token(number, "number", clause[i].clause)], 0)
+                        if plain is not None:
+                            values.append(replace(plain, former=value.former, label=_label(plain, clause, i)))
+    return values
+
+
+def _label(value: Value, c: list[_Token], i: int) -> str:
+    """How a person would name the value's slot: the unit or product as written, `port`, the file's name."""
+    if value.kind in ("port", "code", "number") or not value.slot:
+        return {"code": "code", "port": "port"}.get(value.kind, "")
+    if value.kind == "path":
+        return value.slot
+    for tok in c[max(0, i - 6) : i + 2]:
+        for part in PART.findall(tok.text):
+            if stem(part) == value.slot.split()[-1]:
+                return part
+    return value.slot
+
+
+def _clauses(toks: list[_Token]) -> list[list[_Token]]:
+    clauses: dict[int, list[_Token]] = {}
+    for tok in toks:
+        clauses.setdefault(tok.clause, []).append(tok)
+    return list(clauses.values())
+
+
+def _value_at(c: list[_Token], i: int, keyed: bool = True) -> Value | None:
+    """The value token `i` of clause `c` states, if any."""
+    tok, text = c[i], c[i].text
+    before = c[i - 1].text.casefold() if i else ""
+    former = _former(c, i)
+    if tok.type == "port":
+        return Value("port", "", text.rpartition(":")[2].split("/")[0], former)
+    if tok.type == "assignment":
+        name, _, value = text.partition("=")
+        return _setting(name, value, former)
+    if tok.type == "path":
+        return Value("path", text.rstrip("/").rsplit("/", 1)[-1].casefold(), text.casefold(), former)
+    if tok.type not in ("number", "version", "date", "word"):
+        return None
+    key = _key_before(c, i) if keyed else None
+    if key is not None and (tok.type != "word" or text.casefold() in BOOLEANS):
+        return _setting(key, text, former)
+    if tok.type == "word":
+        after = c[i + 1] if i + 1 < len(c) else None
+        word = text.casefold()
+        if (
+            word in NUMBER_WORDS
+            and after is not None
+            and after.type == "word"
+            and after.text.casefold() not in STOPWORDS
+        ):
+            return Value("quantity", stem(after.text), NUMBER_WORDS[word], former)
+        if word in OPPOSITES and after is not None and after.type == "word" and after.text.casefold() not in STOPWORDS:
+            return Value("polar", stem(after.text), OPPOSITES[word], former)  # lower score / higher score
+        return None
+    if tok.type == "date" and not ("." in text or before in ("version", "api")):
+        return None
+    number = _number_text(text)
+    if tok.type in ("version", "date") or before in ("version", "v"):
+        return Value("version", _product(c, i), number, former)
+    m = NUMBER.match(text)
+    if m and m[2]:
+        return Value("quantity", UNITS.get(m[2].casefold(), m[2].casefold()), number, former)
+    if not m:
+        n = NUMBER_UNIT.match(text)
+        assert n is not None  # _type_of said number
+        return Value("quantity", stem(n[2]), n[1], former)
+    if stem(before) == "port":
+        return Value("port", "", number, former)
+    if number.isdigit() and any(w in CODE_WORDS for w in _before(c, i, 2)):
+        return Value("code", "", number, former)  # reply 400, exit 125, exit code 127
+    after = c[i + 1] if i + 1 < len(c) else None
+    if after is not None and after.type == "word" and after.text.casefold() in UNITS:
+        return Value("quantity", UNITS[after.text.casefold()], number, former)
+    if i and c[i - 1].type in ("identifier", "word") and c[i - 1].text[:1].isupper() and before not in STOPWORDS:
+        return Value("version", stem(c[i - 1].text), number, former)  # Postgres 16, Node 20
+    if after is not None and after.type == "word" and after.text.casefold() not in STOPWORDS:
+        return Value("quantity", stem(after.text), number, former)
+    return Value("number", "", number, former)
+
+
+CODE_WORDS = {
+    "reply",
+    "replies",
+    "return",
+    "returns",
+    "respond",
+    "responds",
+    "answer",
+    "answers",
+    "status",
+    "http",
+    "exit",
+    "code",
+    "errno",
+}
+# a word and its opposite, each read as one of two sides: "lower score" against "higher scores"
+OPPOSITES = {
+    "lower": "low", "low": "low", "higher": "high", "high": "high", "less": "less", "more": "more", "fewer": "less",
+    "smaller": "small", "larger": "large", "bigger": "large", "before": "before", "after": "after",
+    "ascending": "asc", "descending": "desc", "asc": "asc", "desc": "desc", "increase": "up", "decrease": "down",
+    "above": "above", "below": "below", "always": "always", "never": "never", "enable": "yes", "disable": "no",
+    "allow": "yes", "deny": "no", "sync": "sync", "async": "async", "synchronous": "sync", "asynchronous": "async",
+}  # fmt: skip
+NOT_VALUES = ("identifier", "code", "url", "flag", "cjk")  # token types never read as values
+MAY_BE_VALUES = {*NUMBER_WORDS, *OPPOSITES, *BOOLEANS}  # the words that may be
+ASSIGNS = {"is", "=", "are", "defaults", "default", "set", "equals"}  # KEY is VALUE, KEY defaults to VALUE
+SKIPPED_BEFORE_VERSION = {
+    "version",
+    "versions",
+    "pinned",
+    "pin",
+    "api",
+    "floor",
+    "minimum",
+    "min",
+    "v",
+    "release",
+    "lts",
+}
+
+
+def _key_before(c: list[_Token], i: int) -> str | None:
+    """The setting a value at `i` is given to: `KEY is V`, `KEY = V`, `KEY defaults to V`, `KEY set to V`."""
+    j = i - 1
+    if j >= 0 and c[j].text.casefold() == "to":
+        j -= 1
+    if j < 1 or c[j].text.casefold() not in ASSIGNS:
+        return None
+    key = c[j - 1]
+    if key.type in ("identifier", "code") or (key.type == "word" and ("-" in key.text or key.text.isupper())):
+        return key.text
+    return None
+
+
+def _product(c: list[_Token], i: int) -> str:
+    """What a version is of: the nearest name before it in its clause (`Postgres 14`, `Stripe API pinned to X`,
+    `requires-python >=3.12`), as its last word without digits (`python3` -> `python`); '' when none is named."""
+    for tok in reversed(c[max(0, i - 6) : i]):
+        word = tok.text.casefold()
+        if word in SKIPPED_BEFORE_VERSION or tok.type not in ("word", "identifier"):
+            continue
+        if tok.type == "identifier" or tok.text[:1].isupper() or "-" in tok.text:
+            letters = re.findall(r"[^\W\d_]+", word)
+            return stem(letters[-1]) if letters else ""
+    return ""
+
+
+def _before(c: list[_Token], i: int, n: int) -> list[str]:
+    return [t.text.casefold() for t in c[max(0, i - n) : i]]
+
+
+def _setting(key: str, value: str, former: bool) -> Value:
+    """A setting's value, its key as the stems of its parts (`CHROMA_PORT`, `chroma-port` -> `chroma port`)."""
+    value = value.strip(EDGE)
+    if NUMBER.match(value) or VERSION.match(value):
+        value = _number_text(value)
+    normal = BOOLEANS.get(value.casefold(), value.casefold())
+    return Value("setting", " ".join(stem(p) for p in PART.findall(key)), normal, former, key.strip(EDGE))
+
+
+def _former(toks: list[_Token], i: int) -> bool:
+    """Whether the value at `i` is the one given up: after `from`, `instead of`, `not`, `no longer`, `was`, or
+    before `is not` (`3.45 is not required`)."""
+    after = [t.text.casefold() for t in toks[i + 1 : i + 3]]
+    if after[:1] in (["isn't"], ["aren't"]) or (after[:1] in (["is"], ["are"], ["was"]) and after[1:] == ["not"]):
+        return True
+    for j in (i - 1, i - 2):
+        if j >= 0 and toks[j].clause == toks[i].clause:
+            word = toks[j].text.casefold()
+            if word in FORMER or word in ("not", "than"):
+                return True
+            if toks[j].type != "word" or word not in ("of", "the", "longer", "on", "at", "to"):
+                break
+    return False
+
+
+def _negation(toks: list[_Token]) -> tuple[set[str], set[str]]:
+    """The stems a negation denies, and the stems stated plainly.
+
+    A negation ("not", "never", "no", "without", "don't" ...) denies the first word after it (with any joined to
+    it by "or"): "never auto-apply", "not RabbitMQ or SQS". "no" counts only right before a word ("no such
+    column" and YAML's "no as False" deny nothing), "not only" adds rather than denies, and a clause with
+    "forbidden" (or "banned" ...) denies all its words. A clause with "only" ("applied only after a human ticks
+    them") states nothing plainly: it is a condition, not a yes or a no.
+    """
+    negated: set[str] = set()
+    asserted: set[str] = set()
+    for clause in _clauses(toks):
+        words = [t.text.casefold() for t in clause]
+        if any(w in PROHIBITION for w in words):
+            negated.update(p for t in clause for p in _parts(t))
+            continue
+        qualified = "only" in words
+        pending = denied = False  # a negation waits for its word; after it, the clause is its context
+        for i, tok in enumerate(clause):
+            word = words[i]
+            following = words[i + 1] if i + 1 < len(words) else ""
+            if tok.type == "word" and word in NEGATION:
+                if word == "no" and (following in STOPWORDS or not following):
+                    continue
+                pending = following not in ("only", "just")
+                continue
+            if pending and word in ("or", "nor", "longer"):
+                continue
+            parts = _parts(tok)
+            if pending and parts:
+                negated.update(parts)
+                pending = i + 1 < len(words) and words[i + 1] in ("or", "nor")
+                denied = True
+            elif not (qualified or denied):
+                asserted.update(parts)
+    return negated, asserted
+
+
+def read(name: str, description: str) -> "Wording":
+    """What the gardener reads in a memory's name and description."""
+    return _read(name or "", description or "")
+
+
+@functools.lru_cache(maxsize=4096)
+def _read(name: str, description: str) -> Wording:
+    toks = tokens(description)
+    ordered = [part for tok in toks for part in _parts(tok)]
+    name_parts = [stem(p) for p in PART.findall(name) if not p.isdigit() and p.casefold() not in STOPWORDS]
+    negated, asserted = _negation(toks)
+    spelling: dict[str, str] = {}
+    for tok in toks:
+        for part in _parts(tok):
+            if part not in spelling:
+                spelling[part] = tok.text
+    for part in PART.findall(name):
+        spelling.setdefault(stem(part), part)
+    return Wording(
+        words=frozenset(ordered) | frozenset(name_parts),
+        values=tuple(_values(toks)),
+        negated=frozenset(negated),
+        asserted=frozenset(asserted),
+        failures=frozenset(w for w in ordered if w in FAILURE),
+        names=frozenset(_names(toks)),
+        instances=frozenset(_instances(toks)),
+        signature=_signature(ordered, description),
+        vague=vagueness(description, toks),
+        spelling=spelling,
+    )
+
+
+NAMED = ("identifier", "code", "path", "url", "flag")
+
+
+def _names(toks: list[_Token]) -> set[str]:
+    """The stems of what a description names: identifiers, code, paths, and capitalised words (but its first word,
+    which is capitalised anyway); a setting's key, not its value."""
+    found: set[str] = set()
+    for n, tok in enumerate(toks):
+        if tok.type in NAMED:
+            found.update(p for p in _parts(tok) if not p.isdigit())
+        elif tok.type == "assignment":
+            found.update(_word_parts(tok.text.partition("=")[0]))
+        elif tok.type == "word" and n and tok.text[:1].isupper() and tok.text.casefold() not in STOPWORDS:
+            found.update(_word_parts(tok.text))
+    return found - GENERIC
+
+
+def _instances(toks: list[_Token]) -> set[tuple[str, ...]]:
+    """The two-part names a description uses (`harbor-prod`, `snowflake_pool`), each as the stems of its parts;
+    not the values (an assignment, a port, a version) nor commands."""
+    found: set[tuple[str, ...]] = set()
+    for tok in toks:
+        if tok.type == "identifier" or (tok.type == "word" and "-" in tok.text.strip("-")):
+            parts = tuple(p for p in _word_parts(tok.text) if not p.isdigit())
+            if len(parts) == 2:
+                found.add(parts)
+    return found
+
+
+def _signature(ordered: list[str], description: str) -> str:
+    """Equal for descriptions that differ only in case, punctuation, stop words and word endings; a description
+    with no words at all is compared as written (less spaces), so `???` and `!!!` stay apart."""
+    text = " ".join(ordered) if ordered else " ".join(description.casefold().split())
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=10).hexdigest()
+
+
+CONCRETE = ("number", "version", "path", "url", "port", "assignment", "flag", "identifier", "code")
+
+
+def vagueness(description: str, toks: list[_Token] | None = None) -> str | None:
+    """Why `description` is one no future agent could act on, or None: no words at all, too few words with nothing
+    concrete, or nothing concrete (a name, number, path, command, identifier) among generic words."""
+    toks = tokens(description) if toks is None else toks
+    if not any(ch.isalpha() for ch in description):
+        return "it has no words, only numbers or punctuation" if description.strip() else "it is empty"
+    if any(t.type in CONCRETE for t in toks):
+        return None
+    words = [t for t in toks if t.type in ("word", "cjk")]
+    count = sum(len(_parts(t)) if t.type == "cjk" else 1 for t in words)
+    if count < MIN_WORDS:
+        return f"it has {count} word{'s' if count != 1 else ''} and nothing concrete (a name, number, path or command)"
+    if any(t.type == "cjk" for t in words):
+        return None  # generic words are known in English only
+    # a compound ("force-push") counts as its words
+    content = [(stem(p), p) for t in words for p in t.text.split("-") if p and p.casefold() not in STOPWORDS]
+    specific = list(dict.fromkeys(p for s, p in content if s not in GENERIC))
+    generic = list(dict.fromkeys(p for s, p in content if s in GENERIC))
+    share = sum(s in GENERIC for s, _ in content)
+    if len(specific) < MIN_SPECIFIC or (len(specific) < 3 and share > GENERIC_SHARE * len(content)):
+        return (
+            f"generic words ({', '.join(generic) or 'none'}) around {len(specific) or 'no'} specific one"
+            f"{'s' if len(specific) != 1 else ''}{' (' + ', '.join(specific) + ')' if specific else ''} and nothing "
+            "concrete (a name, number, path or command)"
+        )
+    return None

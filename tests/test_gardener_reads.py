@@ -3,7 +3,6 @@ listed by `seamless gardener`, the `gardener` query and the explorer's "Needs a 
 memory is written. Real stores on disk, the real indexer, the real CLI and Datasette."""
 
 import json
-import math
 import shlex
 
 import pytest
@@ -17,6 +16,7 @@ from indexer.front.serve import build_datasette
 from indexer.index.build import index_paths, index_store
 from indexer.query import queries
 from indexer.query.gardener import proposals
+from indexer.sqlite import sqlite3
 from indexer.store import sameness, wording
 
 AS_OF = "2027-01-01"
@@ -326,13 +326,26 @@ def test_the_common_word_cap_keeps_paths_runs_in_step(tmp_path):
         write(i, "grommet")
     db = tmp_path / "index.db"
     index_store(root, db)
-    write(n, "grommet")  # `grommet` and `zorblax` are now in COMMON + 1 groups
+    assert postings(db, "grommet") == n
+    write(n, "grommet")  # `grommet` and `zorblax` are now in COMMON + 1 groups: counted, no longer posted
     index_paths(root, db, [folder / f"m-{n}.md"])
+    assert postings(db, "grommet") == 0 and common(db, "grommet") == n + 1
     fresh = tmp_path / "fresh.db"
     index_store(root, fresh, full=True)
-    assert dump(db)["gardener_findings"] == dump(fresh)["gardener_findings"]
+    assert dump(db) == dump(fresh)
     (folder / f"m-{n}.md").unlink()
     index_paths(root, db, [folder / f"m-{n}.md"])
+    assert postings(db, "grommet") == n and common(db, "grommet") is None
     index_store(root, fresh, full=True)
-    assert dump(db)["gardener_findings"] == dump(fresh)["gardener_findings"]
-    assert not math.isnan(len(dump(db)["gardener_terms"]))
+    assert dump(db) == dump(fresh)
+
+
+def postings(db, term: str) -> int:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("select count(*) from gardener_terms where term = ?", (wording.stem(term),)).fetchone()[0]
+
+
+def common(db, term: str) -> int | None:
+    with sqlite3.connect(db) as conn:
+        row = conn.execute("select groups from gardener_common where term = ?", (wording.stem(term),)).fetchone()
+    return row[0] if row else None

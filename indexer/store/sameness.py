@@ -22,7 +22,6 @@ MIN_SHARED = 3  # specific (not generic) words two duplicates have in common at 
 MAX_UNSHARED_NAMES = 3  # names (identifiers, products) one of two duplicates has and the other never mentions
 SUBJECT_AT = 0.25  # overlap of the subjects' words (shared / the smaller set)
 NAMED_SUBJECT_AT = 0.15  # the same, for a value in a named slot (a setting, a product's version, a file's path)
-NUMBER_KINDS = ("port", "version", "quantity", "number")
 MAGNITUDE = 16  # two quantities of one thing are within this factor of each other
 
 
@@ -38,10 +37,15 @@ class Verdict:
 def judge(a: Wording, b: Wording) -> Verdict | None:
     """The verdict on two active memories of one scope, or None when they are simply different."""
     similarity = jaccard(a.words, b.words)
-    if similarity < DUPLICATE_AT and not (a.slots & b.slots or a.negated & b.asserted or b.negated & a.asserted):
-        return None  # most pairs: not alike enough to say the same, and nothing to disagree on
+    if similarity < DUPLICATE_AT:
+        if a.slots.isdisjoint(b.slots) and a.negated.isdisjoint(b.asserted) and b.negated.isdisjoint(a.asserted):
+            return None  # most pairs: not alike enough to say the same, and nothing to disagree on
+        subject = subject_overlap(a, b)
+        if subject < NAMED_SUBJECT_AT and not ("setting" in a.slots and "setting" in b.slots):
+            return None  # too little in common to disagree on, but a named setting (which needs no subject)
+    else:
+        subject = subject_overlap(a, b)
     conflicts = value_conflicts(a, b)
-    subject = subject_overlap(a, b)
     # a slot with a name (a setting's key, a named product's version) says what the value is of; an unnamed one
     # (a port, a bare version) needs the same subject, and something named in common when both name things
     named = [c for c in conflicts if c.slot and c.kind in ("setting", "version", "path")]
@@ -68,22 +72,14 @@ def judge(a: Wording, b: Wording) -> Verdict | None:
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    return len(a & b) / len(a | b) if a or b else 0.0
+    shared = len(a & b)
+    return shared / (len(a) + len(b) - shared) if a or b else 0.0
 
 
 def subject_overlap(a: Wording, b: Wording) -> float:
     """Shared subject words (specific ones: not generic, not values) over the smaller subject."""
-    sa = {w for w in a.subject if w not in GENERIC}
-    sb = {w for w in b.subject if w not in GENERIC}
+    sa, sb = a.specific_subject, b.specific_subject
     return len(sa & sb) / min(len(sa), len(sb)) if sa and sb else 0.0
-
-
-def _stated(w: Wording) -> dict[tuple[str, str], set[str]]:
-    slots: dict[tuple[str, str], set[str]] = {}
-    for v in w.values:
-        if not v.former:
-            slots.setdefault((v.kind, v.slot), set()).add(v.value)
-    return slots
 
 
 def _same_slot(kind: str, slot_a: str, slot_b: str) -> bool:
@@ -122,15 +118,16 @@ class Conflict:
 
 def value_conflicts(a: Wording, b: Wording) -> list[Conflict]:
     """Each slot both fill, each with a value the other never mentions (`a` is the older memory)."""
-    sa, sb = _stated(a), _stated(b)
-    mentioned_a = {v.value for v in a.values if not v.former}
-    mentioned_b = {v.value for v in b.values if not v.former}
-    labels = {(v.kind, v.slot): v.label for v in (*b.values, *a.values)}
+    sa, sb = a.stated, b.stated
+    if not sa or not sb:
+        return []
+    mentioned_a, mentioned_b = a.mentioned, b.mentioned
+    labels: dict[tuple[str, str], str] | None = None
     found = []
-    for (kind, slot_a), va in sorted(sa.items()):
+    for (kind, slot_a), va in a.stated_items:
         if kind == "number":
             continue  # a bare number (no unit, product or key) does not say what it counts: `gate 00`, `gate 01`
-        for (kind_b, slot_b), vb in sorted(sb.items()):
+        for (kind_b, slot_b), vb in b.stated_items:
             if kind_b != kind or not _same_slot(kind, slot_a, slot_b):
                 continue
             if (
@@ -139,6 +136,8 @@ def value_conflicts(a: Wording, b: Wording) -> list[Conflict]:
                 and (kind not in ("quantity", "number") or _comparable(va, vb))
             ):
                 slot = slot_a if slot_a == slot_b else ""
+                if labels is None:
+                    labels = {(v.kind, v.slot): v.label for v in (*b.values, *a.values)}
                 label = labels.get((kind, slot_a)) or labels.get((kind, slot_b)) or ""
                 found.append(Conflict(kind, slot, label, tuple(sorted(va)), tuple(sorted(vb))))
     return sorted(found, key=lambda c: not c.slot)  # named slots first
@@ -173,9 +172,7 @@ def siblings(a: Wording, b: Wording) -> bool:
 
 def numbers_agree(a: Wording, b: Wording) -> bool:
     """Whether one memory's numbers are all among the other's (either may state fewer)."""
-    na = {v.value for v in a.values if v.kind in NUMBER_KINDS}
-    nb = {v.value for v in b.values if v.kind in NUMBER_KINDS}
-    return na <= nb or nb <= na
+    return a.numbers <= b.numbers or b.numbers <= a.numbers
 
 
 def denials(a: Wording, b: Wording) -> str | None:

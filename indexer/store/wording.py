@@ -11,9 +11,12 @@ Japanese and Korean text, written without spaces, is read as overlapping pairs o
 
 import functools
 import hashlib
+import marshal
 import re
+import sys
 import unicodedata
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import Stemmer
 
@@ -248,6 +251,7 @@ GENERIC = frozenset(Stemmer.Stemmer("english").stemWords(GENERIC_WORDS))
 GENERIC_UPPER = frozenset(
     ["API", "UI", "DB", "CI", "CD", "PR", "ID", "URL", "CLI", "SDK", "TODO", "FYI", "ASAP", "NB", "OK", "TBD", "WIP"]
 )
+NUMBER_KINDS = ("port", "version", "quantity", "number")  # the kinds of value that are numbers
 MIN_WORDS = 3  # fewer words than this, with nothing concrete, is vague
 MIN_SPECIFIC = 2  # fewer specific (not generic) words than this, with nothing concrete, is vague
 GENERIC_SHARE = 0.6  # more generic words than this share, with nothing concrete and fewer than 3 specific ones
@@ -297,12 +301,47 @@ class Wording:
             w for w in self.words if w not in numbers and w not in VALUE_WORDS and not w.replace(".", "").isdigit()
         )
 
+    @functools.cached_property
+    def specific_subject(self) -> frozenset[str]:
+        """The subject's specific words (not generic ones)."""
+        return self.subject - GENERIC
+
+    @functools.cached_property
+    def stated(self) -> dict[tuple[str, str], set[str]]:
+        """The values it states (not those it gives up), by kind and slot."""
+        slots: dict[tuple[str, str], set[str]] = {}
+        for v in self.values:
+            if not v.former:
+                slots.setdefault((v.kind, v.slot), set()).add(v.value)
+        return slots
+
+    @functools.cached_property
+    def stated_items(self) -> list[tuple[tuple[str, str], set[str]]]:
+        """`stated`'s items in order."""
+        return sorted(self.stated.items())
+
+    @functools.cached_property
+    def mentioned(self) -> frozenset[str]:
+        """Every value it states (not those it gives up), whatever its slot."""
+        return frozenset(v.value for v in self.values if not v.former)
+
+    @functools.cached_property
+    def numbers(self) -> frozenset[str]:
+        """The values of its ports, versions, quantities and numbers."""
+        return frozenset(v.value for v in self.values if v.kind in NUMBER_KINDS)
+
 
 @dataclass(slots=True)
 class _Token:
     text: str  # as written
     type: str  # word, number, version, date, path, url, port, assignment, flag, identifier, code, stop
     clause: int  # which clause of the description it is in
+    parts: tuple[str, ...]  # the stems it adds to the word set
+    low: str  # text.casefold()
+
+
+def _token(text: str, type_: str, clause: int) -> _Token:
+    return _Token(text, type_, clause, _parts_of(text, type_), text.casefold())
 
 
 @functools.cache
@@ -335,24 +374,26 @@ def tokens(text: str) -> list[_Token]:
         if stop:
             clause += 1
         elif raw:
-            core, type_, ends = _raw(raw)
+            core, type_, ends, parts, low = _raw(raw)
             if core:
-                found.append(_Token(core, type_, clause))
+                found.append(_Token(core, type_, clause, parts, low))
             clause += ends
         elif code.strip():
-            found.append(_Token(code.strip(), "code", clause))
+            found.append(_token(code.strip(), "code", clause))
     return found
 
 
 @functools.lru_cache(maxsize=100_000)
-def _raw(raw: str) -> tuple[str, str, bool]:
-    """A raw token without its edge punctuation, its type, and whether it ends a clause (`word;`, `done.`)."""
+def _raw(raw: str) -> tuple[str, str, bool, tuple[str, ...], str]:
+    """A raw token without its edge punctuation, its type, whether it ends a clause (`word;`, `done.`), its stems
+    and its casefolded text."""
     core = raw.strip(EDGE)
     if raw.startswith(":") and 2 <= len(core) <= 5 and core.isdigit():
-        return ":" + core, "port", raw.rstrip("\"'*”’»").endswith((".", ";", "!", "?"))  # `on :8080`
+        ends = raw.rstrip("\"'*”’»").endswith((".", ";", "!", "?"))  # `on :8080`
+        return ":" + core, "port", ends, _parts_of(":" + core, "port"), ":" + core
     type_ = _type_of(core) if core else ""
     ends = raw.rstrip("\"'*”’»").endswith((".", ":", ";", "!", "?")) and type_ not in ("url", "path")
-    return core, type_, ends
+    return core, type_, ends, _parts_of(core, type_) if core else (), core.casefold()
 
 
 @functools.lru_cache(maxsize=100_000)
@@ -384,27 +425,22 @@ def _type_of(token: str) -> str:
     return "word"
 
 
-def _parts(token: _Token) -> tuple[str, ...]:
-    """The stems a token adds to the word set."""
-    return _parts_of(token.text, token.type)
-
-
 @functools.lru_cache(maxsize=100_000)
 def _parts_of(text: str, type_: str) -> tuple[str, ...]:
+    """The stems a token of this text and type adds to the word set."""
     return tuple(_parts_uncached(text, type_))
 
 
 def _parts_uncached(text: str, type_: str) -> list[str]:
-    token = _Token(text, type_, 0)
-    if token.type in ("number", "version", "date"):
+    if type_ in ("number", "version", "date"):
         return [_number_text(text)]
-    if token.type == "cjk":
+    if type_ == "cjk":
         letters = [ch for ch in text if not ch.isspace()]
         return ["".join(letters[i : i + 2]) for i in range(max(1, len(letters) - 1))]
-    if token.type == "port":
+    if type_ == "port":
         host, _, port = text.rpartition(":")
         return [*_word_parts(host), port.split("/")[0]]
-    if token.type == "assignment":
+    if type_ == "assignment":
         key, _, value = text.partition("=")
         return [*_word_parts(key), *([_number_text(value)] if NUMBER.match(value) else _word_parts(value))]
     return list(_word_parts(text))
@@ -437,16 +473,14 @@ def _number_text(text: str) -> str:
     return text.strip("v+^~=<>@").casefold()
 
 
-def _values(toks: list[_Token]) -> list[Value]:
+def _values(clauses: list[list[_Token]]) -> list[Value]:
     """The values the tokens state, each in its slot, clause by clause. A setting's number is also read as what it
     is without its key (`visibility_timeout is 12 h`: the setting, and 12 h), so it meets the same number written
     another way."""
     values: list[Value] = []
-    for clause in _clauses(toks):
-        for i in range(len(clause)):
-            if clause[i].type in NOT_VALUES or (
-                clause[i].type == "word" and clause[i].text.casefold() not in MAY_BE_VALUES
-            ):
+    for clause in clauses:
+        for i, tok in enumerate(clause):
+            if tok.type in NOT_VALUES or (tok.type == "word" and tok.low not in MAY_BE_VALUES):
                 continue
             value = _value_at(clause, i)
             if value is not None:
@@ -459,7 +493,7 @@ def _values(toks: list[_Token]) -> list[Value]:
                 elif value.kind == "setting" and clause[i].type == "assignment":
                     number = clause[i].text.partition("=")[2].strip(EDGE)
                     if NUMBER.match(number):  # spark.executor.memory=16g is also 16g
-                        plain = _value_at([_Token(number, "number", clause[i].clause)], 0)
+                        plain = _value_at([_token(number, "number", clause[i].clause)], 0)
                         if plain is not None:
                             values.append(replace(plain, former=value.former, label=_label(plain, clause, i)))
     return values
@@ -488,7 +522,7 @@ def _clauses(toks: list[_Token]) -> list[list[_Token]]:
 def _value_at(c: list[_Token], i: int, keyed: bool = True) -> Value | None:
     """The value token `i` of clause `c` states, if any."""
     tok, text = c[i], c[i].text
-    before = c[i - 1].text.casefold() if i else ""
+    before = c[i - 1].low if i else ""
     former = _former(c, i)
     if tok.type == "port":
         return Value("port", "", text.rpartition(":")[2].split("/")[0], former)
@@ -609,7 +643,7 @@ def _product(c: list[_Token], i: int) -> str:
 
 
 def _before(c: list[_Token], i: int, n: int) -> list[str]:
-    return [t.text.casefold() for t in c[max(0, i - n) : i]]
+    return [t.low for t in c[max(0, i - n) : i]]
 
 
 def _setting(key: str, value: str, former: bool) -> Value:
@@ -624,12 +658,12 @@ def _setting(key: str, value: str, former: bool) -> Value:
 def _former(toks: list[_Token], i: int) -> bool:
     """Whether the value at `i` is the one given up: after `from`, `instead of`, `not`, `no longer`, `was`, or
     before `is not` (`3.45 is not required`)."""
-    after = [t.text.casefold() for t in toks[i + 1 : i + 3]]
+    after = [t.low for t in toks[i + 1 : i + 3]]
     if after[:1] in (["isn't"], ["aren't"]) or (after[:1] in (["is"], ["are"], ["was"]) and after[1:] == ["not"]):
         return True
     for j in (i - 1, i - 2):
         if j >= 0 and toks[j].clause == toks[i].clause:
-            word = toks[j].text.casefold()
+            word = toks[j].low
             if word in FORMER or word in ("not", "than"):
                 return True
             if toks[j].type != "word" or word not in ("of", "the", "longer", "on", "at", "to"):
@@ -637,7 +671,7 @@ def _former(toks: list[_Token], i: int) -> bool:
     return False
 
 
-def _negation(toks: list[_Token]) -> tuple[set[str], set[str]]:
+def _negation(clauses: list[list[_Token]]) -> tuple[set[str], set[str]]:
     """The stems a negation denies, and the stems stated plainly.
 
     A negation ("not", "never", "no", "without", "don't" ...) denies the first word after it (with any joined to
@@ -648,10 +682,10 @@ def _negation(toks: list[_Token]) -> tuple[set[str], set[str]]:
     """
     negated: set[str] = set()
     asserted: set[str] = set()
-    for clause in _clauses(toks):
-        words = [t.text.casefold() for t in clause]
-        if any(w in PROHIBITION for w in words):
-            negated.update(p for t in clause for p in _parts(t))
+    for clause in clauses:
+        words = [t.low for t in clause]
+        if not PROHIBITION.isdisjoint(words):
+            negated.update(p for t in clause for p in t.parts)
             continue
         qualified = "only" in words
         pending = denied = False  # a negation waits for its word; after it, the clause is its context
@@ -665,7 +699,7 @@ def _negation(toks: list[_Token]) -> tuple[set[str], set[str]]:
                 continue
             if pending and word in ("or", "nor", "longer"):
                 continue
-            parts = _parts(tok)
+            parts = tok.parts
             if pending and parts:
                 negated.update(parts)
                 pending = i + 1 < len(words) and words[i + 1] in ("or", "nor")
@@ -680,28 +714,83 @@ def read(name: str, description: str) -> "Wording":
     return _read(name or "", description or "")
 
 
+def _reader() -> bytes:
+    """What a reading depends on besides the text: these rules (this file), the stemmer and Python's marshal."""
+    try:
+        rules = Path(__file__).read_bytes()
+    except OSError:  # not a file: no stored reading is ever taken as this code's
+        rules = repr(object()).encode()
+    return hashlib.blake2b(rules + f"{Stemmer.version()}|{sys.version_info[:2]}".encode(), digest_size=8).digest()
+
+
+READER = _reader()
+
+
+def key(name: str, description: str) -> bytes:
+    """What a stored reading of `name` and `description` is known by: the same only for the same text read by the
+    same rules, so an index keeps its readings across runs and reads again only what changed."""
+    text = f"{name or ''}\0{description or ''}".encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(text, digest_size=16, key=READER).digest()
+
+
+def dump(reading: Wording) -> bytes:
+    """A reading as bytes to store (sets sorted, so the same reading always gives the same bytes)."""
+    return marshal.dumps(
+        (
+            tuple(sorted(reading.words)),
+            tuple((v.kind, v.slot, v.value, v.former, v.label) for v in reading.values),
+            tuple(sorted(reading.negated)),
+            tuple(sorted(reading.asserted)),
+            tuple(sorted(reading.failures)),
+            tuple(sorted(reading.names)),
+            tuple(sorted(reading.instances)),
+            reading.signature,
+            reading.vague,
+            tuple(sorted(reading.spelling.items())),
+        )
+    )
+
+
+def load(data: bytes) -> Wording:
+    """The reading `dump` stored."""
+    words, values, negated, asserted, failures, names, instances, signature, vague, spelling = marshal.loads(data)
+    return Wording(
+        words=frozenset(words),
+        values=tuple(Value(*v) for v in values),
+        negated=frozenset(negated),
+        asserted=frozenset(asserted),
+        failures=frozenset(failures),
+        names=frozenset(names),
+        instances=frozenset(instances),
+        signature=signature,
+        vague=vague,
+        spelling=dict(spelling),
+    )
+
+
 @functools.lru_cache(maxsize=4096)
 def _read(name: str, description: str) -> Wording:
     toks = tokens(description)
-    ordered = [part for tok in toks for part in _parts(tok)]
-    name_parts = [stem(p) for p in PART.findall(name) if not p.isdigit() and p.casefold() not in STOPWORDS]
-    negated, asserted = _negation(toks)
+    clauses = _clauses(toks)
     spelling: dict[str, str] = {}
     for tok in toks:
-        for part in _parts(tok):
+        for part in tok.parts:
             if part not in spelling:
                 spelling[part] = tok.text
+    described = frozenset(spelling)
+    name_parts = [stem(p) for p in PART.findall(name) if not p.isdigit() and p.casefold() not in STOPWORDS]
     for part in PART.findall(name):
         spelling.setdefault(stem(part), part)
+    negated, asserted = _negation(clauses)
     return Wording(
-        words=frozenset(ordered) | frozenset(name_parts),
-        values=tuple(_values(toks)),
+        words=described.union(name_parts),
+        values=tuple(_values(clauses)),
         negated=frozenset(negated),
         asserted=frozenset(asserted),
-        failures=frozenset(w for w in ordered if w in FAILURE),
+        failures=described & FAILURE,
         names=frozenset(_names(toks)),
         instances=frozenset(_instances(toks)),
-        signature=_signature(ordered, description),
+        signature=_signature([part for tok in toks for part in tok.parts], description),
         vague=vagueness(description, toks),
         spelling=spelling,
     )
@@ -716,11 +805,11 @@ def _names(toks: list[_Token]) -> set[str]:
     found: set[str] = set()
     for n, tok in enumerate(toks):
         if tok.type in NAMED:
-            found.update(p for p in _parts(tok) if not p.isdigit())
+            found.update(p for p in tok.parts if not p.isdigit())
         elif tok.type == "assignment":
             found.update(_word_parts(tok.text.partition("=")[0]))
-        elif tok.type == "word" and n and tok.text[:1].isupper() and tok.text.casefold() not in STOPWORDS:
-            found.update(_word_parts(tok.text))
+        elif tok.type == "word" and n and tok.text[:1].isupper() and tok.low not in STOPWORDS:
+            found.update(tok.parts)
     return found - GENERIC
 
 
@@ -730,7 +819,7 @@ def _instances(toks: list[_Token]) -> set[tuple[str, ...]]:
     found: set[tuple[str, ...]] = set()
     for tok in toks:
         if tok.type == "identifier" or (tok.type == "word" and "-" in tok.text.strip("-")):
-            parts = tuple(p for p in _word_parts(tok.text) if not p.isdigit())
+            parts = tuple(p for p in tok.parts if not p.isdigit())
             if len(parts) == 2:
                 found.add(parts)
     return found
@@ -755,7 +844,7 @@ def vagueness(description: str, toks: list[_Token] | None = None) -> str | None:
     if any(t.type in CONCRETE for t in toks):
         return None
     words = [t for t in toks if t.type in ("word", "cjk")]
-    count = sum(len(_parts(t)) if t.type == "cjk" else 1 for t in words)
+    count = sum(len(t.parts) if t.type == "cjk" else 1 for t in words)
     if count < MIN_WORDS:
         return f"it has {count} word{'s' if count != 1 else ''} and nothing concrete (a name, number, path or command)"
     if any(t.type == "cjk" for t in words):

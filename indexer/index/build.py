@@ -405,11 +405,7 @@ def _empty_tables(db: database.IndexConnection) -> None:
         "notes",
         "problems",
         "index_files",
-        "gardener_groups",
-        "gardener_terms",
-        "gardener_common",
-        "gardener_findings",
-    ):  # not gardener_words: the gardener reads again only what changed (gardener_pairs.settle)
+    ):  # not the gardener's: it settles again only what changed (gardener_pairs.settle)
         db.execute(f"delete from {table}")
 
 

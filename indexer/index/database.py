@@ -114,7 +114,7 @@ def _add_columns(db: IndexConnection) -> None:
     have = {row[1] for row in db.execute("PRAGMA table_info(memories)")}
     if have and "supersedes" not in have:  # 13
         db.execute("ALTER TABLE memories ADD COLUMN supersedes TEXT")
-    if "key" not in {row[1] for row in db.execute("PRAGMA table_info(gardener_words)")}:  # 15: refilled by that run
+    if "member" not in {row[1] for row in db.execute("PRAGMA table_info(gardener_words)")}:  # 15: refilled then
         db.execute("DROP TABLE IF EXISTS gardener_words")
         db.execute("DROP INDEX IF EXISTS gardener_terms_signature")
 

@@ -22,17 +22,20 @@ whose count crossed COMMON with this run: the findings come out as a run over th
 """
 
 import functools
+import hashlib
 import json
 import shlex
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from itertools import chain
+from pathlib import Path
 from typing import NamedTuple
 
 from indexer.store import sameness, wording
 
 COMMON = 100  # a term in more groups of a scope than this does not bring two groups together
-TOGETHER = 3  # terms (each in at most COMMON groups) two groups share at least, to be compared
+TOGETHER = 3  # terms (each in at most COMMON groups) two groups share at least, to be compared; one less when one
+# of them is a word either denies (a contradiction by a denial may share little more than what it denies)
 GLOBAL = ""  # the global scope's `scope`
 MEMBER_COLUMNS = "m.id, m.name, m.kind, m.description, m.project, coalesce(m.updated, m.created, ''), m.valid_from"
 SEPARATOR = "\n"  # between a group's terms in gardener_groups (a term is one line: terms() makes sure)
@@ -53,6 +56,12 @@ class Member(NamedTuple):
     def order(self) -> tuple[str, str]:
         return (self.at, self.id)
 
+    @property
+    def fingerprint(self) -> bytes:
+        """The same while nothing a finding says of this memory changes."""
+        fields = (self.name, self.kind, self.description, self.project or "\0", self.at, self.valid_from or "")
+        return hashlib.blake2b("\x1f".join(fields).encode("utf-8", "surrogatepass"), digest_size=12).digest()
+
 
 Group = tuple[str, str]  # (scope, signature)
 Read = dict[bytes, tuple[str, bytes]]  # readings made in another process: key -> signature, wording.dump
@@ -61,22 +70,69 @@ Read = dict[bytes, tuple[str, bytes]]  # readings made in another process: key -
 def settle(db, root: str, changed: Iterable[str] | None, read: Read | None = None) -> None:
     """Bring the gardener's tables in step: for every active memory (`changed` None), or after the memories with
     ids `changed` were added, edited or removed. Inside the caller's transaction. `read`: readings made for this
-    run already (by gardener_reader.py), by their key."""
-    if changed is not None and not db.execute("select 1 from gardener_words limit 1").fetchone():
-        changed = None if db.execute("select 1 from memories where status = 'active' limit 1").fetchone() else ()
+    run already (by gardener_reader.py), by their key.
+
+    The tables say which rules settled them, for which store (index_meta `gardener`): while those hold, a run over
+    the whole store settles only the memories whose findings may change (a fingerprint of what a finding says of
+    each), as a run for some paths does; with other rules (an upgrade) or another store every memory is settled."""
     readings = Readings(read or {})
+    stamp = f"{RULES}:{root}"
+    if db.execute("select value from index_meta where key = 'gardener'").fetchone() != (stamp,):
+        changed = None  # (a run for some paths, too: the tables are not this code's to update)
+    elif changed is None:
+        changed = _changed(db)
+        if len(changed) > REBUILD_SHARE * _count(db):
+            changed = None  # most of the store: settling it whole is cheaper
     if changed is None:
         _rebuild(db, root, readings)
+        db.execute(
+            "insert into index_meta (key, value) values ('gardener', ?) "
+            "on conflict (key) do update set value = excluded.value",
+            (stamp,),
+        )
     else:
         changed = sorted(set(changed))
         if changed:
             _update(db, root, changed, readings)
 
 
+def _rules() -> str:
+    """What the findings depend on besides the store: the rules of reading, judging and pairing (these files)."""
+    digest = hashlib.blake2b(wording.READER, digest_size=8)
+    for module in (sameness.__file__, __file__):
+        try:
+            digest.update(Path(module).read_bytes())
+        except (OSError, TypeError):  # not files: never taken as settled by this code
+            digest.update(repr(object()).encode())
+    return digest.hexdigest()
+
+
+RULES = _rules()
+REBUILD_SHARE = 0.2  # when more than this share of the active memories changed, a whole settle is cheaper
+
+
+def _changed(db) -> list[str]:
+    """The memories whose findings may have changed since the last settle: active ones with another fingerprint
+    (or none), and those no longer active."""
+    stored = dict(db.execute("select id, member from gardener_words"))
+    changed = []
+    for row in db.execute(f"select {MEMBER_COLUMNS} from memories as m where m.status = 'active'"):
+        member = Member(*row)
+        if stored.pop(member.id, None) != member.fingerprint:
+            changed.append(member.id)
+    return changed + list(stored)
+
+
+def _count(db) -> int:
+    return db.execute("select count(*) from gardener_words").fetchone()[0]
+
+
 def terms(reading: wording.Wording) -> set[str]:
-    """What a group is found by: its specific words (not generic ones: the verdict never counts those), and each
-    value's kind and slot (`=port:`, `=setting:chroma port`)."""
+    """What a group is found by: its specific words (not generic ones: the verdict never counts those), each word it
+    denies again (`!goos`: a pair that disagrees on it needs one term less in common), and each value's kind and
+    slot (`=port:`, `=setting:chroma port`)."""
     found = set(reading.words - wording.GENERIC)
+    found.update([f"!{word}" for word in reading.negated & found])
     for value in reading.values:
         found.add(f"={value.kind}:")
         if value.slot:
@@ -105,27 +161,27 @@ class Readings:
 
     def take(self, rows: Iterable[tuple], stored: dict[str, tuple]) -> tuple[dict[str, tuple[Member, str]], list]:
         """Each active memory of `rows` (MEMBER_COLUMNS) with its group's scope and signature, and the
-        gardener_words rows to write: those whose stored reading (`stored`: id -> scope, signature, key,
-        reading) is missing, of another text or of another scope."""
+        gardener_words rows to write: those whose stored row (`stored`: id -> scope, signature, key, member,
+        reading) is missing, or holds another text, scope or fingerprint."""
         found: dict[str, tuple[Member, str]] = {}
         rows_to_write = []
         for row in rows:
             member = Member(*row)
-            scope, key = _scope(member.project), wording.key(member.name, member.description)
+            scope, key, fingerprint = _scope(member.project), wording.key(member.name, member.description), None
             kept = stored.get(member.id)
             if kept is not None and kept[2] == key:
-                signature, blob = kept[1], kept[3]
+                signature, blob = kept[1], kept[4]
                 self.stored[member.id] = blob
-                if kept[0] != scope:
-                    rows_to_write.append((member.id, scope, signature, key, blob))
+                if kept[0] != scope or kept[3] != (fingerprint := member.fingerprint):
+                    rows_to_write.append((member.id, scope, signature, key, fingerprint, blob))
             elif key in self.read:
                 signature, blob = self.read[key]
                 self.stored[member.id] = blob
-                rows_to_write.append((member.id, scope, signature, key, blob))
+                rows_to_write.append((member.id, scope, signature, key, member.fingerprint, blob))
             else:
                 reading = self.of(member)
                 signature = reading.signature
-                rows_to_write.append((member.id, scope, signature, key, wording.dump(reading)))
+                rows_to_write.append((member.id, scope, signature, key, member.fingerprint, wording.dump(reading)))
             found[member.id] = (member, signature)
         return found, rows_to_write
 
@@ -134,7 +190,10 @@ def _scope(project: str | None) -> str:
     return project if project is not None else GLOBAL
 
 
-WRITE_WORDS = "insert or replace into gardener_words (id, scope, signature, key, reading) values (?, ?, ?, ?, ?)"
+WRITE_WORDS = (
+    "insert or replace into gardener_words (id, scope, signature, key, member, reading) values (?, ?, ?, ?, ?, ?)"
+)
+WORDS = "select id, scope, signature, key, member, reading from gardener_words"
 
 
 # A whole store at once: every reading in memory
@@ -143,7 +202,7 @@ WRITE_WORDS = "insert or replace into gardener_words (id, scope, signature, key,
 def _rebuild(db, root: str, readings: Readings) -> None:
     for table in ("gardener_groups", "gardener_terms", "gardener_common", "gardener_findings"):
         db.execute(f"delete from {table}")
-    stored = {row[0]: row[1:] for row in db.execute("select id, scope, signature, key, reading from gardener_words")}
+    stored = {row[0]: row[1:] for row in db.execute(WORDS)}
     active, rows = readings.take(
         db.execute(f"select {MEMBER_COLUMNS} from memories as m where m.status = 'active'"), stored
     )
@@ -154,11 +213,13 @@ def _rebuild(db, root: str, readings: Readings) -> None:
     for member, signature in active.values():
         groups[(_scope(member.project), signature)].append(member)
     group_terms: dict[Group, set[str]] = {}
+    denied: dict[Group, set[str]] = {}  # the words each group denies (its `!` terms)
     counts: Counter[tuple[str, str]] = Counter()  # (scope, term) -> groups holding it
     for group, members in groups.items():
         members.sort(key=lambda m: m.order)
-        group_terms[group] = terms(readings.of(members[-1]))
-        counts.update((group[0], term) for term in group_terms[group])
+        found = group_terms[group] = terms(readings.of(members[-1]))
+        denied[group] = {term[1:] for term in found if term[0] == "!"}
+        counts.update((group[0], term) for term in found)
     postings: dict[tuple[str, str], list[str]] = {}  # (scope, term) -> signatures, for the terms not common
     for group, found in group_terms.items():
         for term in found:
@@ -180,11 +241,19 @@ def _rebuild(db, root: str, readings: Readings) -> None:
     for group, members in groups.items():
         findings += _group_findings(group, members, root, readings)
         scope, signature = group
-        holders = [postings[(scope, term)] for term in group_terms[group] if (scope, term) in postings]
-        if len(holders) < TOGETHER:
-            continue  # most groups: too few terms that are not common to share TOGETHER with another
-        shared = Counter(chain.from_iterable(holders))
-        others = [other for other, n in shared.items() if n >= TOGETHER and other > signature]
+        mine, denies = group_terms[group], denied[group]
+        holders = [postings[(scope, term)] for term in mine if (scope, term) in postings]
+        if len(holders) < TOGETHER - (1 if denies else 0):
+            continue  # most groups: too few terms that are not common to share enough with another
+        others = []
+        for other, n in Counter(chain.from_iterable(holders)).items():
+            if n >= TOGETHER:
+                if other > signature:
+                    others.append(other)
+            elif n == TOGETHER - 1 and denies and other != signature:  # (taken by the group that denies)
+                both = mine & group_terms[(scope, other)]
+                if not denies.isdisjoint(both) and (other > signature or denied[(scope, other)].isdisjoint(both)):
+                    others.append(other)
         findings += _pair_findings(group, members, {(scope, o): groups[(scope, o)] for o in others}, root, readings)
     _insert(db, findings)
 
@@ -196,13 +265,8 @@ def _update(db, root: str, changed: list[str], readings: Readings) -> None:
     affected: set[Group] = set()
     for chunk in _chunks(changed):
         marks = ",".join("?" * len(chunk))
-        stored = {
-            row[0]: row[1:]
-            for row in db.execute(
-                f"select id, scope, signature, key, reading from gardener_words where id in ({marks})", chunk
-            )
-        }
-        affected |= {(scope, signature) for scope, signature, _key, _reading in stored.values()}
+        stored = {row[0]: row[1:] for row in db.execute(f"{WORDS} where id in ({marks})", chunk)}
+        affected |= {(row[0], row[1]) for row in stored.values()}
         active, rows = readings.take(
             db.execute(
                 f"select {MEMBER_COLUMNS} from memories as m where m.status = 'active' and m.id in ({marks})", chunk
@@ -323,10 +387,27 @@ DELETE_POSTING = "delete from gardener_terms where scope = ? and term = ? and si
 def _candidates(db, group: Group) -> set[str]:
     """The other groups of the scope sharing TOGETHER terms or more with `group`, each in at most COMMON groups."""
     shared: Counter[str] = Counter()
-    for term in _group_terms(db, group):
+    mine = _group_terms(db, group)
+    for term in mine:
         shared.update(row[0] for row in db.execute(POSTINGS, (group[0], term)))
     shared.pop(group[1], None)
-    return {other for other, n in shared.items() if n >= TOGETHER}
+    return {
+        other
+        for other, n in shared.items()
+        if _together(n, mine, lambda other=other: _group_terms(db, (group[0], other)))  # type: ignore[misc]
+    }
+
+
+def _together(shared: int, mine: set[str], theirs) -> bool:
+    """Whether two groups sharing `shared` rare terms are compared: TOGETHER of them, or one less when one of those
+    is a word either group denies. `theirs`: the other's terms (or a callable giving them, when needed)."""
+    if shared >= TOGETHER:
+        return True
+    if shared < TOGETHER - 1:
+        return False
+    theirs = theirs() if callable(theirs) else theirs
+    denied = {term[1:] for term in mine | theirs if term[0] == "!"}
+    return bool(denied and not denied.isdisjoint(mine & theirs))
 
 
 # The findings' rows

@@ -166,13 +166,15 @@ CREATE INDEX IF NOT EXISTS concurrent_edits_id ON concurrent_edits (id);
 -- The gardener's reading of the active memories (indexer/index/gardener_pairs.py, SPEC section 12), kept in step by
 -- every index run for the memories it touched. `scope` is the project, '' for global: nothing pairs across scopes.
 -- A signature is shared by descriptions that differ only in case, punctuation and word endings (store/wording.py).
--- A full run keeps these rows: a memory whose name and description were read by the same rules (`key`) is not
--- read again.
+-- A full run keeps these rows and the findings: a memory whose name and description were read by the same rules
+-- (`key`) is not read again, and only the memories whose fingerprint (`member`) changed are settled again
+-- (index_meta `gardener` says which rules settled the tables, for which store).
 CREATE TABLE IF NOT EXISTS gardener_words (
     id TEXT PRIMARY KEY,          -- an active memory
     scope TEXT NOT NULL,
     signature TEXT NOT NULL,
     key BLOB NOT NULL,            -- what was read: the name and description, and the rules that read them, hashed
+    member BLOB NOT NULL,         -- what a finding says of the memory (name, kind, description, dates), hashed
     reading BLOB NOT NULL         -- what store/wording.py read in them (wording.dump)
 );
 CREATE INDEX IF NOT EXISTS gardener_words_signature ON gardener_words (scope, signature);

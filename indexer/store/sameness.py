@@ -57,17 +57,21 @@ def judge(a: Wording, b: Wording) -> Verdict | None:
     # (a port, a bare version) needs the same subject, and something named in common when both name things
     named = [c for c in conflicts if c.slot and c.kind in ("setting", "version", "path")]
     apart = siblings(a, b)
-    same_things = (not (a.names and b.names) or bool(a.names & b.names)) and not apart
+    same_things = (
+        not (a.names and b.names) or not (a.names.isdisjoint(b.words) and b.names.isdisjoint(a.words))
+    ) and not apart
     # (a named slot names what both are about: what else each names does not tell them apart)
     if named and (named[0].kind == "setting" or (subject >= NAMED_SUBJECT_AT and not apart)):
         return Verdict("contradiction", named[0].text, similarity)
     if conflicts and subject >= SUBJECT_AT and same_things:
         return Verdict("contradiction", conflicts[0].text, similarity)
+    # a denial: the two are about the same thing besides the word one denies and the other states
     gone = denials(a, b, gone=True)  # what one says is no more, the other uses: about it whatever else they name
-    if gone and subject >= SUBJECT_AT and not apart:
-        return Verdict("contradiction", gone, similarity)
-    denied = denials(a, b) or opposed(a, b)
-    if denied and subject >= SUBJECT_AT and same_things:
+    if gone and subject_overlap(a, b, gone[1]) >= SUBJECT_AT and not apart:
+        return Verdict("contradiction", gone[0], similarity)
+    said = denials(a, b)
+    denied = said[0] if said else opposed(a, b)
+    if denied and subject_overlap(a, b, said[1] if said else ()) >= SUBJECT_AT and same_things:
         return Verdict("contradiction", denied, similarity)
     specific = (a.words & b.words) - GENERIC
     if (
@@ -97,9 +101,11 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return shared / (len(a) + len(b) - shared) if a or b else 0.0
 
 
-def subject_overlap(a: Wording, b: Wording) -> float:
-    """Shared subject words (specific ones: not generic, not values) over the smaller subject."""
+def subject_overlap(a: Wording, b: Wording, besides=()) -> float:
+    """Shared subject words (specific ones: not generic, not values) over the smaller subject, `besides` left out."""
     sa, sb = a.specific_subject, b.specific_subject
+    if besides:
+        sa, sb = sa.difference(besides), sb.difference(besides)
     return len(sa & sb) / min(len(sa), len(sb)) if sa and sb else 0.0
 
 
@@ -130,6 +136,10 @@ class Conflict:
         what = self.label or self.kind
         if self.kind == "version" and self.label:
             what = f"{self.label} version"
+        elif self.kind == "quantity" and self.slot in ("duration", "frequency"):
+            older, newer = (", ".join(duration_text(v) for v in values) for values in (self.older, self.newer))
+            every = "every " if self.slot == "frequency" else ""
+            return f"{'how often' if every else 'duration'}: {every}{older} in one, {every}{newer} in the other"
         elif self.kind == "quantity" and self.slot == "duration":
             older, newer = (", ".join(duration_text(v) for v in values) for values in (self.older, self.newer))
             return f"duration: {older} in one, {newer} in the other"
@@ -214,7 +224,7 @@ def numbers_agree(a: Wording, b: Wording) -> bool:
     return a.numbers <= b.numbers or b.numbers <= a.numbers
 
 
-def denials(a: Wording, b: Wording, gone: bool = False) -> str | None:
+def denials(a: Wording, b: Wording, gone: bool = False) -> tuple[str, list[str]] | None:
     """A word one memory denies (`gone`: says is no more) and the other states plainly, not only beside a failure
     ("a stray print() corrupts the stream" restates "never print", it does not deny it)."""
     if not ((a.removed or b.removed) if gone else (a.negated or b.negated)):
@@ -232,7 +242,8 @@ def denials(a: Wording, b: Wording, gone: bool = False) -> str | None:
         )
         if words:
             shown = ", ".join(stater.spelled(words))
-            return f"one says {shown} is gone, the other uses it" if gone else f"one says no to {shown}, the other yes"
+            text = f"one says {shown} is gone, the other uses it" if gone else f"one says no to {shown}, the other yes"
+            return text, words
     return None
 
 

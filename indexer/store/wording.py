@@ -78,7 +78,8 @@ ABSENT = {
     "gone", "removed", "retired", "dropped", "deleted", "unbound", "disabled", "off", "unused", "abandoned",
     "decommissioned", "uninstalled",
 }  # fmt: skip
-NOT_THERE = {"configured", "used", "enabled", "supported", "installed", "needed", "required", "allowed", "set"}
+NOT_THERE = {"configured", "used", "enabled", "supported", "installed"}
+NP_BREAKS = {"and", "or", "then", "but", "now", "so", "while", "when"}  # what is gone is the phrase after these
 COPULAS = {"is", "are", "was", "were", "be", "been", "being", "got", "gets"}
 CLAUSE_WORDS = {
     "why",
@@ -92,12 +93,13 @@ CLAUSE_WORDS = {
 }  # a negation before one denies a clause
 # words that deny the next word as negations do: "ruff replaced Black", "instead of Redis"
 REPLACING = {"replaced", "replaces", "replacing", "instead"}
+MOVES = {"moved", "migrated", "switched", "went", "changed"}  # "moved from the cookie store to Redis": from what
 # words that start a part of a clause with its own yes and no: "use JSC again since Hermes crashed"
 CONJUNCTIONS = {"because", "since", "so", "but", "when", "if", "unless", "while", "whereas", "although", "though"}
 # stems of words that take one side of a choice with no value: "run serially" against "run in parallel"
 SIDES = {
     "serial": ("order", "serially"), "sequenti": ("order", "serially"), "parallel": ("order", "in parallel"),
-    "parallelis": ("order", "in parallel"), "paralleliz": ("order", "in parallel"), "concurr": ("order", "in parallel"),
+    "parallelis": ("order", "in parallel"), "paralleliz": ("order", "in parallel"),
     "sync": ("timing", "synchronously"), "synchron": ("timing", "synchronously"), "async": ("timing", "asynchronously"),
     "asynchron": ("timing", "asynchronously"), "eager": ("loading", "eagerly"), "lazi": ("loading", "lazily"),
     "lazili": ("loading", "lazily"),
@@ -633,6 +635,8 @@ def _value_at(c: list[_Token], i: int, keyed: bool = True) -> Value | None:
         word = text.casefold()
         if word in ("a", "an"):  # a week, an hour
             return _quantity(after.low, "1", former) if after is not None and after.low in TIME_UNITS else None
+        if word in FREQUENCIES:  # hourly, nightly
+            return Value("quantity", "frequency", FREQUENCIES[word], former, "how often")
         if (
             word in NUMBER_WORDS
             and after is not None
@@ -660,20 +664,50 @@ def _value_at(c: list[_Token], i: int, keyed: bool = True) -> Value | None:
     if number.isdigit() and any(w in CODE_WORDS for w in _before(c, i, 2)):
         return Value("code", "", number, former)  # reply 400, exit 125, exit code 127
     after = c[i + 1] if i + 1 < len(c) else None
-    if after is not None and after.type == "word" and after.text.casefold() in UNITS:
-        return _quantity(after.text.casefold(), number, former)
+    if after is not None and (after.type == "word" or UPPER.match(after.text)) and after.low in UNITS:
+        return _quantity(after.low, number, former, every=before == "every")
     if i and c[i - 1].type in ("identifier", "word") and _named(c[i - 1].text) and before not in STOPWORDS:
         return Value("version", stem(c[i - 1].text), number, former)  # Postgres 16, Node 20
-    if after is not None and after.type == "word" and after.low not in STOPWORDS and after.low not in CONJUNCTIONS:
+    if (
+        after is not None
+        and (after.type == "word" or UPPER.match(after.text))  # 8 GPU workers
+        and after.low not in STOPWORDS
+        and after.low not in CONJUNCTIONS
+    ):
         return _quantity(after.low, number, former)
+    noun = _noun_before(c, i)
+    if noun is not None:  # concurrency 10, concurrency raised to 25
+        return _quantity(noun, number, former)
     return Value("number", "", number, former)
+
+
+CHANGES = {"raised", "lowered", "increased", "decreased", "reduced", "bumped", "changed", "set", "went", "moved", "now"}
+
+
+def _noun_before(c: list[_Token], i: int) -> str | None:
+    """The word a number is the value of when it follows it: `concurrency 10`, `concurrency raised to 25`, `pool
+    went to 30`; not after another verb (`traffic goes to 9090`)."""
+    j = i - 1
+    if j >= 0 and c[j].low in ("to", "at", "=", "is"):
+        j -= 1
+        if j < 0 or c[j].low not in CHANGES:
+            return None
+    while j >= 0 and c[j].low in CHANGES and i - j <= 3:
+        j -= 1
+    if j < 0:
+        return None
+    word = c[j]
+    if word.type != "word" or word.low in STOPWORDS or word.low in CONJUNCTIONS or _named(word.text):
+        return None
+    return None if stem(word.low) in GENERIC else word.low
 
 
 TIME_UNITS = {word for word, unit in UNITS.items() if unit in SECONDS and len(word) > 1} | {"hr", "hrs"}
 
 
-def _quantity(unit: str, number: str, former: bool) -> Value:
-    """A number of `unit` (as written: `days`, `h`, `requests`); durations in seconds, so `a week` is `7 days`."""
+def _quantity(unit: str, number: str, former: bool, every: bool = False) -> Value:
+    """A number of `unit` (as written: `days`, `h`, `requests`); durations in seconds, so `a week` is `7 days`, and
+    `every` 15 minutes is how often."""
     normal = UNITS.get(unit)
     if normal in SECONDS:
         try:
@@ -681,6 +715,8 @@ def _quantity(unit: str, number: str, former: bool) -> Value:
         except ValueError:
             return Value("quantity", normal, number, former)
         shown = str(int(seconds)) if seconds == int(seconds) else f"{seconds:g}"
+        if every:
+            return Value("quantity", "frequency", shown, former, "how often")
         return Value("quantity", "duration", shown, former, "duration")
     return Value("quantity", normal or stem(unit), number, former)
 
@@ -721,7 +757,8 @@ OPPOSITES = {
     "allow": "yes", "deny": "no", "sync": "sync", "async": "async", "synchronous": "sync", "asynchronous": "async",
 }  # fmt: skip
 NOT_VALUES = ("identifier", "code", "url", "flag", "cjk")  # token types never read as values
-MAY_BE_VALUES = {*NUMBER_WORDS, *OPPOSITES, *BOOLEANS, "a", "an"}  # the words that may be
+FREQUENCIES = {"hourly": "3600", "daily": "86400", "nightly": "86400", "weekly": "604800"}  # how often, in seconds
+MAY_BE_VALUES = {*NUMBER_WORDS, *OPPOSITES, *BOOLEANS, *FREQUENCIES, "a", "an"}  # the words that may be
 ASSIGNS = {"is", "=", "are", "defaults", "default", "set", "equals"}  # KEY is VALUE, KEY defaults to VALUE
 SKIPPED_BEFORE_VERSION = {
     "version",
@@ -788,9 +825,11 @@ def _setting(key: str, value: str, former: bool) -> Value:
 
 def _former(toks: list[_Token], i: int) -> bool:
     """Whether the value at `i` is the one given up: after `from`, `instead of`, `not`, `no longer`, `was`, or
-    before `is not` (`3.45 is not required`)."""
+    before `is not` (`3.45 is not required`) or `was`."""
     after = [t.low for t in toks[i + 1 : i + 3]]
     if after[:1] in (["isn't"], ["aren't"]) or (after[:1] in (["is"], ["are"], ["was"]) and after[1:] == ["not"]):
+        return True
+    if "was" in after or "were" in after:  # "the hourly schedule was too stale": a value of the past
         return True
     for j in (i - 1, i - 2):
         if j >= 0 and toks[j].clause == toks[i].clause:
@@ -816,9 +855,10 @@ def _segments(clauses: list[list[_Token]]) -> list[list[_Token]]:
     return found
 
 
-def _absent(words: list[str]) -> tuple[int, int] | None:
-    """Where a segment says what comes before is no more: (the copula's index, the index after the phrase), for
-    "X is gone", "X was removed", "X is being removed", "X is not configured"."""
+def _absent(words: list[str]) -> tuple[int, int, int] | None:
+    """Where a segment says a noun phrase is no more: (where the phrase starts, the copula's index, the index after
+    the words saying so), for "X is gone", "X was removed", "X is being removed", "X is not configured". The phrase
+    is the few words before the copula, back to an "and" ("... and the CloudFront distribution is deleted")."""
     for k, word in enumerate(words[1:], 1):
         if word not in COPULAS:
             continue
@@ -826,9 +866,15 @@ def _absent(words: list[str]) -> tuple[int, int] | None:
         if j < len(words) and words[j] == "being":
             j += 1
         if j < len(words) and words[j] in ABSENT:
-            return k, j + 1
-        if j + 1 < len(words) and words[j] == "not" and words[j + 1] in NOT_THERE:
-            return k, j + 2
+            end = j + 1
+        elif j + 1 < len(words) and words[j] == "not" and words[j + 1] in NOT_THERE:
+            end = j + 2
+        else:
+            continue
+        start = k
+        while start > 0 and k - start < 4 and words[start - 1] not in NP_BREAKS:
+            start -= 1
+        return start, k, end
     return None
 
 
@@ -857,22 +903,23 @@ def _negation(clauses: list[list[_Token]]) -> tuple[set[str], set[str], set[str]
         stated: set[str] = set()
         absent = _absent(words)
         if absent is not None:  # the phrase before the copula is denied, the rest read as usual
-            copula, after = absent
-            removed.update(p for t in segment[:copula] for p in t.parts)
-            segment, words = segment[after:], words[after:]
+            start, copula, after = absent
+            removed.update(p for t in segment[start:copula] for p in t.parts)
+            segment, words = segment[:start] + segment[after:], words[:start] + words[after:]
         qualified = "only" in words
         pending = denied = False  # a negation waits for its word; after it, the clause is its context
         replacing = False
         for i, tok in enumerate(segment):
             word = words[i]
             following = words[i + 1] if i + 1 < len(words) else ""
-            if tok.type == "word" and (word in NEGATION or word in REPLACING):
+            moved = word == "from" and i > 0 and words[i - 1] in MOVES
+            if tok.type == "word" and (word in NEGATION or word in REPLACING or moved):
                 if word in ("no", "nothing", "nobody", "none") and (following in STOPWORDS or not following):
                     continue  # "no such column", "logs nothing under load": no word of its own to deny
                 if following in CLAUSE_WORDS:
                     continue  # "X is not why Y hangs": it denies a reason, not Y
                 pending = following not in ("only", "just")
-                replacing = word in REPLACING
+                replacing = word in REPLACING or moved
                 continue
             if pending and word in ("or", "nor", "longer"):
                 continue

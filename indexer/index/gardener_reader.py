@@ -135,6 +135,21 @@ class Reader:
             pass
 
 
+def read_all(texts: list[tuple[bytes, str, str]]) -> tuple[Read, dict[bytes, wording.Wording]]:
+    """Readings of `texts` ((key, name, description) each): when there are START_AT or more (a settle that finds
+    most of the store unread: new rules, an older index), half of them made by a child process meanwhile (as
+    stored readings), the others here (as readings)."""
+    if len(texts) < START_AT:
+        return {}, {wording_key: wording.read(name, description) for wording_key, name, description in texts}
+    half = len(texts) // 2
+    with Reader(set()) as reader:
+        for _key, name, description in texts[:half]:
+            reader.offer(name, description)
+        reader._hand_over()
+        here = {wording_key: wording.read(name, description) for wording_key, name, description in texts[half:]}
+        return reader.readings(), here
+
+
 def _frames(pipe: BinaryIO):
     """Each frame's list, until the end of `pipe`."""
     while header := pipe.read(HEADER.size):

@@ -32,6 +32,7 @@ TOKEN = re.compile(
 )
 EDGE = "\"'.,:;!?*“”‘’«»"  # stripped from a raw token's ends
 PART = re.compile(r"[^\W_]+")  # the letters-and-digits runs of an identifier
+LETTER = re.compile(r"[A-Za-z]")
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 URL = re.compile(
     r"^(?:[a-z][a-z0-9+.-]*://|www\.)\S+$|^[a-z0-9-]+(?:\.[a-z0-9-]+)+\.[a-z]{2,}/\S*$|^[a-z0-9-]+\.(?:com|org|io|dev|net|html)(?:/\S*)?$",
@@ -548,13 +549,16 @@ def _values(clauses: list[list[_Token]]) -> list[Value]:
                 continue
             value = _value_at(clause, i)
             if value is not None:
-                value = replace(value, label=value.label or _label(value, clause, i))
+                if not value.label:
+                    value = Value(value.kind, value.slot, value.value, value.former, _label(value, clause, i))
                 values.append(value)
                 values_clause = tok.clause
                 if value.kind == "setting" and clause[i].type in ("number", "version", "date"):
                     plain = _value_at(clause, i, keyed=False)
                     if plain is not None:
-                        values.append(replace(plain, label=_label(plain, clause, i)))
+                        values.append(
+                            Value(plain.kind, plain.slot, plain.value, plain.former, _label(plain, clause, i))
+                        )
                 elif value.kind == "setting" and clause[i].type == "assignment":
                     key, _, number = clause[i].text.partition("=")
                     number = number.strip(EDGE)
@@ -565,12 +569,14 @@ def _values(clauses: list[list[_Token]]) -> list[Value]:
                         and UNITS[unit] in SECONDS
                         and not NUMBER.match(number)[2]
                     ):
-                        values.append(replace(_quantity(unit, _number_text(number), value.former)))  # retention.ms=
+                        values.append(_quantity(unit, _number_text(number), value.former))  # retention.ms=
                     elif NUMBER.match(number):  # spark.executor.memory=16g is also 16g
                         plain = _value_at([_token(number, "number", clause[i].clause)], 0)
                         if plain is not None:
                             values.append(replace(plain, former=value.former, label=_label(plain, clause, i)))
-    if any(v.kind == "port" for v in values) or any(t.low in PORT_WORDS for clause in clauses for t in clause):
+    if any(_may_be_port(v) for v in values) and (
+        any(v.kind == "port" for v in values) or any(t.low in PORT_WORDS for clause in clauses for t in clause)
+    ):
         # beside a port, a bare number that may be one is one: "gRPC on :9090 ... health goes to 8080"
         values = [replace(v, kind="port", label="port") if _may_be_port(v) else v for v in values]
     return values
@@ -595,11 +601,18 @@ def _label(value: Value, c: list[_Token], i: int) -> str:
         return {"code": "code", "port": "port"}.get(value.kind, "")
     if value.kind == "path":
         return value.slot
+    wanted = value.slot.rpartition(" ")[2]
     for tok in c[max(0, i - 6) : i + 2]:
-        for part in PART.findall(tok.text):
-            if stem(part) == value.slot.split()[-1]:
+        for stemmed, part in _spellings(tok.text):
+            if stemmed == wanted:
                 return part
     return value.slot
+
+
+@functools.lru_cache(maxsize=100_000)
+def _spellings(text: str) -> tuple[tuple[str, str], ...]:
+    """Each letters-and-digits run of a token with its stem."""
+    return tuple((stem(part), part) for part in PART.findall(text))
 
 
 def _clauses(toks: list[_Token]) -> list[list[_Token]]:
@@ -934,7 +947,7 @@ def _negation(clauses: list[list[_Token]]) -> tuple[set[str], set[str], set[str]
             elif not (qualified or denied):
                 stated.update(parts)
         asserted |= stated
-        if any(p in FAILURE for t in segment for p in t.parts):
+        if not FAILURE.isdisjoint([p for t in segment for p in t.parts]):
             beside_failure |= stated
         else:
             plain |= stated
@@ -1087,7 +1100,7 @@ def vagueness(description: str, toks: list[_Token] | None = None) -> str | None:
     """Why `description` is one no future agent could act on, or None: no words at all, too few words with nothing
     concrete, or nothing concrete (a name, number, path, command, identifier) among generic words."""
     toks = tokens(description) if toks is None else toks
-    if not any(ch.isalpha() for ch in description):
+    if not (LETTER.search(description) if description.isascii() else any(ch.isalpha() for ch in description)):
         return "it has no words, only numbers or punctuation" if description.strip() else "it is empty"
     if any(t.type in CONCRETE for t in toks):
         return None

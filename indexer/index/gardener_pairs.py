@@ -38,7 +38,10 @@ COMMON = 100  # a term in more groups of a scope than this does not bring two gr
 TOGETHER = 3  # terms (each in at most COMMON groups) two groups share at least, to be compared; one less when one
 # of them is a word either denies (a contradiction by a denial may share little more than what it denies)
 GLOBAL = ""  # the global scope's `scope`
-MEMBER_COLUMNS = "m.id, m.name, m.kind, m.description, m.project, coalesce(m.updated, m.created, ''), m.valid_from"
+MEMBER_COLUMNS = (
+    "m.id, m.name, m.kind, m.description, m.project, coalesce(m.updated, m.created, ''), m.valid_from, "
+    "coalesce(m.updated, '')"
+)
 SEPARATOR = "\n"  # between a group's terms in gardener_groups (a term is one line: terms() makes sure)
 
 
@@ -52,6 +55,7 @@ class Member(NamedTuple):
     project: str | None
     at: str  # updated (or created): which of two is newer
     valid_from: str | None
+    updated: str  # as the gardener's order reads it ('' when none)
 
     @property
     def order(self) -> tuple[str, str]:
@@ -61,6 +65,7 @@ class Member(NamedTuple):
     def fingerprint(self) -> bytes:
         """The same while nothing a finding says of this memory changes."""
         fields = (self.name, self.kind, self.description, self.project or "\0", self.at, self.valid_from or "")
+        fields += (self.updated,)
         return hashlib.blake2b("\x1f".join(fields).encode("utf-8", "surrogatepass"), digest_size=12).digest()
 
 
@@ -452,6 +457,8 @@ def _group_findings(group: Group, members: list[Member], root: str, readings: Re
                 f"the same description: {_quoted(newest.description)}",
                 supersede_command(root, newest, oldest),
                 since,
+                RANK["duplicate"],
+                oldest.updated,
             )
         )
     if vague:
@@ -469,6 +476,8 @@ def _group_findings(group: Group, members: list[Member], root: str, readings: Re
                 vague,
                 None,
                 since,
+                RANK["vague-description"],
+                oldest.updated,
             )
         )
     return found
@@ -508,6 +517,8 @@ def _pair_findings(
                 verdict.evidence,
                 supersede_command(root, newer, older),
                 _since([older, newer]),
+                RANK[verdict.proposal],
+                older.updated,
             )
         )
     return found
@@ -540,9 +551,13 @@ def _quoted(description: str) -> str:
     return f"“{shown}”"
 
 
+RANK = {"contradiction": 0, "duplicate": 1, "vague-description": 2}  # the gardener's order (sql/canned.PROPOSAL_RANK)
+
+
 def _insert(db, findings: list[tuple]) -> None:
     db.executemany(
-        "insert into gardener_findings (proposal, scope, signature, other, id, ids, reason, evidence, command, since) "
-        "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "insert into gardener_findings "
+        "(proposal, scope, signature, other, id, ids, reason, evidence, command, since, rank, updated) "
+        "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         findings,
     )

@@ -214,8 +214,12 @@ CREATE TABLE IF NOT EXISTS gardener_findings (
     reason TEXT NOT NULL,         -- what a person checks at a glance
     evidence TEXT NOT NULL,       -- what was found: the shared words, the two values, the vague description's fault
     command TEXT,                 -- the suggested `seamless write ... --supersedes ID`, where there is one
-    since TEXT NOT NULL           -- the latest valid_from of its memories: from then on all of them are valid
+    since TEXT NOT NULL,          -- the latest valid_from of its memories: from then on all of them are valid
+    rank INTEGER NOT NULL,        -- the gardener's order: 0 contradiction, 1 duplicate, 2 vague-description ...
+    updated TEXT NOT NULL         -- ... then its memory's (`id`) updated, '' when none, then id and ids
 );
 CREATE INDEX IF NOT EXISTS gardener_findings_signature ON gardener_findings (scope, signature);
 CREATE INDEX IF NOT EXISTS gardener_findings_other ON gardener_findings (scope, other) WHERE other IS NOT NULL;
 CREATE INDEX IF NOT EXISTS gardener_findings_id ON gardener_findings (id);
+-- the first findings of the gardener's order, without reading the rest (the home page, needs_human_first.sql)
+CREATE INDEX IF NOT EXISTS gardener_findings_order ON gardener_findings (rank, updated, id, ids);

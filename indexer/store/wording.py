@@ -688,7 +688,7 @@ def _value_at(c: list[_Token], i: int, keyed: bool = True) -> Value | None:
         and after.low not in CONJUNCTIONS
     ):
         return _quantity(after.low, number, former)
-    noun = _noun_before(c, i)
+    noun = _noun_before(c, i, label=i == len(c) - 1 or (text[:1] == "0" and text[1:2].isdigit()))
     if noun is not None:  # concurrency 10, concurrency raised to 25
         return _quantity(noun, number, former)
     return Value("number", "", number, former)
@@ -697,17 +697,20 @@ def _value_at(c: list[_Token], i: int, keyed: bool = True) -> Value | None:
 CHANGES = {"raised", "lowered", "increased", "decreased", "reduced", "bumped", "changed", "set", "went", "moved", "now"}
 
 
-def _noun_before(c: list[_Token], i: int) -> str | None:
+def _noun_before(c: list[_Token], i: int, label: bool) -> str | None:
     """The word a number is the value of when it follows it: `concurrency 10`, `concurrency raised to 25`, `pool
-    went to 30`; not after another verb (`traffic goes to 9090`)."""
+    went to 30`; not after another verb (`traffic goes to 9090`), nor a number that may be a label (`gate 00:`,
+    `stage 3` ending its clause: `label`) unless it is said to change."""
     j = i - 1
     if j >= 0 and c[j].low in ("to", "at", "=", "is"):
         j -= 1
         if j < 0 or c[j].low not in CHANGES:
             return None
+    changed = False
     while j >= 0 and c[j].low in CHANGES and i - j <= 3:
         j -= 1
-    if j < 0:
+        changed = True
+    if j < 0 or (label and not changed):
         return None
     word = c[j]
     if word.type != "word" or word.low in STOPWORDS or word.low in CONJUNCTIONS or _named(word.text):

@@ -358,3 +358,82 @@ def common(db, term: str) -> int | None:
     with sqlite3.connect(db) as conn:
         row = conn.execute("select groups from gardener_common where term = ?", (wording.stem(term),)).fetchone()
     return row[0] if row else None
+
+
+# --- what a reading finds, and the verdict on two (store/wording.py, store/sameness.py) ---
+
+
+@pytest.mark.parametrize(
+    "older, newer, verdict",
+    [
+        # what is gone, replaced or moved from is denied
+        (
+            "Schema migrations use goose with SQL files",
+            "Schema migrations moved to atlas; goose is retired",
+            "contradiction",
+        ),
+        (
+            "Sessions are kept in the cookie store",
+            "Sessions moved from the cookie store to Redis db 3",
+            "contradiction",
+        ),
+        ("Hermes is the JS engine; JSC is off", "Android builds use JSC again since Hermes crashed", "contradiction"),
+        # a symptom beside a failure restates a rule, it does not deny it
+        (
+            "MCP server must never print to stdout",
+            "A stray print() in the MCP server corrupts stdout; log to stderr",
+            "duplicate",
+        ),
+        # durations and how often are compared as such
+        ("Kafka topic events.raw keeps a week of data", "Kafka topic events.raw keeps 3 days of data", "contradiction"),
+        ("Features refresh on the hourly schedule", "Features refresh every 15 minutes now", "contradiction"),
+        # a number after a word is its value, unless it may be a label
+        (
+            "Sidekiq runs with concurrency 10 per process",
+            "Sidekiq concurrency raised to 25 after the pool grew",
+            "contradiction",
+        ),
+        ("gate 00: a stage to pass", "gate 01: a stage to pass", None),
+        # the public API and the internal one, production and staging, are two things
+        ("Public API allows 600 requests per minute", "Internal callers get 6000 requests per minute", None),
+        # one side of a choice against the other
+        (
+            "Run the test suite in parallel with pytest -n auto",
+            "The test suite must run serially under pytest",
+            "contradiction",
+        ),
+        # expo@51.0.28 is a version of expo
+        ("App builds on Expo SDK 51 (expo@51.0.28)", "Stay on Expo SDK 51 and leave expo at 51.0.28", "duplicate"),
+    ],
+)
+def test_verdicts_on_pairs(older, newer, verdict):
+    found = sameness.judge(wording.read("older", older), wording.read("newer", newer))
+    assert (found.proposal if found else None) == verdict, found
+
+
+def test_durations_are_compared_in_seconds():
+    week, days = (wording.read("x", d).values for d in ("holds a week of data", "keeps 7 days of data"))
+    assert [(v.kind, v.slot, v.value) for v in week] == [(v.kind, v.slot, v.value) for v in days]
+
+
+@pytest.mark.parametrize(
+    "description, vague",
+    [
+        ("Gotcha about iOS builds", True),  # a topic and nothing said about it
+        ("A problem we had with push notifications", True),
+        ("Remember the rate limit stuff", True),  # `stuff` stands for what it does not say
+        ("Use pnpm, not npm", False),
+        ("Preview builds read the preview OTA channel", False),
+    ],
+)
+def test_vague_descriptions(description, vague):
+    assert bool(wording.read("x", description).vague) is vague
+
+
+def test_a_stored_reading_is_the_reading():
+    for description in ("Chroma server on localhost:8765 (CHROMA_PORT=8765)", "控制台的笔记", "", "!!!"):
+        reading = wording.read("name", description)
+        stored = wording.dump(reading)
+        assert wording.load(stored) == reading and wording.load(stored).spelling == reading.spelling
+        assert wording.dump(wording.read("name", description)) == stored  # the same bytes for the same reading
+    assert wording.key("a", "b") != wording.key("a", "c") != wording.key("b", "c")

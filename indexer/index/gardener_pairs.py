@@ -64,8 +64,8 @@ class Member(NamedTuple):
     @property
     def fingerprint(self) -> bytes:
         """The same while nothing a finding says of this memory changes."""
-        fields = (self.name, self.kind, self.description, self.project or "\0", self.at, self.valid_from or "")
-        fields += (self.updated,)
+        fields = [self.name, self.kind, self.description, self.project or "\0", self.at, self.valid_from or ""]
+        fields.append(self.updated)
         return hashlib.blake2b("\x1f".join(fields).encode("utf-8", "surrogatepass"), digest_size=12).digest()
 
 
@@ -370,7 +370,7 @@ def _recount(db, key: tuple[str, str], gained: list[str], lost: list[str]) -> se
     return the groups holding it now."""
     scope, term = key
     row = db.execute("select groups from gardener_common where scope = ? and term = ?", key).fetchone()
-    holders = None if row else [r[0] for r in db.execute(POSTINGS, key)]
+    holders = [] if row else [r[0] for r in db.execute(POSTINGS, key)]
     before = row[0] if row else len(holders)
     after = before + len(gained) - len(lost)
     if row and after > COMMON:  # common before and after
@@ -394,7 +394,7 @@ def _recount(db, key: tuple[str, str], gained: list[str], lost: list[str]) -> se
     else:  # common now: its postings go
         db.execute("delete from gardener_terms where scope = ? and term = ?", key)
         db.execute("insert into gardener_common (scope, term, groups) values (?, ?, ?)", (scope, term, after))
-        now = sorted((set(holders or ()) - set(lost)) | set(gained))
+        now = sorted((set(holders) - set(lost)) | set(gained))
     return {(scope, signature) for signature in now}
 
 
@@ -413,7 +413,7 @@ def _candidates(db, group: Group) -> set[str]:
     return {
         other
         for other, n in shared.items()
-        if _together(n, mine, lambda other=other: _group_terms(db, (group[0], other)))  # type: ignore[misc]
+        if _together(n, mine, lambda other=other: _group_terms(db, (group[0], other)))
     }
 
 

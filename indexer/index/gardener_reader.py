@@ -20,7 +20,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 from indexer.store import wording
 
@@ -150,7 +150,7 @@ def read_all(texts: list[tuple[bytes, str, str]]) -> tuple[Read, dict[bytes, wor
         return reader.readings(), here
 
 
-def _frames(pipe: BinaryIO):
+def _frames(pipe: IO[bytes]):
     """Each frame's list, until the end of `pipe`."""
     while header := pipe.read(HEADER.size):
         if len(header) < HEADER.size:
@@ -162,7 +162,7 @@ def _frames(pipe: BinaryIO):
         yield marshal.loads(data)
 
 
-def serve(source: BinaryIO, sink: BinaryIO) -> None:
+def serve(source: IO[bytes], sink: IO[bytes]) -> None:
     """The child: read each batch of memories from `source`, write their readings to `sink`."""
     for batch in _frames(source):
         out = []

@@ -563,12 +563,8 @@ def _values(clauses: list[list[_Token]]) -> list[Value]:
                     key, _, number = clause[i].text.partition("=")
                     number = number.strip(EDGE)
                     unit = (PART.findall(key) or [""])[-1].casefold()
-                    if (
-                        NUMBER.match(number)
-                        and unit in UNITS
-                        and UNITS[unit] in SECONDS
-                        and not NUMBER.match(number)[2]
-                    ):
+                    plain_number = NUMBER.match(number)
+                    if plain_number and not plain_number[2] and unit in UNITS and UNITS[unit] in SECONDS:
                         values.append(_quantity(unit, _number_text(number), value.former))  # retention.ms=
                     elif NUMBER.match(number):  # spark.executor.memory=16g is also 16g
                         plain = _value_at([_token(number, "number", clause[i].clause)], 0)

@@ -84,21 +84,23 @@ def test_a_reading_is_kept_while_its_text_and_rules_are_the_same(store, tmp_path
 
 
 def test_the_child_reads_as_this_process_does(monkeypatch):
-    monkeypatch.setattr(gardener_reader, "START_AT", 10)
     monkeypatch.setattr(gardener_reader, "BATCH", 7)
-    texts = [(n, m["description"]) for store in labelled_stores("dev") for n, m in store["memories"].items()]
-    with gardener_reader.Reader(set()) as reader:
-        for name, description in texts:
-            reader.offer(name, description)
+    texts = [
+        (wording.key(name, m["description"]), name, m["description"])
+        for store in labelled_stores("dev")
+        for name, m in store["memories"].items()
+    ]
+    with gardener_reader.Reader() as reader:
+        reader.hand(texts)
         read = reader.readings()
     assert len(read) == len(texts)  # every batch, the last one too
-    for name, description in texts:
-        signature, stored = read[wording.key(name, description)]
+    for key, name, description in texts:
+        signature, stored = read[key]
         here = wording.read(name, description)
         assert wording.load(stored) == here and signature == here.signature
 
 
-def test_a_big_run_reads_in_a_second_process_and_comes_out_the_same(tmp_path, monkeypatch):
+def test_a_settle_of_many_reads_in_a_second_process_and_comes_out_the_same(tmp_path, monkeypatch):
     root = tmp_path / "store"
     write_store(root, labelled_stores("dev") + labelled_stores("held-out"))
     alone = tmp_path / "alone.db"

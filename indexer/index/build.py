@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
 
-from indexer.index import changes, database, fts, gardener_pairs, gardener_reader, revisions
+from indexer.index import changes, database, fts, gardener_pairs, revisions
 from indexer.sql import views
 from indexer.store import crossfile, timestamps
 from indexer.store.problems import Problem, error
@@ -275,20 +275,12 @@ def _store_relative(root: Path, paths: Iterable[str | Path]) -> list[str]:
 class _Reading:
     """Reads the files a plan names into the writer, noting what it found along the way."""
 
-    def __init__(
-        self,
-        run: Run,
-        plan: Plan,
-        writer,
-        folders: FolderFds | None = None,
-        reader: gardener_reader.Reader | None = None,
-    ):
+    def __init__(self, run: Run, plan: Plan, writer, folders: FolderFds | None = None):
         from indexer.index.prepare import prepare  # here: a run with nothing to read never loads YAML
 
         self.prepare = prepare
         self.run, self.plan, self.writer = run, plan, writer
         self.folders = folders  # the store's folders, opened without following a symlink
-        self.reader = reader  # reads the gardener's share of the memories in a second process, for a big run
         self.unchanged: list[StoreFile] = []  # read, same content: only their stat is updated
         self.vanished: list[StoreFile] = []  # gone between the plan and the read
         self.deleted: list[str] = list(plan.deleted)  # the plan's deletions and the vanished files
@@ -303,9 +295,6 @@ class _Reading:
             self.unchanged.append(sf)
         else:
             self.writer.add(prepared)
-            record = prepared.record
-            if self.reader is not None and sf.type == "memory" and record is not None and record["status"] == "active":
-                self.reader.offer(record["name"], record["description"])
 
     def read_stale(self, progress: Progress | None) -> None:
         """Read every file the plan found changed (the conflict losers come after)."""
@@ -372,17 +361,16 @@ def _carry_out(db: database.IndexConnection, run: Run, plan: Plan, progress: Pro
         db.atomic(),
         IndexWriter(db, str(run.root), run.max_bytes, run.racy_after, empty=plan.full) as writer,
         FolderFds(str(run.root)) as folders,
-        _gardener_reader(db, plan) as reader,
     ):
         if plan.full:
             _empty_tables(db)
         for path in plan.deleted:
             writer.forget(path)
-        reading = _Reading(run, plan, writer, folders, reader)
+        reading = _Reading(run, plan, writer, folders)
         reading.read_stale(progress)
         reading.read_losers()
         changed, as_before = reading.changed(db), reading.as_before(db)
-        _write_changes(db, run, plan, writer, changed, reader)
+        _write_changes(db, run, plan, writer, changed)
         if changed:  # what a page the explorer draws meanwhile compares (plugins/index_changed.py)
             database.next_generation(db)
         # the store's git history, in the same transaction; after the rows, whose digests give ids
@@ -409,24 +397,14 @@ def _empty_tables(db: database.IndexConnection) -> None:
         db.execute(f"delete from {table}")
 
 
-def _gardener_reader(db: database.IndexConnection, plan: Plan) -> contextlib.AbstractContextManager:
-    """A second process to read the gardener's share of a run that reads many files (gardener_reader.py)."""
-    if len(plan.stale) < gardener_reader.START_AT:
-        return contextlib.nullcontext()
-    return gardener_reader.Reader({row[0] for row in db.execute("select key from gardener_words")})
-
-
-def _write_changes(
-    db: database.IndexConnection, run: Run, plan: Plan, writer, changed: bool, reader: gardener_reader.Reader | None
-) -> None:
+def _write_changes(db: database.IndexConnection, run: Run, plan: Plan, writer, changed: bool) -> None:
     """Write the last rows; if anything changed, settle the cross-file rules and store the settings."""
     from indexer.index.writer import insert_problems
 
     if changed:
         writer.finish()
         # the gardener's findings, for the memories this run touched (all of them in a full run)
-        read = reader.readings() if reader is not None else None
-        gardener_pairs.settle(db, database.store_root(run.root), None if plan.full else writer.link_ids, read)
+        gardener_pairs.settle(db, database.store_root(run.root), None if plan.full else writer.link_ids)
         if plan.full:
             fts.end_rebuild(db)
         if plan.mode != "paths":  # a paths run goes ahead only with the stored settings unchanged

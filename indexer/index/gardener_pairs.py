@@ -70,18 +70,17 @@ class Member(NamedTuple):
 
 
 Group = tuple[str, str]  # (scope, signature)
-Read = dict[bytes, tuple[str, bytes]]  # readings made in another process: key -> signature, wording.dump
+Read = gardener_reader.Read
 
 
-def settle(db, root: str, changed: Iterable[str] | None, read: Read | None = None) -> None:
+def settle(db, root: str, changed: Iterable[str] | None) -> None:
     """Bring the gardener's tables in step: for every active memory (`changed` None), or after the memories with
-    ids `changed` were added, edited or removed. Inside the caller's transaction. `read`: readings made for this
-    run already (by gardener_reader.py), by their key.
+    ids `changed` were added, edited or removed. Inside the caller's transaction.
 
     The tables say which rules settled them, for which store (index_meta `gardener`): while those hold, a run over
     the whole store settles only the memories whose findings may change (a fingerprint of what a finding says of
     each), as a run for some paths does; with other rules (an upgrade) or another store every memory is settled."""
-    readings = Readings(read or {})
+    readings = Readings()
     stamp = f"{RULES}:{root}"
     if db.execute("select value from index_meta where key = 'gardener'").fetchone() != (stamp,):
         changed = None  # (a run for some paths, too: the tables are not this code's to update)
@@ -150,10 +149,10 @@ def terms(reading: wording.Wording) -> set[str]:
 
 class Readings:
     """The readings of one settle, each memory's taken once: from the index when its stored reading is of the same
-    name and description, or from those made for this run (`read`), else read here."""
+    name and description, else read (many at once on two cores: `read_ahead`)."""
 
-    def __init__(self, read: Read):
-        self.read = read
+    def __init__(self):
+        self.read: Read = {}  # readings made by a second process (gardener_reader.py): key -> signature, reading
         self.stored: dict[str, bytes] = {}  # id -> a reading (wording.dump) not decoded yet
         self.decoded: dict[str, wording.Wording] = {}
         self.fresh: dict[bytes, wording.Wording] = {}  # readings made ahead here, by key

@@ -1,12 +1,12 @@
-"""The gardener's reading of a big store in a second process, while a full index run parses the files.
+"""The gardener's reading of many memories on two cores: half in a child process, half here.
 
-A full run reads every active memory's name and description (store/wording.py: all Python, about 50 µs each, so
-4 s at 100,000 memories) before the settle step can pair them. The run's main thread parses files meanwhile, and
-the second core works only in bursts (the FTS thread): a child process reads the descriptions the run hands it as
-it parses them, and the settle step takes its readings as it takes those an earlier run stored
-(gardener_pairs.Readings). Only what the index holds no reading of is handed over, and a child is started only
-once START_AT of those wait: a full run over an unchanged store, or a small one, starts none. What the child did
-not read (it could not start, it failed) the settle step reads itself: the findings are the same either way.
+A settle that finds most of the store unread (a new index, new reading rules) reads every active memory's name
+and description (store/wording.py: all Python, some 60 µs each, so 5 s at 100,000 memories) before it can pair
+them. By then the index run's FTS thread is done and the second core is free: `read_all` hands half of the
+memories to a child process, reads the other half itself, and takes the child's readings as an earlier run's
+stored ones (wording.dump). Reading them while the files were parsed was tried and measured slower: the parse, the
+FTS thread and the child then share two cores (docs/performance.md). What the child did not read (it could not
+start, it failed) is read here: the result is the same either way.
 
 The child is `python -m indexer.index.gardener_reader`, speaking frames on its standard input and output: a
 4-byte length, then a marshal of a list, [(key, name, description), ...] in, [(key, signature, reading), ...] out.
@@ -24,47 +24,50 @@ from typing import IO
 
 from indexer.store import wording
 
-START_AT = 2_000  # unread memories before a child is worth starting (its start costs about 0.1 s of the other core)
+START_AT = 2_000  # memories to read before a child is worth starting (it costs about 0.1 s of the other core)
 BATCH = 500  # memories handed over at once
 HEADER = struct.Struct("<I")
 Read = dict[bytes, tuple[str, bytes]]  # key -> the reading's signature, the reading (wording.dump)
+Text = tuple[bytes, str, str]  # key (wording.key), name, description
+
+
+def read_all(texts: list[Text]) -> tuple[Read, dict[bytes, wording.Wording]]:
+    """Readings of `texts`: when there are START_AT or more, half of them made by a child process meanwhile (as
+    stored readings), the others here (as readings); all here when fewer, or when the child fails."""
+    if len(texts) < START_AT:
+        return {}, {key: wording.read(name, description) for key, name, description in texts}
+    half = len(texts) // 2
+    with Reader() as reader:
+        reader.hand(texts[:half])
+        here = {key: wording.read(name, description) for key, name, description in texts[half:]}
+        read = reader.readings()
+    here.update((key, wording.read(name, description)) for key, name, description in texts[:half] if key not in read)
+    return read, here
 
 
 class Reader:
-    """Hands the memories an index run parses to a child process to read (`offer`); `readings()` gives what it read.
+    """A child process reading what it is handed (`hand`); `readings()` waits for it and gives what it read."""
 
-    `known`: the keys (wording.key) of the readings the index holds already, which are not read again."""
-
-    def __init__(self, known: set[bytes]):
-        self.known = known
-        self.pending: list[tuple[bytes, str, str]] = []
+    def __init__(self):
         self.read: Read = {}
         self.child: subprocess.Popen | None = None
-        self.failed = False
         self.batches: queue.Queue[bytes | None] = queue.Queue()
         self.threads: list[threading.Thread] = []
 
-    def offer(self, name: str, description: str) -> None:
-        """A memory the run found active: to be read unless its reading is known."""
-        key = wording.key(name, description)
-        if key in self.known:
+    def hand(self, texts: list[Text]) -> None:
+        """Have the child read `texts` (started on the first call; if it cannot start, nothing is read)."""
+        if self.child is None and not self._start():
             return
-        self.known.add(key)
-        self.pending.append((key, name or "", description or ""))
-        if self.child is None and not self.failed and len(self.pending) >= START_AT:
-            self._start()
-        if self.child is not None and len(self.pending) >= BATCH:
-            self._hand_over()
+        for start in range(0, len(texts), BATCH):
+            self.batches.put(marshal.dumps(texts[start : start + BATCH]))
 
     def readings(self) -> Read:
         """Wait for the child to read what it was handed, and give every reading it made."""
-        if self.child is not None:
-            self._hand_over()
-            self._finish()
+        self._finish()
         return self.read
 
     def close(self) -> None:
-        """Stop the child, if it still runs (the run failed, or is done with it)."""
+        """Stop the child, if it still runs."""
         if self.child is not None and self.child.poll() is None:
             self.child.kill()
         self._finish()
@@ -75,7 +78,7 @@ class Reader:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _start(self) -> None:
+    def _start(self) -> bool:
         package_root = str(Path(__file__).resolve().parents[2])  # where `indexer` is, however this process found it
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
         try:
@@ -87,20 +90,15 @@ class Reader:
                 env=env,
             )
         except OSError:
-            self.failed = True
-            return
-        # pipes are written and read on threads of their own: the main thread never waits on the child
+            return False
+        # the pipes are written and read on threads of their own: the main thread never waits on the child
         self.threads = [
             threading.Thread(target=self._feed, name="seamless-gardener-feed", daemon=True),
             threading.Thread(target=self._collect, name="seamless-gardener-collect", daemon=True),
         ]
         for thread in self.threads:
             thread.start()
-
-    def _hand_over(self) -> None:
-        if self.pending:
-            self.batches.put(marshal.dumps(self.pending))
-            self.pending = []
+        return True
 
     def _finish(self) -> None:
         if self.threads:
@@ -118,7 +116,7 @@ class Reader:
             while (data := self.batches.get()) is not None:
                 pipe.write(HEADER.pack(len(data)) + data)
                 pipe.flush()
-        except OSError:  # the child is gone: what it did not read is read by the settle step
+        except OSError:  # the child is gone: what it did not read is read here
             pass
         finally:
             try:
@@ -133,21 +131,6 @@ class Reader:
                 self.read.update((key, (signature, reading)) for key, signature, reading in batch)
         except (OSError, ValueError, EOFError, TypeError):  # a child that failed: what it sent before counts
             pass
-
-
-def read_all(texts: list[tuple[bytes, str, str]]) -> tuple[Read, dict[bytes, wording.Wording]]:
-    """Readings of `texts` ((key, name, description) each): when there are START_AT or more (a settle that finds
-    most of the store unread: new rules, an older index), half of them made by a child process meanwhile (as
-    stored readings), the others here (as readings)."""
-    if len(texts) < START_AT:
-        return {}, {wording_key: wording.read(name, description) for wording_key, name, description in texts}
-    half = len(texts) // 2
-    with Reader(set()) as reader:
-        for _key, name, description in texts[:half]:
-            reader.offer(name, description)
-        reader._hand_over()
-        here = {wording_key: wording.read(name, description) for wording_key, name, description in texts[half:]}
-        return reader.readings(), here
 
 
 def _frames(pipe: IO[bytes]):
@@ -178,8 +161,4 @@ if __name__ == "__main__":
     import gc
 
     gc.disable()  # readings hold no cycles (as in the index run)
-    try:
-        os.nice(10)  # the run's own threads first: this one takes what the second core has left
-    except OSError:
-        pass
     serve(sys.stdin.buffer, sys.stdout.buffer)

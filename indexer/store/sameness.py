@@ -38,7 +38,9 @@ class Verdict:
 
 def judge(a: Wording, b: Wording) -> Verdict | None:
     """The verdict on two active memories of one scope, or None when they are simply different."""
-    similarity = jaccard(a.words, b.words)
+    wa, wb = a.words, b.words
+    shared = len(wa & wb)
+    similarity = shared / (len(wa) + len(wb) - shared) if wa or wb else 0.0  # Jaccard
     if similarity < DUPLICATE_AT:
         if (
             a.slots.isdisjoint(b.slots)
@@ -53,38 +55,46 @@ def judge(a: Wording, b: Wording) -> Verdict | None:
     else:
         subject = subject_overlap(a, b)
     conflicts = value_conflicts(a, b)
-    # a slot with a name (a setting's key, a named product's version) says what the value is of; an unnamed one
-    # (a port, a bare version) needs the same subject, and something named in common when both name things
-    named = [c for c in conflicts if c.slot and c.kind in ("setting", "version", "path")]
-    apart = siblings(a, b)
-    same_things = (
-        not (a.names and b.names) or not (a.names.isdisjoint(b.words) and b.names.isdisjoint(a.words))
-    ) and not apart
-    # (a named slot names what both are about: what else each names does not tell them apart)
-    if named and (named[0].kind == "setting" or (subject >= NAMED_SUBJECT_AT and not apart)):
-        return Verdict("contradiction", named[0].text, similarity)
-    if conflicts and subject >= SUBJECT_AT and same_things:
-        return Verdict("contradiction", conflicts[0].text, similarity)
+    apart: bool | None = None  # siblings(a, b), when a rule needs it
+
+    def things_apart() -> bool:
+        nonlocal apart
+        if apart is None:
+            apart = siblings(a, b)
+        return apart
+
+    def same_things() -> bool:
+        # when both name things, one names something the other mentions
+        named_alike = not (a.names and b.names) or not (a.names.isdisjoint(wb) and b.names.isdisjoint(wa))
+        return named_alike and not things_apart()
+
+    if conflicts:
+        # a slot with a name (a setting's key, a named product's version) says what the value is of, whatever else
+        # each names; an unnamed one (a port, a bare version) needs the same subject and the same things
+        named = [c for c in conflicts if c.slot and c.kind in ("setting", "version", "path")]
+        if named and (named[0].kind == "setting" or (subject >= NAMED_SUBJECT_AT and not things_apart())):
+            return Verdict("contradiction", named[0].text, similarity)
+        if subject >= SUBJECT_AT and same_things():
+            return Verdict("contradiction", conflicts[0].text, similarity)
     # a denial: the two are about the same thing besides the word one denies and the other states
     gone = denials(a, b, gone=True)  # what one says is no more, the other uses: about it whatever else they name
-    if gone and subject_overlap(a, b, gone[1]) >= SUBJECT_AT and not apart:
+    if gone and subject_overlap(a, b, gone[1]) >= SUBJECT_AT and not things_apart():
         return Verdict("contradiction", gone[0], similarity)
     said = denials(a, b)
     denied = said[0] if said else opposed(a, b)
-    if denied and subject_overlap(a, b, said[1] if said else ()) >= SUBJECT_AT and same_things:
+    if denied and subject_overlap(a, b, said[1] if said else ()) >= SUBJECT_AT and same_things():
         return Verdict("contradiction", denied, similarity)
-    specific = (a.words & b.words) - GENERIC
     if (
         (similarity >= DUPLICATE_AT or (similarity >= AGREEING_AT and agreements(a, b)))
-        and len(specific) >= MIN_SHARED
         and not conflicts
         and not denied  # one says no to what the other says: not the same thing said twice
+        and len((wa & wb) - GENERIC) >= MIN_SHARED
         and numbers_agree(a, b)
         and len(unshared_names(a, b)) <= MAX_UNSHARED_NAMES
     ):
-        shared = b.spelled(sorted(a.words & b.words, key=lambda w: (w.isalpha(), w)))
-        more = f" and {len(shared) - 8} more" if len(shared) > 8 else ""
-        return Verdict("duplicate", f"{len(shared)} words in common: {', '.join(shared[:8])}{more}", similarity)
+        words = b.spelled(sorted(wa & wb, key=lambda w: (w.isalpha(), w)))
+        more = f" and {len(words) - 8} more" if len(words) > 8 else ""
+        return Verdict("duplicate", f"{len(words)} words in common: {', '.join(words[:8])}{more}", similarity)
     return None
 
 

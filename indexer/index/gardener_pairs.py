@@ -149,21 +149,33 @@ def terms(reading: wording.Wording) -> set[str]:
 
 class Readings:
     """The readings of one settle, each memory's taken once: from the index when its stored reading is of the same
-    name and description, else read (many at once on two cores: `read_ahead`)."""
+    name and description, else read (many at once on two cores: `read_ahead`). A reading is kept as stored bytes
+    and decoded when needed (`of`); a whole settle lets go of the decoded ones it needs no more (`release`): at
+    100,000 memories all of them at once weighed hundreds of megabytes."""
 
     def __init__(self):
-        self.read: Read = {}  # readings made by a second process (gardener_reader.py): key -> signature, reading
-        self.stored: dict[str, bytes] = {}  # id -> a reading (wording.dump) not decoded yet
+        self.read: Read = {}  # readings made ahead (gardener_reader.py): key -> signature, reading
+        self.stored: dict[str, bytes] = {}  # id -> its reading (wording.dump)
         self.decoded: dict[str, wording.Wording] = {}
-        self.fresh: dict[bytes, wording.Wording] = {}  # readings made ahead here, by key
 
     def of(self, member: Member) -> wording.Wording:
         reading = self.decoded.get(member.id)
         if reading is None:
-            stored = self.stored.pop(member.id, None)
+            stored = self.stored.get(member.id)
             reading = wording.load(stored) if stored is not None else wording.read(member.name, member.description)
             self.decoded[member.id] = reading
         return reading
+
+    def release(self, members: Iterable[Member]) -> None:
+        """Decode the readings of `members` again when next needed."""
+        for member in members:
+            self.decoded.pop(member.id, None)
+
+    def forget(self, members: Iterable[Member]) -> None:
+        """Let go of the readings of `members` (not needed again in this settle)."""
+        for member in members:
+            self.decoded.pop(member.id, None)
+            self.stored.pop(member.id, None)
 
     def read_ahead(self, rows: list[tuple], stored: dict[str, tuple]) -> None:
         """Read at once the memories of `rows` with no reading yet, on two cores when there are many."""
@@ -174,8 +186,7 @@ class Readings:
             kept = stored.get(member.id)
             if not (kept is not None and kept[2] == key) and key not in self.read:
                 texts[key] = (key, member.name or "", member.description or "")
-        read, self.fresh = gardener_reader.read_all(list(texts.values()))
-        self.read.update(read)
+        self.read.update(gardener_reader.read_all(list(texts.values())))
 
     def take(self, rows: Iterable[tuple], stored: dict[str, tuple]) -> tuple[dict[str, tuple[Member, str]], list]:
         """Each active memory of `rows` (MEMBER_COLUMNS) with its group's scope and signature, and the
@@ -189,18 +200,18 @@ class Readings:
             kept = stored.get(member.id)
             if kept is not None and kept[2] == key:
                 signature, blob = kept[1], kept[4]
-                self.stored[member.id] = blob
                 if kept[0] != scope or kept[3] != (fingerprint := member.fingerprint):
                     rows_to_write.append((member.id, scope, signature, key, fingerprint, blob))
-            elif key in self.read:
-                signature, blob = self.read[key]
-                self.stored[member.id] = blob
-                rows_to_write.append((member.id, scope, signature, key, member.fingerprint, blob))
             else:
-                reading = self.decoded[member.id] = self.fresh.get(key) or self.of(member)
-                signature = reading.signature
-                rows_to_write.append((member.id, scope, signature, key, member.fingerprint, wording.dump(reading)))
+                if key in self.read:
+                    signature, blob = self.read[key]
+                else:
+                    reading = self.decoded[member.id] = wording.read(member.name, member.description)
+                    signature, blob = reading.signature, wording.dump(reading)
+                rows_to_write.append((member.id, scope, signature, key, member.fingerprint, blob))
+            self.stored[member.id] = blob
             found[member.id] = (member, signature)
+        self.read = {}  # all taken
         return found, rows_to_write
 
 
@@ -221,32 +232,45 @@ def _rebuild(db, root: str, readings: Readings) -> None:
     for table in ("gardener_groups", "gardener_terms", "gardener_common", "gardener_findings"):
         db.execute(f"delete from {table}")
     stored = {row[0]: row[1:] for row in db.execute(WORDS)}
-    members = db.execute(f"select {MEMBER_COLUMNS} from memories as m where m.status = 'active'").fetchall()
-    readings.read_ahead(members, stored)
-    active, rows = readings.take(members, stored)
-    gone = [(memory_id,) for memory_id in stored if memory_id not in active]
-    db.executemany("delete from gardener_words where id = ?", gone)
+    rows = db.execute(f"select {MEMBER_COLUMNS} from memories as m where m.status = 'active'").fetchall()
+    readings.read_ahead(rows, stored)
+    active, rows = readings.take(rows, stored)
+    db.executemany("delete from gardener_words where id = ?", [(i,) for i in stored if i not in active])
     db.executemany(WRITE_WORDS, sorted(rows))  # in the order of the table's key: a new table's pages fill in turn
+    del rows, stored  # (a big store's readings: the memory of a whole settle is watched, docs/performance.md)
     groups: dict[Group, list[Member]] = defaultdict(list)
     for member, signature in active.values():
         groups[(_scope(member.project), signature)].append(member)
+    del active
     group_terms: dict[Group, set[str]] = {}
-    denied: dict[Group, set[str]] = {}  # the words each group denies (its `!` terms)
+    denied: dict[Group, frozenset[str]] = {}  # the words each group denies (its `!` terms)
     counts: Counter[tuple[str, str]] = Counter()  # (scope, term) -> groups holding it
+    findings = Findings(db)
     for group, members in groups.items():
         members.sort(key=lambda m: m.order)
+        readings.forget(members[:-1])  # a group is judged by its newest memory
         found = group_terms[group] = terms(readings.of(members[-1]))
-        denied[group] = {term[1:] for term in found if term[0] == "!"}
+        denied[group] = frozenset(term[1:] for term in found if term[0] == "!") or wording.EMPTY
         counts.update((group[0], term) for term in found)
-    postings: dict[tuple[str, str], list[str]] = {}  # (scope, term) -> signatures, for the terms not common
-    for group, found in group_terms.items():
-        for term in found:
-            if counts[(group[0], term)] <= COMMON:
-                postings.setdefault((group[0], term), []).append(group[1])
+        findings.add(_group_findings(group, members, root, readings))
+        readings.release(members[-1:])  # decoded again if the group is paired
     db.executemany(
         "insert into gardener_groups (scope, signature, terms) values (?, ?, ?)",
         sorted((scope, signature, SEPARATOR.join(sorted(found))) for (scope, signature), found in group_terms.items()),
     )
+    postings: dict[tuple[str, str], list[str]] = {}  # (scope, term) -> signatures, for the terms not common
+    unpaired: list[Group] = []
+    for group, found in group_terms.items():
+        rare = 0
+        for term in found:
+            if counts[(group[0], term)] <= COMMON:
+                postings.setdefault((group[0], term), []).append(group[1])
+                rare += 1
+        if rare < TOGETHER - 1:  # never paired: its reading and terms are not needed again
+            readings.forget(groups[group][-1:])
+            unpaired.append(group)
+    for group in unpaired:
+        del group_terms[group], denied[group], groups[group]
     db.executemany(
         "insert into gardener_terms (scope, term, signature) values (?, ?, ?)",
         sorted((scope, term, signature) for (scope, term), signatures in postings.items() for signature in signatures),
@@ -255,9 +279,7 @@ def _rebuild(db, root: str, readings: Readings) -> None:
         "insert into gardener_common (scope, term, groups) values (?, ?, ?)",
         sorted((scope, term, n) for (scope, term), n in counts.items() if n > COMMON),
     )
-    findings = []
     for group, members in groups.items():
-        findings += _group_findings(group, members, root, readings)
         scope, signature = group
         mine, denies = group_terms[group], denied[group]
         holders = [postings[(scope, term)] for term in mine if (scope, term) in postings]
@@ -272,8 +294,24 @@ def _rebuild(db, root: str, readings: Readings) -> None:
                 both = mine & group_terms[(scope, other)]
                 if not denies.isdisjoint(both) and (other > signature or denied[(scope, other)].isdisjoint(both)):
                     others.append(other)
-        findings += _pair_findings(group, members, {(scope, o): groups[(scope, o)] for o in others}, root, readings)
-    _insert(db, findings)
+        findings.add(_pair_findings(group, members, {(scope, o): groups[(scope, o)] for o in others}, root, readings))
+    findings.flush()
+
+
+class Findings:
+    """Findings to insert, written a few thousand at a time (a big store's fifty thousand at once weigh)."""
+
+    def __init__(self, db):
+        self.db, self.rows = db, []
+
+    def add(self, found: list[tuple]) -> None:
+        self.rows += found
+        if len(self.rows) >= 5000:
+            self.flush()
+
+    def flush(self) -> None:
+        _insert(self.db, self.rows)
+        self.rows = []
 
 
 # Some memories changed: the groups they touch, read back from the index

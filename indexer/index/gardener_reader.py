@@ -31,18 +31,23 @@ Read = dict[bytes, tuple[str, bytes]]  # key -> the reading's signature, the rea
 Text = tuple[bytes, str, str]  # key (wording.key), name, description
 
 
-def read_all(texts: list[Text]) -> tuple[Read, dict[bytes, wording.Wording]]:
-    """Readings of `texts`: when there are START_AT or more, half of them made by a child process meanwhile (as
-    stored readings), the others here (as readings); all here when fewer, or when the child fails."""
+def read_all(texts: list[Text]) -> Read:
+    """Readings of `texts` (as stored: wording.dump), half of them made by a child process meanwhile when there are
+    START_AT or more; all here when fewer, or when the child fails."""
     if len(texts) < START_AT:
-        return {}, {key: wording.read(name, description) for key, name, description in texts}
+        return {}
     half = len(texts) // 2
     with Reader() as reader:
         reader.hand(texts[:half])
-        here = {key: wording.read(name, description) for key, name, description in texts[half:]}
+        here = {key: _stored(name, description) for key, name, description in texts[half:]}
         read = reader.readings()
-    here.update((key, wording.read(name, description)) for key, name, description in texts[:half] if key not in read)
-    return read, here
+    here.update((key, _stored(name, description)) for key, name, description in texts[:half] if key not in read)
+    return {**read, **here}
+
+
+def _stored(name: str, description: str) -> tuple[str, bytes]:
+    reading = wording.read(name, description)
+    return reading.signature, wording.dump(reading)
 
 
 class Reader:
@@ -148,10 +153,7 @@ def _frames(pipe: IO[bytes]):
 def serve(source: IO[bytes], sink: IO[bytes]) -> None:
     """The child: read each batch of memories from `source`, write their readings to `sink`."""
     for batch in _frames(source):
-        out = []
-        for key, name, description in batch:
-            reading = wording.read(name, description)
-            out.append((key, reading.signature, wording.dump(reading)))
+        out = [(key, *_stored(name, description)) for key, name, description in batch]
         data = marshal.dumps(out)
         sink.write(HEADER.pack(len(data)) + data)
         sink.flush()

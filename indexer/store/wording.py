@@ -306,6 +306,16 @@ TOPIC_WORDS = {"about", "on", "for", "with", "regarding", "re", "around", "conce
 PLACEHOLDERS = {"stuff", "thing", "things", "misc", "miscellaneous", "various", "etc", "whatever", "random"}
 
 
+EMPTY: frozenset = frozenset()
+
+
+def _frozen(items) -> frozenset:
+    """`items` as a frozenset; the one empty frozenset when there are none (most of a reading's sets are empty, and
+    a settle holds tens of thousands of readings)."""
+    found = frozenset(items)
+    return found if found else EMPTY
+
+
 @dataclass(frozen=True)
 class Value:
     """A value a description states: `kind` (port, version, path, quantity, setting, number, name), the `slot` it
@@ -343,13 +353,13 @@ class Wording:
     @functools.cached_property
     def slots(self) -> frozenset[str]:
         """The kinds of value it states, by kind (two values of a kind may be in one slot)."""
-        return frozenset(v.kind for v in self.values if not v.former)
+        return _frozen(v.kind for v in self.values if not v.former)
 
     @functools.cached_property
     def subject(self) -> frozenset[str]:
         """The words without the values, their units and the words values are stated with: what it is about."""
         numbers = {v.value for v in self.values} | {v.slot for v in self.values if v.kind == "quantity"}
-        return frozenset(
+        return _frozen(
             w for w in self.words if w not in numbers and w not in VALUE_WORDS and not w.replace(".", "").isdigit()
         )
 
@@ -375,12 +385,12 @@ class Wording:
     @functools.cached_property
     def mentioned(self) -> frozenset[str]:
         """Every value it states (not those it gives up), whatever its slot."""
-        return frozenset(v.value for v in self.values if not v.former)
+        return _frozen(v.value for v in self.values if not v.former)
 
     @functools.cached_property
     def numbers(self) -> frozenset[str]:
         """The values of its ports, versions, quantities and numbers."""
-        return frozenset(v.value for v in self.values if v.kind in NUMBER_KINDS)
+        return _frozen(v.value for v in self.values if v.kind in NUMBER_KINDS)
 
 
 @dataclass(slots=True)
@@ -1003,16 +1013,16 @@ def load(data: bytes) -> Wording:
     (words, values, negated, removed, asserted, troubled, names, instances, qualifiers, sides, signature, vague,
      spelling) = marshal.loads(data)  # fmt: skip
     return Wording(
-        words=frozenset(words),
+        words=_frozen(words),
         values=tuple(Value(*v) for v in values),
-        negated=frozenset(negated),
-        removed=frozenset(removed),
-        asserted=frozenset(asserted),
-        troubled=frozenset(troubled),
-        names=frozenset(names),
-        instances=frozenset(instances),
-        qualifiers=frozenset(qualifiers),
-        sides=frozenset(sides),
+        negated=_frozen(negated),
+        removed=_frozen(removed),
+        asserted=_frozen(asserted),
+        troubled=_frozen(troubled),
+        names=_frozen(names),
+        instances=_frozen(instances),
+        qualifiers=_frozen(qualifiers),
+        sides=_frozen(sides),
         signature=signature,
         vague=vague,
         spelling=dict(spelling),
@@ -1028,7 +1038,7 @@ def _read(name: str, description: str) -> Wording:
         for part in tok.parts:
             if part not in spelling:
                 spelling[part] = tok.text
-    described = frozenset(spelling)
+    described = _frozen(spelling)
     name_parts = [stem(p) for p in PART.findall(name) if not p.isdigit() and p.casefold() not in STOPWORDS]
     for part in PART.findall(name):
         spelling.setdefault(stem(part), part)
@@ -1036,14 +1046,14 @@ def _read(name: str, description: str) -> Wording:
     return Wording(
         words=described.union(name_parts),
         values=tuple(_values(clauses)),
-        negated=frozenset(negated),
-        removed=frozenset(removed),
-        asserted=frozenset(asserted),
-        troubled=frozenset(troubled),
-        names=frozenset(_names(toks)),
-        instances=frozenset(_instances(toks)),
-        qualifiers=frozenset(QUALIFIERS[t.low] for t in toks if t.low in QUALIFIERS and t.type == "word"),
-        sides=frozenset(SIDES[p] for p in asserted if p in SIDES),
+        negated=_frozen(negated),
+        removed=_frozen(removed),
+        asserted=_frozen(asserted),
+        troubled=_frozen(troubled),
+        names=_frozen(_names(toks)),
+        instances=_frozen(_instances(toks)),
+        qualifiers=_frozen(QUALIFIERS[t.low] for t in toks if t.low in QUALIFIERS and t.type == "word"),
+        sides=_frozen(SIDES[p] for p in asserted if p in SIDES),
         signature=_signature([part for tok in toks for part in tok.parts], description),
         vague=vagueness(description, toks),
         spelling=spelling,

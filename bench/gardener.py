@@ -260,8 +260,8 @@ def cost(store: Path, work: Path, repeat: int = 3) -> list[tuple[str, float, str
         conn.close()
     query = median(queried)
     figures = [
-        ("gardener: index the store from nothing (whole run, the gardener's reading on a second process)", indexed,
-         "s", "once"),
+        ("gardener: index the store from nothing (the whole run, with the gardener's settle)", indexed, "s",
+         "once"),
         ("gardener: settle every scope from nothing (no stored reading or finding)", median(scratch), "s",
          f"{active:,} active memories"),
         ("gardener: settle every scope, readings stored (new pairing rules)", median(kept), "s", ""),

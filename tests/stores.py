@@ -25,8 +25,10 @@ TABLES = {
     "memories_fts": "select m.id, f.name, f.description, f.tags, f.body from memories_fts f "
     "join memories m on m.rowid = f.rowid order by m.id",
     "notes_fts": "select n.path, f.title, f.body from notes_fts f join notes n on n.rowid = f.rowid order by n.path",
-    "gardener_words": "select id, scope, signature from gardener_words order by id",
+    "gardener_words": "select id, scope, signature, hex(key) from gardener_words order by id",
+    "gardener_groups": "select scope, signature, terms from gardener_groups order by scope, signature",
     "gardener_terms": "select scope, term, signature from gardener_terms order by scope, term, signature",
+    "gardener_common": "select scope, term, groups from gardener_common order by scope, term",
     "gardener_findings": "select proposal, scope, signature, other, id, ids, reason, evidence, command "
     "from gardener_findings order by proposal, scope, signature, other, id",
 }

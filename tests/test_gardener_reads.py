@@ -3,20 +3,20 @@ listed by `seamless gardener`, the `gardener` query and the explorer's "Needs a 
 memory is written. Real stores on disk, the real indexer, the real CLI and Datasette."""
 
 import json
-import math
 import shlex
 
 import pytest
 from click.testing import CliRunner
 from stores import dump
 
-from bench.gardener import labelled_stores, quality, write_store
+from bench.gardener import SPLITS, labelled_stores, quality, write_store
 from indexer.edit.store_write import write_memory
 from indexer.front.cli import cli
 from indexer.front.serve import build_datasette
 from indexer.index.build import index_paths, index_store
 from indexer.query import queries
 from indexer.query.gardener import proposals
+from indexer.sqlite import sqlite3
 from indexer.store import sameness, wording
 
 AS_OF = "2027-01-01"
@@ -24,10 +24,19 @@ AS_OF = "2027-01-01"
 # The figures reached on the labelled set (bench/gardener.py, docs/performance.md), rounded down to 0.05: a change
 # that lowers one fails here. kind -> split -> (precision, recall)
 FLOORS = {
-    "duplicate": {"dev": (1.0, 1.0), "held-out": (0.85, 0.75), "held-out-2": (0.85, 0.85)},
-    "contradiction": {"dev": (1.0, 0.75), "held-out": (0.85, 0.6), "held-out-2": (0.85, 0.55)},
-    "vague-description": {"dev": (1.0, 1.0), "held-out": (1.0, 0.95), "held-out-2": (1.0, 0.75)},
-}
+    "duplicate": {
+        "dev": (1.0, 1.0), "held-out": (1.0, 0.8), "held-out-2": (1.0, 1.0), "held-out-3": (1.0, 0.65),
+        "held-out-4": (0.85, 0.6),
+    },
+    "contradiction": {
+        "dev": (1.0, 0.9), "held-out": (0.95, 0.85), "held-out-2": (1.0, 0.9), "held-out-3": (0.85, 0.85),
+        "held-out-4": (0.75, 0.35),
+    },
+    "vague-description": {
+        "dev": (1.0, 1.0), "held-out": (1.0, 1.0), "held-out-2": (1.0, 1.0), "held-out-3": (1.0, 0.75),
+        "held-out-4": (1.0, 0.85),
+    },
+}  # fmt: skip
 
 
 def test_precision_and_recall_hold_their_floor_on_the_labelled_set():
@@ -45,7 +54,7 @@ def test_the_labelled_set_is_large_enough():
     pairs = [p for store in labelled_stores() for p in store["pairs"]]
     assert len(pairs) >= 60
     assert {p[2] for p in pairs} == {"duplicate", "contradiction", "different"}
-    assert sum(s.labelled for s in quality(("dev", "held-out", "held-out-2")) if s.kind == "vague-description") >= 60
+    assert sum(s.labelled for s in quality(SPLITS) if s.kind == "vague-description") >= 60
 
 
 def found(db, as_of=AS_OF) -> dict[str, list[dict]]:
@@ -326,13 +335,105 @@ def test_the_common_word_cap_keeps_paths_runs_in_step(tmp_path):
         write(i, "grommet")
     db = tmp_path / "index.db"
     index_store(root, db)
-    write(n, "grommet")  # `grommet` and `zorblax` are now in COMMON + 1 groups
+    assert postings(db, "grommet") == n
+    write(n, "grommet")  # `grommet` and `zorblax` are now in COMMON + 1 groups: counted, no longer posted
     index_paths(root, db, [folder / f"m-{n}.md"])
+    assert postings(db, "grommet") == 0 and common(db, "grommet") == n + 1
     fresh = tmp_path / "fresh.db"
     index_store(root, fresh, full=True)
-    assert dump(db)["gardener_findings"] == dump(fresh)["gardener_findings"]
+    assert dump(db) == dump(fresh)
     (folder / f"m-{n}.md").unlink()
     index_paths(root, db, [folder / f"m-{n}.md"])
+    assert postings(db, "grommet") == n and common(db, "grommet") is None
     index_store(root, fresh, full=True)
-    assert dump(db)["gardener_findings"] == dump(fresh)["gardener_findings"]
-    assert not math.isnan(len(dump(db)["gardener_terms"]))
+    assert dump(db) == dump(fresh)
+
+
+def postings(db, term: str) -> int:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("select count(*) from gardener_terms where term = ?", (wording.stem(term),)).fetchone()[0]
+
+
+def common(db, term: str) -> int | None:
+    with sqlite3.connect(db) as conn:
+        row = conn.execute("select groups from gardener_common where term = ?", (wording.stem(term),)).fetchone()
+    return row[0] if row else None
+
+
+# --- what a reading finds, and the verdict on two (store/wording.py, store/sameness.py) ---
+
+
+@pytest.mark.parametrize(
+    "older, newer, verdict",
+    [
+        # what is gone, replaced or moved from is denied
+        (
+            "Schema migrations use goose with SQL files",
+            "Schema migrations moved to atlas; goose is retired",
+            "contradiction",
+        ),
+        (
+            "Sessions are kept in the cookie store",
+            "Sessions moved from the cookie store to Redis db 3",
+            "contradiction",
+        ),
+        ("Hermes is the JS engine; JSC is off", "Android builds use JSC again since Hermes crashed", "contradiction"),
+        # a symptom beside a failure restates a rule, it does not deny it
+        (
+            "MCP server must never print to stdout",
+            "A stray print() in the MCP server corrupts stdout; log to stderr",
+            "duplicate",
+        ),
+        # durations and how often are compared as such
+        ("Kafka topic events.raw keeps a week of data", "Kafka topic events.raw keeps 3 days of data", "contradiction"),
+        ("Features refresh on the hourly schedule", "Features refresh every 15 minutes now", "contradiction"),
+        # a number after a word is its value, unless it may be a label
+        (
+            "Sidekiq runs with concurrency 10 per process",
+            "Sidekiq concurrency raised to 25 after the pool grew",
+            "contradiction",
+        ),
+        ("gate 00: a stage to pass", "gate 01: a stage to pass", None),
+        # the public API and the internal one, production and staging, are two things
+        ("Public API allows 600 requests per minute", "Internal callers get 6000 requests per minute", None),
+        # one side of a choice against the other
+        (
+            "Run the test suite in parallel with pytest -n auto",
+            "The test suite must run serially under pytest",
+            "contradiction",
+        ),
+        # expo@51.0.28 is a version of expo
+        ("App builds on Expo SDK 51 (expo@51.0.28)", "Stay on Expo SDK 51 and leave expo at 51.0.28", "duplicate"),
+    ],
+)
+def test_verdicts_on_pairs(older, newer, verdict):
+    found = sameness.judge(wording.read("older", older), wording.read("newer", newer))
+    assert (found.proposal if found else None) == verdict, found
+
+
+def test_durations_are_compared_in_seconds():
+    week, days = (wording.read("x", d).values for d in ("holds a week of data", "keeps 7 days of data"))
+    assert [(v.kind, v.slot, v.value) for v in week] == [(v.kind, v.slot, v.value) for v in days]
+
+
+@pytest.mark.parametrize(
+    "description, vague",
+    [
+        ("Gotcha about iOS builds", True),  # a topic and nothing said about it
+        ("A problem we had with push notifications", True),
+        ("Remember the rate limit stuff", True),  # `stuff` stands for what it does not say
+        ("Use pnpm, not npm", False),
+        ("Preview builds read the preview OTA channel", False),
+    ],
+)
+def test_vague_descriptions(description, vague):
+    assert bool(wording.read("x", description).vague) is vague
+
+
+def test_a_stored_reading_is_the_reading():
+    for description in ("Chroma server on localhost:8765 (CHROMA_PORT=8765)", "控制台的笔记", "", "!!!"):
+        reading = wording.read("name", description)
+        stored = wording.dump(reading)
+        assert wording.load(stored) == reading and wording.load(stored).spelling == reading.spelling
+        assert wording.dump(wording.read("name", description)) == stored  # the same bytes for the same reading
+    assert wording.key("a", "b") != wording.key("a", "c") != wording.key("b", "c")

@@ -393,10 +393,7 @@ def _empty_tables(db: database.IndexConnection) -> None:
         "notes",
         "problems",
         "index_files",
-        "gardener_words",
-        "gardener_terms",
-        "gardener_findings",
-    ):
+    ):  # not the gardener's: it settles again only what changed (gardener_pairs.settle)
         db.execute(f"delete from {table}")
 
 

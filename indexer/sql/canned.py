@@ -93,7 +93,7 @@ NEEDS_HUMAN_COLUMNS = """position, section, section_position, in_section, id, pa
 ATTRIBUTION_COLUMNS = "by, who, written, superseded, archived, refuted, median_days_to_superseded"
 GARDENER_COLUMNS = "proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, ids, command, as_of"
 # the gardener's order: what disagrees first, then what is said twice, what says nothing, what is stale; each
-# kind oldest first (needs_human.sql lists its proposals the same way)
+# kind oldest first, then by the memories involved (needs_human.sql lists its proposals the same way)
 PROPOSAL_RANK = """CASE proposal WHEN 'contradiction' THEN 0 WHEN 'duplicate' THEN 1 WHEN 'vague-description' THEN 2
     ELSE 3 END"""
 if PROPOSAL_RANK not in sql_source("needs_human"):
@@ -135,7 +135,7 @@ QUERIES = {
         "gardener_params",
         GARDENER_PARAMS,
         ["gardener"],
-        f"SELECT {GARDENER_COLUMNS}\nFROM gardener ORDER BY {PROPOSAL_RANK}, coalesce(updated, ''), id",
+        f"SELECT {GARDENER_COLUMNS}\nFROM gardener ORDER BY {PROPOSAL_RANK}, coalesce(updated, ''), id, ids",
     ),
     "overview": compose(
         "overview_params",
@@ -160,12 +160,13 @@ QUERIES = {
     "FROM attribution ORDER BY by = 'author', written DESC, who",
 }
 
-# Used by the home page only, not a canned query: the first :shown of each section of needs_human, and the counts.
+# Used by the home page only, not a canned query: the first :shown of each section of needs_human, and the counts
+# (needs_human_first.sql: the same rows, without numbering the rest).
 NEEDS_HUMAN_FIRST = compose(
     "gardener_params",
     GARDENER_PARAMS,
-    ["gardener", "problem_scope", "needs_human"],
-    f"SELECT {NEEDS_HUMAN_COLUMNS}\nFROM needs_human WHERE section_position <= :shown ORDER BY position",
+    ["gardener", "problem_scope", "needs_human", "needs_human_first"],
+    f"SELECT {NEEDS_HUMAN_COLUMNS}\nFROM needs_human_first WHERE section_position <= :shown ORDER BY position",
 )
 
 # Not a canned query: what replaced the superseded memories a recall matches, for those that would have

@@ -46,29 +46,46 @@ gardener_candidates AS (
 gardener_found AS (
     -- the findings, each with its memories valid at T, oldest first. Its memories are active, so from `since`
     -- on all of them are valid (the usual case, read as it is); before, a pair when both are, copies when two
-    -- or more are, a vague description when one is
-    SELECT g.as_of, f.proposal, f.reason, f.command, f.other,
-        CASE WHEN f.since <= g.as_of THEN f.ids
+    -- or more are, a vague description when one is. T is read from gardener_settings by a subquery, not a join:
+    -- with gardener_findings alone in FROM, its gardener_findings_order index can give the gardener's order
+    SELECT (SELECT as_of FROM gardener_settings) AS as_of, f.proposal, f.reason, f.command, f.other,
+        f.since <= (SELECT as_of FROM gardener_settings) AS current, f.id AS first, f.rank,
+        f.updated AS first_updated, f.ids AS stored_ids,
+        CASE WHEN f.since <= (SELECT as_of FROM gardener_settings) THEN f.ids
         ELSE (SELECT json_group_array(value) FROM (
             SELECT j.value FROM json_each(f.ids) AS j JOIN memories AS v ON v.id = j.value
-            WHERE VALID_AT(v, g.as_of) ORDER BY j.key))
+            WHERE VALID_AT(v, (SELECT as_of FROM gardener_settings)) ORDER BY j.key))
         END AS ids
-    FROM gardener_settings AS g CROSS JOIN gardener_findings AS f
+    FROM gardener_findings AS f
+    WHERE EXISTS (SELECT 1 FROM gardener_settings)
 ),
 
 gardener_found_valid AS (
+    -- from `since` on, the finding's own memory (`id`, its first) and its ids as stored, which are enough: no JSON
+    -- is read for those
     SELECT f.*, m.id, m.kind, m.name, m.description, m.project, m.stage_status, m.updated, m.path
     FROM gardener_found AS f
-    JOIN memories AS m ON m.id = json_extract(f.ids, '$[0]')
-    WHERE f.ids IS NOT NULL
+    JOIN memories AS m ON m.id = CASE WHEN f.current THEN f.first ELSE json_extract(f.ids, '$[0]') END
+    WHERE f.current OR (
+        f.ids IS NOT NULL
         AND json_array_length(f.ids) >= CASE WHEN f.other IS NOT NULL OR f.proposal = 'duplicate' THEN 2 ELSE 1 END
+    )
+),
+
+gardener_found_proposals AS (
+    -- the findings as the gardener lists them; for the `current` ones (valid throughout T) the gardener's order is
+    -- (rank, first_updated, first, stored_ids), which the gardener_findings_order index gives without reading the rest
+    SELECT
+        as_of, proposal, id, kind, name, description, project, stage_status, updated, NULL AS idle_days, reason, path,
+        ids, command, current, rank, first_updated, first, stored_ids
+    FROM gardener_found_valid
 ),
 
 gardener AS (
     SELECT
-        as_of, proposal, id, kind, name, description, project, stage_status, updated, NULL AS idle_days, reason, path,
-        ids, command
-    FROM gardener_found_valid
+        as_of, proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, ids,
+        command
+    FROM gardener_found_proposals
     UNION ALL
     SELECT
         as_of,

@@ -2,7 +2,7 @@
 --   stage     live stages (open, in_progress, blocked) gated `human` and valid at T: blocked first, then
 --             the one waiting longest (oldest `updated`) first
 --   proposal  the gardener's proposals (gardener.sql), as the gardener lists them: contradictions, duplicates,
---             vague descriptions, then archive proposals, each kind oldest first; `ids` names every memory one
+--             vague descriptions, then archive proposals, each kind oldest first (then by the memories involved); `ids` names every memory one
 --             involves (newest last), `detail` is its reason
 --   error     every file with an error (it is not indexed): its first error, by path
 --   fork      every active memory with a supersession-fork warning: two hosts replaced one memory at once and
@@ -58,14 +58,9 @@ needs_human_concurrent AS (
     WHERE c.n = 1 AND m.status = 'active' AND coalesce(m.updated, '') <= c.committed_at
 ),
 
-needs_human_items AS (
+needs_human_others AS (
+    -- every section but the gardener's proposals
     SELECT 1 AS section_order, * FROM needs_human_stages
-    UNION ALL
-    SELECT
-        2, 'proposal', id, path, kind, name, description, coalesce(project, 'global'), stage_status, updated,
-        reason, CASE proposal WHEN 'contradiction' THEN 0 WHEN 'duplicate' THEN 1 WHEN 'vague-description' THEN 2
-    ELSE 3 END, proposal, ids
-    FROM gardener
     UNION ALL
     SELECT 3, 'error', NULL, path, NULL, NULL, message, project, NULL, NULL, printf('line %d: %s', line, code), 0,
         NULL, NULL
@@ -78,15 +73,30 @@ needs_human_items AS (
     FROM needs_human_concurrent
 ),
 
+needs_human_items AS (
+    SELECT * FROM needs_human_others
+    UNION ALL
+    SELECT
+        2, 'proposal', id, path, kind, name, description, coalesce(project, 'global'), stage_status, updated,
+        reason, CASE proposal WHEN 'contradiction' THEN 0 WHEN 'duplicate' THEN 1 WHEN 'vague-description' THEN 2
+    ELSE 3 END, proposal, ids
+    FROM gardener
+),
+
+needs_human_sorted AS (
+    -- each row's place: its section, then this order within it (errors and forks by path)
+    SELECT *, CASE WHEN section IN ('error', 'fork') THEN path END AS error_path FROM needs_human_items
+),
+
 needs_human AS (
-    -- one sort for all three numbers: every window has the same partition and order (errors and forks by path)
+    -- one sort for all three numbers: every window has the same partition and order
     SELECT
         row_number() OVER whole AS position,
         row_number() OVER section_order AS section_position,
         count(*) OVER (section_order ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS in_section,
         section, id, path, kind, name, description, project, stage_status, updated, detail, proposal, ids
-    FROM (SELECT *, CASE WHEN section IN ('error', 'fork') THEN path END AS error_path FROM needs_human_items)
+    FROM needs_human_sorted
     WINDOW
-        section_order AS (PARTITION BY section_order ORDER BY rank_in_section, error_path, coalesce(updated, ''), id),
-        whole AS (ORDER BY section_order, rank_in_section, error_path, coalesce(updated, ''), id)
+        section_order AS (PARTITION BY section_order ORDER BY rank_in_section, error_path, coalesce(updated, ''), id, ids),
+        whole AS (ORDER BY section_order, rank_in_section, error_path, coalesce(updated, ''), id, ids)
 )

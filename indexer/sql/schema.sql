@@ -166,21 +166,42 @@ CREATE INDEX IF NOT EXISTS concurrent_edits_id ON concurrent_edits (id);
 -- The gardener's reading of the active memories (indexer/index/gardener_pairs.py, SPEC section 12), kept in step by
 -- every index run for the memories it touched. `scope` is the project, '' for global: nothing pairs across scopes.
 -- A signature is shared by descriptions that differ only in case, punctuation and word endings (store/wording.py).
+-- A full run keeps these rows and the findings: a memory whose name and description were read by the same rules
+-- (`key`) is not read again, and only the memories whose fingerprint (`member`) changed are settled again
+-- (index_meta `gardener` says which rules settled the tables, for which store).
 CREATE TABLE IF NOT EXISTS gardener_words (
     id TEXT PRIMARY KEY,          -- an active memory
     scope TEXT NOT NULL,
-    signature TEXT NOT NULL
+    signature TEXT NOT NULL,
+    key BLOB NOT NULL,            -- what was read: the name and description, and the rules that read them, hashed
+    member BLOB NOT NULL,         -- what a finding says of the memory (name, kind, description, dates), hashed
+    reading BLOB NOT NULL         -- what store/wording.py read in them (wording.dump)
 );
 CREATE INDEX IF NOT EXISTS gardener_words_signature ON gardener_words (scope, signature);
 
--- Each signature's words and value slots (its newest memory's), to find the memories that may pair with it
+-- Each signature's terms (its newest memory's words and value slots, one a line), to find what it may pair with
+CREATE TABLE IF NOT EXISTS gardener_groups (
+    scope TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    terms TEXT NOT NULL,
+    PRIMARY KEY (scope, signature)
+) WITHOUT ROWID;
+
+-- The signatures holding each term found in at most 100 signatures of its scope (gardener_pairs.COMMON) ...
 CREATE TABLE IF NOT EXISTS gardener_terms (
     scope TEXT NOT NULL,
     term TEXT NOT NULL,
     signature TEXT NOT NULL,
     PRIMARY KEY (scope, term, signature)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS gardener_terms_signature ON gardener_terms (scope, signature);
+
+-- ... and how many hold each one found in more, which brings no two together
+CREATE TABLE IF NOT EXISTS gardener_common (
+    scope TEXT NOT NULL,
+    term TEXT NOT NULL,
+    groups INTEGER NOT NULL,
+    PRIMARY KEY (scope, term)
+) WITHOUT ROWID;
 
 -- What the gardener found, as of the last index run: read by gardener.sql, which adds the archive proposals
 CREATE TABLE IF NOT EXISTS gardener_findings (
@@ -193,8 +214,12 @@ CREATE TABLE IF NOT EXISTS gardener_findings (
     reason TEXT NOT NULL,         -- what a person checks at a glance
     evidence TEXT NOT NULL,       -- what was found: the shared words, the two values, the vague description's fault
     command TEXT,                 -- the suggested `seamless write ... --supersedes ID`, where there is one
-    since TEXT NOT NULL           -- the latest valid_from of its memories: from then on all of them are valid
+    since TEXT NOT NULL,          -- the latest valid_from of its memories: from then on all of them are valid
+    rank INTEGER NOT NULL,        -- the gardener's order: 0 contradiction, 1 duplicate, 2 vague-description ...
+    updated TEXT NOT NULL         -- ... then its memory's (`id`) updated, '' when none, then id and ids
 );
 CREATE INDEX IF NOT EXISTS gardener_findings_signature ON gardener_findings (scope, signature);
 CREATE INDEX IF NOT EXISTS gardener_findings_other ON gardener_findings (scope, other) WHERE other IS NOT NULL;
 CREATE INDEX IF NOT EXISTS gardener_findings_id ON gardener_findings (id);
+-- the first findings of the gardener's order, without reading the rest (the home page, needs_human_first.sql)
+CREATE INDEX IF NOT EXISTS gardener_findings_order ON gardener_findings (rank, updated, id, ids);

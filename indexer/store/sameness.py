@@ -15,14 +15,15 @@ The thresholds were chosen on the dev half of tests/fixtures/gardener/pairs.yaml
 
 from dataclasses import dataclass
 
-from indexer.store.wording import GENERIC, STOPWORDS, Value, Wording
+from indexer.store.wording import GENERIC, STOPWORDS, Value, Wording, duration_text
 
 DUPLICATE_AT = 0.33  # Jaccard of the word sets
+AGREEING_AT = 0.25  # the same, for two that state a specific value alike (a version, a port, a path, a setting)
+SPECIFIC_KINDS = ("version", "port", "path", "setting")
 MIN_SHARED = 3  # specific (not generic) words two duplicates have in common at least
 MAX_UNSHARED_NAMES = 3  # names (identifiers, products) one of two duplicates has and the other never mentions
 SUBJECT_AT = 0.25  # overlap of the subjects' words (shared / the smaller set)
 NAMED_SUBJECT_AT = 0.15  # the same, for a value in a named slot (a setting, a product's version, a file's path)
-NUMBER_KINDS = ("port", "version", "quantity", "number")
 MAGNITUDE = 16  # two quantities of one thing are within this factor of each other
 
 
@@ -37,53 +38,85 @@ class Verdict:
 
 def judge(a: Wording, b: Wording) -> Verdict | None:
     """The verdict on two active memories of one scope, or None when they are simply different."""
-    similarity = jaccard(a.words, b.words)
-    if similarity < DUPLICATE_AT and not (a.slots & b.slots or a.negated & b.asserted or b.negated & a.asserted):
-        return None  # most pairs: not alike enough to say the same, and nothing to disagree on
+    wa, wb = a.words, b.words
+    shared = len(wa & wb)
+    similarity = shared / (len(wa) + len(wb) - shared) if wa or wb else 0.0  # Jaccard
+    if similarity < DUPLICATE_AT:
+        if (
+            a.slots.isdisjoint(b.slots)
+            and a.negated.isdisjoint(b.asserted)
+            and b.negated.isdisjoint(a.asserted)
+            and not (a.sides and b.sides)
+        ):
+            return None  # most pairs: not alike enough to say the same, and nothing to disagree on
+        subject = subject_overlap(a, b)
+        if subject < NAMED_SUBJECT_AT and similarity < AGREEING_AT and "setting" not in a.slots & b.slots:
+            return None  # too little in common to disagree on, but a named setting (which needs no subject)
+    else:
+        subject = subject_overlap(a, b)
     conflicts = value_conflicts(a, b)
-    subject = subject_overlap(a, b)
-    # a slot with a name (a setting's key, a named product's version) says what the value is of; an unnamed one
-    # (a port, a bare version) needs the same subject, and something named in common when both name things
-    named = [c for c in conflicts if c.slot and c.kind in ("setting", "version", "path")]
-    same_things = (not (a.names and b.names) or bool(a.names & b.names)) and not siblings(a, b)
-    if named and (named[0].kind == "setting" or (subject >= NAMED_SUBJECT_AT and same_things)):
-        return Verdict("contradiction", named[0].text, similarity)
-    if conflicts and subject >= SUBJECT_AT and same_things:
-        return Verdict("contradiction", conflicts[0].text, similarity)
-    denied = denials(a, b)
-    if denied and subject >= SUBJECT_AT and same_things:
+    apart: bool | None = None  # siblings(a, b), when a rule needs it
+
+    def things_apart() -> bool:
+        nonlocal apart
+        if apart is None:
+            apart = siblings(a, b)
+        return apart
+
+    def same_things() -> bool:
+        # when both name things, one names something the other mentions
+        named_alike = not (a.names and b.names) or not (a.names.isdisjoint(wb) and b.names.isdisjoint(wa))
+        return named_alike and not things_apart()
+
+    if conflicts:
+        # a slot with a name (a setting's key, a named product's version) says what the value is of, whatever else
+        # each names; an unnamed one (a port, a bare version) needs the same subject and the same things
+        named = [c for c in conflicts if c.slot and c.kind in ("setting", "version", "path")]
+        if named and (named[0].kind == "setting" or (subject >= NAMED_SUBJECT_AT and not things_apart())):
+            return Verdict("contradiction", named[0].text, similarity)
+        if subject >= SUBJECT_AT and same_things():
+            return Verdict("contradiction", conflicts[0].text, similarity)
+    # a denial: the two are about the same thing besides the word one denies and the other states
+    gone = denials(a, b, gone=True)  # what one says is no more, the other uses: about it whatever else they name
+    if gone and subject_overlap(a, b, gone[1]) >= SUBJECT_AT and not things_apart():
+        return Verdict("contradiction", gone[0], similarity)
+    said = denials(a, b)
+    denied = said[0] if said else opposed(a, b)
+    if denied and subject_overlap(a, b, said[1] if said else ()) >= SUBJECT_AT and same_things():
         return Verdict("contradiction", denied, similarity)
-    specific = {w for w in a.words & b.words if w not in GENERIC}
     if (
-        similarity >= DUPLICATE_AT
-        and len(specific) >= MIN_SHARED
+        (similarity >= DUPLICATE_AT or (similarity >= AGREEING_AT and agreements(a, b)))
         and not conflicts
+        and not denied  # one says no to what the other says: not the same thing said twice
+        and len((wa & wb) - GENERIC) >= MIN_SHARED
         and numbers_agree(a, b)
         and len(unshared_names(a, b)) <= MAX_UNSHARED_NAMES
     ):
-        shared = b.spelled(sorted(a.words & b.words, key=lambda w: (w.isalpha(), w)))
-        more = f" and {len(shared) - 8} more" if len(shared) > 8 else ""
-        return Verdict("duplicate", f"{len(shared)} words in common: {', '.join(shared[:8])}{more}", similarity)
+        words = b.spelled(sorted(wa & wb, key=lambda w: (w.isalpha(), w)))
+        more = f" and {len(words) - 8} more" if len(words) > 8 else ""
+        return Verdict("duplicate", f"{len(words)} words in common: {', '.join(words[:8])}{more}", similarity)
     return None
 
 
+def agreements(a: Wording, b: Wording) -> int:
+    """How many specific values the two state alike: a version, a port, a path, a setting (`2.9.3` and `2.10` in
+    both); not quantities, which boilerplate shares ("a day ahead", "for 30 s")."""
+    va = {(v.kind, v.slot, v.value) for v in a.values if v.kind in SPECIFIC_KINDS and not v.former}
+    vb = {(v.kind, v.slot, v.value) for v in b.values if v.kind in SPECIFIC_KINDS and not v.former}
+    return len(va & vb)
+
+
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    return len(a & b) / len(a | b) if a or b else 0.0
+    shared = len(a & b)
+    return shared / (len(a) + len(b) - shared) if a or b else 0.0
 
 
-def subject_overlap(a: Wording, b: Wording) -> float:
-    """Shared subject words (specific ones: not generic, not values) over the smaller subject."""
-    sa = {w for w in a.subject if w not in GENERIC}
-    sb = {w for w in b.subject if w not in GENERIC}
+def subject_overlap(a: Wording, b: Wording, besides=()) -> float:
+    """Shared subject words (specific ones: not generic, not values) over the smaller subject, `besides` left out."""
+    sa, sb = a.specific_subject, b.specific_subject
+    if besides:
+        sa, sb = sa.difference(besides), sb.difference(besides)
     return len(sa & sb) / min(len(sa), len(sb)) if sa and sb else 0.0
-
-
-def _stated(w: Wording) -> dict[tuple[str, str], set[str]]:
-    slots: dict[tuple[str, str], set[str]] = {}
-    for v in w.values:
-        if not v.former:
-            slots.setdefault((v.kind, v.slot), set()).add(v.value)
-    return slots
 
 
 def _same_slot(kind: str, slot_a: str, slot_b: str) -> bool:
@@ -113,6 +146,13 @@ class Conflict:
         what = self.label or self.kind
         if self.kind == "version" and self.label:
             what = f"{self.label} version"
+        elif self.kind == "quantity" and self.slot in ("duration", "frequency"):
+            older, newer = (", ".join(duration_text(v) for v in values) for values in (self.older, self.newer))
+            every = "every " if self.slot == "frequency" else ""
+            return f"{'how often' if every else 'duration'}: {every}{older} in one, {every}{newer} in the other"
+        elif self.kind == "quantity" and self.slot == "duration":
+            older, newer = (", ".join(duration_text(v) for v in values) for values in (self.older, self.newer))
+            return f"duration: {older} in one, {newer} in the other"
         elif self.kind == "quantity":
             what = f"{self.label or 'quantity'}"
         elif self.kind == "polar":
@@ -122,23 +162,26 @@ class Conflict:
 
 def value_conflicts(a: Wording, b: Wording) -> list[Conflict]:
     """Each slot both fill, each with a value the other never mentions (`a` is the older memory)."""
-    sa, sb = _stated(a), _stated(b)
-    mentioned_a = {v.value for v in a.values if not v.former}
-    mentioned_b = {v.value for v in b.values if not v.former}
-    labels = {(v.kind, v.slot): v.label for v in (*b.values, *a.values)}
+    sa, sb = a.stated, b.stated
+    if not sa or not sb:
+        return []
+    mentioned_a, mentioned_b = a.mentioned, b.mentioned
+    labels: dict[tuple[str, str], str] | None = None
     found = []
-    for (kind, slot_a), va in sorted(sa.items()):
+    for (kind, slot_a), va in a.stated_items:
         if kind == "number":
             continue  # a bare number (no unit, product or key) does not say what it counts: `gate 00`, `gate 01`
-        for (kind_b, slot_b), vb in sorted(sb.items()):
+        for (kind_b, slot_b), vb in b.stated_items:
             if kind_b != kind or not _same_slot(kind, slot_a, slot_b):
                 continue
-            if (
-                (va - mentioned_b)
-                and (vb - mentioned_a)
-                and (kind not in ("quantity", "number") or _comparable(va, vb))
-            ):
+            if kind == "setting" and slot_a == slot_b:
+                differ = va.isdisjoint(vb)  # one key, two values: whatever else either mentions
+            else:
+                differ = bool(va - mentioned_b) and bool(vb - mentioned_a)
+            if differ and (kind not in ("quantity", "number") or _comparable(va, vb)):
                 slot = slot_a if slot_a == slot_b else ""
+                if labels is None:
+                    labels = {(v.kind, v.slot): v.label for v in (*b.values, *a.values)}
                 label = labels.get((kind, slot_a)) or labels.get((kind, slot_b)) or ""
                 found.append(Conflict(kind, slot, label, tuple(sorted(va)), tuple(sorted(vb))))
     return sorted(found, key=lambda c: not c.slot)  # named slots first
@@ -165,34 +208,63 @@ def unshared_names(a: Wording, b: Wording) -> set[str]:
 
 
 def siblings(a: Wording, b: Wording) -> bool:
-    """Whether each names a two-part name the other does not, and two of those differ in one part only:
-    `harbor-prod` and `harbor-ci`, `snowflake_pool` and `s3_pool` are two of one family, whose values may differ."""
+    """Whether the two are about two of one family, whose values may differ: each names a compound name the other
+    does not, and two of those share their first or last part only (`harbor-prod` and `harbor-ci`, `snowflake_pool`
+    and `s3_pool`, the buckets `atlas-raw-events` and `atlas-curated`); or each is qualified as one of a family and never as the other's (the public API and the internal
+    one, production and staging)."""
     only_a, only_b = a.instances - b.instances, b.instances - a.instances
-    return any((x[0] == y[0]) != (x[1] == y[1]) for x in only_a for y in only_b)
+    if any(_kin(x, y) for x in only_a for y in only_b):
+        return True
+    if a.qualifiers and b.qualifiers:
+        families = {family for family, _ in a.qualifiers} & {family for family, _ in b.qualifiers}
+        return any(
+            {q for f, q in a.qualifiers if f == family}.isdisjoint(q for f, q in b.qualifiers if f == family)
+            for family in families
+        )
+    return False
+
+
+def _kin(x: tuple[str, ...], y: tuple[str, ...]) -> bool:
+    """Two compound names of one family: the same first or last part, and not one the start of the other."""
+    return (x[0] == y[0] or x[-1] == y[-1]) and x[: len(y)] != y and y[: len(x)] != x
 
 
 def numbers_agree(a: Wording, b: Wording) -> bool:
     """Whether one memory's numbers are all among the other's (either may state fewer)."""
-    na = {v.value for v in a.values if v.kind in NUMBER_KINDS}
-    nb = {v.value for v in b.values if v.kind in NUMBER_KINDS}
-    return na <= nb or nb <= na
+    return a.numbers <= b.numbers or b.numbers <= a.numbers
 
 
-def denials(a: Wording, b: Wording) -> str | None:
-    """A word one memory denies and the other states plainly, unless that one tells of a failure."""
+def denials(a: Wording, b: Wording, gone: bool = False) -> tuple[str, list[str]] | None:
+    """A word one memory denies (`gone`: says is no more) and the other states plainly, not only beside a failure
+    ("a stray print() corrupts the stream" restates "never print", it does not deny it)."""
+    if not ((a.removed or b.removed) if gone else (a.negated or b.negated)):
+        return None  # most memories deny nothing
     for denier, stater in ((a, b), (b, a)):
         words = sorted(
             w
-            for w in denier.negated & stater.asserted
+            for w in (denier.removed if gone else denier.negated) & stater.asserted
             if w not in GENERIC
             and w not in STOPWORDS
             and not w.isdigit()
             and w not in denier.asserted
             and w not in stater.negated
+            and w not in stater.troubled
         )
-        if words and stater.failures <= denier.failures:
+        if words:
             shown = ", ".join(stater.spelled(words))
-            return f"one says no to {shown}, the other says yes"
+            text = f"one says {shown} is gone, the other uses it" if gone else f"one says no to {shown}, the other yes"
+            return text, words
+    return None
+
+
+def opposed(a: Wording, b: Wording) -> str | None:
+    """One side of a choice in one, the other side in the other: "run serially" against "in parallel"."""
+    if not (a.sides and b.sides):
+        return None
+    for axis, side in sorted(a.sides):
+        theirs = sorted(other for other_axis, other in b.sides if other_axis == axis and other != side)
+        if theirs and (axis, theirs[0]) not in a.sides and (axis, side) not in b.sides:
+            return f"one says {side}, the other {theirs[0]}"
     return None
 
 

@@ -328,17 +328,22 @@ NOTE_FOLDERS = ["research", "meetings", "incidents", "design"]
 
 def ensure_store(stores: Path, memories: int, seed: int) -> Path:
     """The store for (memories, seed) under `stores`, generated unless a current copy is cached."""
-    root = stores / f"{memories}-{seed}"
     want = {"version": VERSION, "memories": memories, "seed": seed}
+    return cached_folder(stores / f"{memories}-{seed}", want, lambda tmp: generate(tmp, memories, seed))
+
+
+def cached_folder(root: Path, want: dict, make, stamp: str = STAMP) -> Path:
+    """`root` if its `stamp` file says it was made as `want`; else made anew by `make(folder)` in a folder beside
+    it, stamped, and moved into place (an interrupted run leaves no half-made `root`)."""
     try:
-        if json.loads((root / STAMP).read_text()) == want:
+        if json.loads((root / stamp).read_text()) == want:
             return root
     except (OSError, ValueError):
         pass
     tmp = root.with_name(root.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    generate(tmp, memories, seed)
-    (tmp / STAMP).write_text(json.dumps(want))
+    make(tmp)
+    (tmp / stamp).write_text(json.dumps(want))
     shutil.rmtree(root, ignore_errors=True)
     tmp.rename(root)
     return root

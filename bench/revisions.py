@@ -30,7 +30,7 @@ from indexer.index import revisions
 from indexer.index.database import open_db
 from indexer.store import git
 
-from .generate import NOW_S, ensure_store
+from .generate import NOW_S, cached_folder, ensure_store
 from .measure import REPO, SEAMLESS, run
 
 STAMP = ".bench-git.json"  # hidden, at the store's root: neither the indexer nor git's pathspecs look at it
@@ -103,42 +103,36 @@ def ms(seconds: float) -> str:
 
 def ensure_git_store(store: Path, commits: int) -> Path:
     """A copy of `store` in a git repository of `commits` commits whose work tree is its last, cached."""
-    root = store.with_name(f"{store.name}-git{commits}")
     want = {"store": store.name, "commits": commits, "version": 1}
-    try:
-        if json.loads((root / STAMP).read_text()) == want:
-            return root
-    except (OSError, ValueError):
-        pass
-    tmp = root.with_name(root.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(store, tmp)
-    subprocess.run(["git", "init", "-q", "-b", "main", str(tmp)], check=True)
-    for key, value in (("user.name", "Bench"), ("user.email", "bench@example.com")):
-        subprocess.run(["git", "-C", str(tmp), "config", key, value], check=True)
-    files = sorted(
-        p.relative_to(tmp).as_posix() for folder in ("memories", "notes") for p in (tmp / folder).rglob("*.md")
-    )
-    contents = {path: (tmp / path).read_bytes() for path in files}
-    memories = [path for path in files if path.startswith("memories/")]
-    stream = [commit_header(1, "the store, as generated", None)]
-    stream += [file_data(path, data) for path, data in contents.items()]
-    for n in range(2, commits + 1):
-        stream.append(commit_header(n, f"update, commit {n}", n - 1))
-        for path in memories[(n * 7919) % len(memories) :: len(memories)][:1] + (
-            memories[(n * 104729) % len(memories) :: len(memories)][:1] if n % 10 == 0 else []
-        ):
-            contents[path] += f"\nRevision {n}, by the benchmark.\n".encode()
-            stream.append(file_data(path, contents[path]))
-    subprocess.run(["git", "-C", str(tmp), "fast-import", "--quiet"], input=b"".join(stream) + b"done\n", check=True)
-    for path, data in contents.items():  # the work tree as of the last commit
-        (tmp / path).write_bytes(data)
-    subprocess.run(["git", "-C", str(tmp), "reset", "-q", "--mixed", "main"], check=True)
-    subprocess.run(["git", "-C", str(tmp), "update-index", "-q", "--refresh"], check=False)
-    (tmp / STAMP).write_text(json.dumps(want))
-    shutil.rmtree(root, ignore_errors=True)
-    tmp.rename(root)
-    return root
+
+    def make(tmp: Path) -> None:
+        shutil.copytree(store, tmp)
+        subprocess.run(["git", "init", "-q", "-b", "main", str(tmp)], check=True)
+        for key, value in (("user.name", "Bench"), ("user.email", "bench@example.com")):
+            subprocess.run(["git", "-C", str(tmp), "config", key, value], check=True)
+        files = sorted(
+            p.relative_to(tmp).as_posix() for folder in ("memories", "notes") for p in (tmp / folder).rglob("*.md")
+        )
+        contents = {path: (tmp / path).read_bytes() for path in files}
+        memories = [path for path in files if path.startswith("memories/")]
+        stream = [commit_header(1, "the store, as generated", None)]
+        stream += [file_data(path, data) for path, data in contents.items()]
+        for n in range(2, commits + 1):
+            stream.append(commit_header(n, f"update, commit {n}", n - 1))
+            for path in memories[(n * 7919) % len(memories) :: len(memories)][:1] + (
+                memories[(n * 104729) % len(memories) :: len(memories)][:1] if n % 10 == 0 else []
+            ):
+                contents[path] += f"\nRevision {n}, by the benchmark.\n".encode()
+                stream.append(file_data(path, contents[path]))
+        subprocess.run(
+            ["git", "-C", str(tmp), "fast-import", "--quiet"], input=b"".join(stream) + b"done\n", check=True
+        )
+        for path, data in contents.items():  # the work tree as of the last commit
+            (tmp / path).write_bytes(data)
+        subprocess.run(["git", "-C", str(tmp), "reset", "-q", "--mixed", "main"], check=True)
+        subprocess.run(["git", "-C", str(tmp), "update-index", "-q", "--refresh"], check=False)
+
+    return cached_folder(store.with_name(f"{store.name}-git{commits}"), want, make, STAMP)
 
 
 def commit_header(n: int, message: str, parent: int | None) -> bytes:

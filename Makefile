@@ -48,6 +48,7 @@ bench: $(STAMP)  ## performance figures (SIZES="1000 10000 100000"); sync, histo
 	$(BIN)/python -m bench.revisions $(if $(SIZES),--sizes "$(SIZES)")  # the store's git history, at the largest size
 	$(BIN)/python -m bench.sync $(if $(SIZES),--memories $(lastword $(SIZES)))
 	$(BIN)/python -m bench.gardener $(if $(SIZES),--sizes "$(lastword $(SIZES))")
+	$(BIN)/python -m bench.ties $(if $(SIZES),--sizes "$(firstword $(SIZES)) $(lastword $(SIZES))")
 
 fuzz: $(STAMP)  ## the fuzz campaign, not part of `make test` (MINUTES=10: the documented length)
 	$(BIN)/python -m fuzz --minutes $(or $(MINUTES),10)

@@ -139,3 +139,18 @@ def test_the_history_bench_runs_small_and_leaves_its_repository_as_it_was(tmp_pa
     status = subprocess.run(["git", "-C", repository, "status", "--porcelain", "--", "memories", "notes"],
                             capture_output=True, text=True)  # fmt: skip
     assert status.stdout == ""
+
+
+def test_the_ties_bench_runs_small(tmp_path):
+    """`python -m bench.ties` (run by `make bench`), smaller: the same-day memories join the briefing's walk."""
+    out = tmp_path / "out"
+    args = ["--sizes", "300", "--ties", "40", "--out", str(out)]
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.ties", *args], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr
+    (run,) = json.loads((out / "ties.json").read_text())["runs"]
+    before, after = run["before"], run["after"]
+    assert after["room_rows"] > before["room_rows"] and after["room_budget"] == before["room_budget"]
+    assert all(f[key] > 0 for f in (before, after) for key in ("default_ms", "room_ms")) and run["hook_p50"] > 0
+    assert "| 300 | default (6,000) |" in result.stdout

@@ -297,3 +297,128 @@ def test_an_as_of_that_is_no_time_gives_no_briefing_rather_than_another_times(st
     assert [r["name"] for r in queries.run(store.db_path, "gardener", as_of=T)] == ["untouched"]
     assert briefing(store, as_of=as_of) == [] and ledger(store, as_of=as_of) == {}
     assert queries.run(store.db_path, "gardener", as_of=as_of) == []
+
+
+def walked(store, project, as_of, budget) -> tuple[list, dict]:
+    """The briefing and the ledger by SPEC section 3, step by step in Python over the index's memories: a
+    reference for the SQL walk. The briefing as (id, position, running_chars, reason); the ledger by id."""
+    from datetime import datetime, timedelta
+
+    def days_before(setting: str) -> str:
+        (days,) = store.rows("select value from settings where key = ?", (setting,))[0]
+        return (datetime.fromisoformat(as_of) - timedelta(days=int(days))).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    age_cutoff, unknown_cutoff = (
+        days_before("briefing.max_age_days"),
+        days_before("briefing.stage_unknown_max_age_days"),
+    )
+    columns = "id, kind, pinned, stage_status, description, updated, valid_from, invalid_at"
+    scope = [
+        dict(zip(columns.split(", "), row))
+        for row in store.rows(f"select {columns} from memories where project is ? or project is null", (project,))
+    ]
+
+    def verdict(m):
+        if not ((m["valid_from"] or "") <= as_of and (m["invalid_at"] is None or m["invalid_at"] > as_of)):
+            return "not valid at T"
+        if m["pinned"]:
+            return "pinned"
+        if m["stage_status"] == "unknown" and (m["updated"] or "") < unknown_cutoff:
+            return "dropped: stage unknown"
+        if (m["updated"] or "") < age_cutoff:
+            return "dropped: age"
+        return None
+
+    def newest_first(memories):  # updated newest first, ties by id
+        return sorted(sorted(memories, key=lambda m: m["id"]), key=lambda m: m["updated"], reverse=True)
+
+    reasons = {m["id"]: verdict(m) for m in scope}
+    pinned = [m for m in scope if reasons[m["id"]] == "pinned"]
+    went_in = newest_first([m for m in pinned if m["kind"] == "constraint"])
+    went_in += newest_first([m for m in pinned if m["kind"] != "constraint"])
+    running = sum(len(m["description"]) for m in went_in)
+    over_at = None  # the running total the first memory that does not fit reached
+    for m in newest_first([m for m in scope if reasons[m["id"]] is None]):
+        if running > budget:  # the pinned ones alone are over: nothing is tried
+            break
+        running += len(m["description"])
+        if running > budget:
+            over_at = (m["id"], running)
+            break
+        reasons[m["id"]] = "included"
+        went_in.append(m)
+    briefing_rows, running = [], 0
+    for position, m in enumerate(went_in, 1):
+        running += len(m["description"])
+        briefing_rows.append((m["id"], position, running, reasons[m["id"]]))
+    ledger_rows = {m["id"]: (None, None, 0, reasons[m["id"]] or "dropped: budget") for m in scope}
+    if over_at:
+        ledger_rows[over_at[0]] = (None, over_at[1], 0, "dropped: budget")
+    ledger_rows.update({m: (position, chars, 1, reason) for m, position, chars, reason in briefing_rows})
+    return briefing_rows, ledger_rows
+
+
+def test_many_memories_updated_at_one_time_walk_as_the_rules_say(store):
+    # an import or an agent writes hundreds of memories on one day: the walk seeks past ties by id rather
+    # than reading them all at each step, and must still give the rules' answer, pinned and skipped ones among them
+    import random
+
+    rng = random.Random(20261201)
+    crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    same_day, other_day = "2026-07-19T00:00:00Z", "2026-07-15T12:00:00Z"
+    for n in range(320):
+        project = rng.choices(["seamless", None, "tidepool"], [6, 3, 1])[0]
+        kind, body = rng.choices(
+            [
+                ("gotcha", "Body."),
+                ("constraint", "Body."),
+                ("stage", "Status: open"),
+                ("stage", "?"),
+                ("reference", "Body."),
+            ],
+            [10, 1, 1, 1, 3],
+        )[0]
+        store.memory(
+            f"m-{n}",
+            id="01K" + "".join(rng.choice(crockford) for _ in range(23)),
+            kind=kind,
+            body=body,
+            project=project,
+            description="d" * rng.randint(1, 40),
+            created="2026-01-01T00:00:00Z",
+            updated=rng.choices([same_day, other_day, "2026-07-10T00:00:00Z", LONG_AGO], [12, 4, 1, 1])[0],
+            invalid_at=rng.choice([None] * 12 + ["2026-07-01T00:00:00Z"]),
+        )
+    store.index()
+    assert (
+        store.rows("select count(*) from memories where updated = ? and project = 'seamless'", (same_day,))[0][0] > 100
+    )
+    for project in ("seamless", "tidepool", None):
+        for budget in (0, 60, 700, 2500, 100_000):
+            expected_briefing, expected_ledger = walked(store, project, T, budget)
+            asked = {"project": project or "", "as_of": T, "budget": budget}
+            assert [
+                (r["id"], r["position"], r["running_chars"], r["reason"])
+                for r in queries.run(store.db_path, "briefing", **asked)
+            ] == expected_briefing, (project, budget)
+            assert {
+                r["id"]: (r["position"], r["running_chars"], r["included"], r["reason"])
+                for r in queries.run(store.db_path, "briefing_ledger", **asked)
+            } == expected_ledger, (project, budget)
+
+
+def test_a_walk_step_seeks_past_ties_instead_of_sorting_them(example_db):
+    # the next memory after (updated, id) is a seek at the same updated for a greater id, else below it;
+    # one search over `updated <= w.updated` sorted every memory sharing that updated by id at every step
+    from indexer.sqlite import sqlite3
+
+    with sqlite3.connect(example_db) as conn:
+        plan = [
+            row[3]
+            for row in conn.execute(
+                "explain query plan " + queries.QUERIES["briefing"], {"project": "seamless", "as_of": "", "budget": ""}
+            )
+        ]
+    assert not [step for step in plan if "LAST TERM OF ORDER BY" in step], plan
+    assert sum("memories_project_newest (project=? AND updated=? AND id>?)" in step for step in plan) == 2, plan
+    assert sum("memories_project_newest (project=? AND updated>? AND updated<?)" in step for step in plan) == 2, plan

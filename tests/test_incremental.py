@@ -190,6 +190,20 @@ def test_an_index_made_by_an_older_indexer_is_read_again_in_full(store, tmp_path
     assert store.index().mode == "no-op"
 
 
+def test_an_index_from_before_schema_16_gets_the_briefing_walks_index_instead_of_its_old_one(store):
+    populate(store)
+    store.index()
+    with sqlite3.connect(store.db_path) as conn:  # as schema 15 left it
+        conn.execute("drop index memories_project_newest")
+        conn.execute("create index memories_project_updated on memories (project, updated)")
+        conn.execute("pragma user_version = 15")
+    store.index()
+    assert store.rows("select name from sqlite_master where name glob 'memories_project_*' order by name") == [
+        ("memories_project_newest",),
+        ("memories_project_pinned",),
+    ]
+
+
 def age(store, hours: int = 1) -> None:
     """Give every store file an mtime `hours` ago, well outside the window where mtimes are not trusted."""
     then = time.time_ns() - hours * 3600 * 10**9

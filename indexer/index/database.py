@@ -17,11 +17,11 @@ DATABASE = "seamless"  # the index's name in the explorer: its URLs, metadata.ym
 
 # bump when schema.sql, fts.py or a rule changes: an older index gets the new parts on open, and its next
 # run reads every file (its rows and problems were made by older rules)
-SCHEMA_VERSION = 15  # 8: real-time timestamps, note titles outside code, YAML error lines; 9: ctime_ns; 10: index_meta;
+SCHEMA_VERSION = 16  # 8: real-time timestamps, note titles outside code, YAML error lines; 9: ctime_ns; 10: index_meta;
 # 11: index_watch; 12: memories_overview; 13: revisions, revision_commits, revision_texts, concurrent_edits,
 # memories.supersedes
 # 14: gardener_words, gardener_terms, gardener_findings; 15: gardener_words' key, member and reading,
-# gardener_groups, gardener_common, gardener_findings' rank and updated
+# gardener_groups, gardener_common, gardener_findings' rank and updated; 16: memories_project_newest
 _savepoints = itertools.count()
 # PRAGMA application_id of every index (the bytes "SEAM"): a SQLite file without it is not ours, unless it is
 # an index made before it was set (our user_version and bookkeeping tables), which is stamped when next written
@@ -110,7 +110,7 @@ def open_db(path: str | Path, private: bool = False) -> IndexConnection:
 
 def _add_columns(db: IndexConnection) -> None:
     """Give an older index's tables the columns schema.sql has added since (CREATE TABLE IF NOT EXISTS
-    leaves an existing table as it is): its next run, a full one, fills them."""
+    leaves an existing table as it is): its next run, a full one, fills them. Drop what schema.sql replaced."""
     have = {row[1] for row in db.execute("PRAGMA table_info(memories)")}
     if have and "supersedes" not in have:  # 13
         db.execute("ALTER TABLE memories ADD COLUMN supersedes TEXT")
@@ -118,6 +118,7 @@ def _add_columns(db: IndexConnection) -> None:
         db.execute("DROP TABLE IF EXISTS gardener_words")
         db.execute("DROP INDEX IF EXISTS gardener_terms_signature")
         db.execute("DROP TABLE IF EXISTS gardener_findings")
+    db.execute("DROP INDEX IF EXISTS memories_project_updated")  # 16: memories_project_newest serves its readers
 
 
 @contextlib.contextmanager

@@ -66,10 +66,14 @@ briefing_memories AS NOT MATERIALIZED (
 briefing_walk(briefing, briefing_project, budget, age_cutoff, id, updated, position, running_chars) AS (
     -- The competing memories, newest first, one at a time, while the running total of description
     -- characters stays within the budget. The first that does not fit is the last step: it and everything
-    -- after it are dropped for budget, even a shorter one that would still fit. Each step is two index
-    -- seeks (the project's next memory, the global scope's next), so the walk costs what the briefing
-    -- holds, not what the store holds. Which memories compete is briefing_memories' verdict alone: the
-    -- two arms only choose the index range to look in.
+    -- after it are dropped for budget, even a shorter one that would still fit. Each step is a few index
+    -- seeks, so the walk costs what the briefing holds, not what the store holds: in each scope (the
+    -- project's, the global one) the next memory after (w.updated, w.id) in briefing order is the first
+    -- at the same updated with a greater id, else the first below, each a seek on memories_project_newest
+    -- (project, updated DESC, id). One search `updated <= w.updated AND (updated < w.updated OR id > w.id)`
+    -- read and sorted every memory sharing w's updated at each step: 1,000 memories written on one day
+    -- made a briefing of 428 rows take 441 ms instead of 5 (docs/performance.md). Which memories compete
+    -- is briefing_memories' verdict alone: the four arms only choose the index range to look in.
     -- It starts after the pinned memories, which always go in and count against the budget first.
     SELECT
         s.briefing, s.briefing_project, s.budget, s.age_cutoff, '', '~',
@@ -86,19 +90,33 @@ briefing_walk(briefing, briefing_project, budget, age_cutoff, id, updated, posit
     FROM briefing_walk AS w
     JOIN memories AS next ON next.id = (
         SELECT id FROM (
-            SELECT * FROM (
+            SELECT * FROM (  -- the project's: the next at the same updated
                 SELECT m.id, m.updated FROM memories AS m
-                WHERE m.project = w.briefing_project
-                    AND m.updated >= w.age_cutoff AND m.updated <= w.updated AND (m.updated < w.updated OR m.id > w.id)
+                WHERE m.project = w.briefing_project AND m.updated = w.updated AND m.id > w.id
+                    AND EXISTS (SELECT 1 FROM briefing_memories AS b
+                                WHERE b.briefing = w.briefing AND b.id = m.id AND b.verdict IS NULL)
+                ORDER BY m.id LIMIT 1
+            )
+            UNION ALL
+            SELECT * FROM (  -- the project's: else the first below it
+                SELECT m.id, m.updated FROM memories AS m
+                WHERE m.project = w.briefing_project AND m.updated < w.updated AND m.updated >= w.age_cutoff
                     AND EXISTS (SELECT 1 FROM briefing_memories AS b
                                 WHERE b.briefing = w.briefing AND b.id = m.id AND b.verdict IS NULL)
                 ORDER BY m.updated DESC, m.id LIMIT 1
             )
             UNION ALL
-            SELECT * FROM (
+            SELECT * FROM (  -- the global scope's: the next at the same updated
                 SELECT m.id, m.updated FROM memories AS m
-                WHERE m.project IS NULL
-                    AND m.updated >= w.age_cutoff AND m.updated <= w.updated AND (m.updated < w.updated OR m.id > w.id)
+                WHERE m.project IS NULL AND m.updated = w.updated AND m.id > w.id
+                    AND EXISTS (SELECT 1 FROM briefing_memories AS b
+                                WHERE b.briefing = w.briefing AND b.id = m.id AND b.verdict IS NULL)
+                ORDER BY m.id LIMIT 1
+            )
+            UNION ALL
+            SELECT * FROM (  -- the global scope's: else the first below it
+                SELECT m.id, m.updated FROM memories AS m
+                WHERE m.project IS NULL AND m.updated < w.updated AND m.updated >= w.age_cutoff
                     AND EXISTS (SELECT 1 FROM briefing_memories AS b
                                 WHERE b.briefing = w.briefing AND b.id = m.id AND b.verdict IS NULL)
                 ORDER BY m.updated DESC, m.id LIMIT 1

@@ -22,7 +22,9 @@ CREATE TABLE IF NOT EXISTS memories (
     body TEXT NOT NULL,
     path TEXT NOT NULL UNIQUE     -- relative to the store, forward slashes
 );
-CREATE INDEX IF NOT EXISTS memories_project_updated ON memories (project, updated);
+-- a briefing's walk (briefing_ledger.sql): the next memory newest first, ties by id, is one seek at any number
+-- of ties (in index order: same updated and a greater id, else the first below); replaces (project, updated)
+CREATE INDEX IF NOT EXISTS memories_project_newest ON memories (project, updated DESC, id);
 CREATE INDEX IF NOT EXISTS memories_project_pinned ON memories (project, pinned);  -- a briefing's pinned rows
 CREATE INDEX IF NOT EXISTS memories_superseded_by ON memories (superseded_by) WHERE superseded_by IS NOT NULL;
 CREATE INDEX IF NOT EXISTS memories_supersedes ON memories (supersedes) WHERE supersedes IS NOT NULL;

@@ -1,6 +1,6 @@
 """`python -m bench`: generate stores, measure them, print the tables and write them to --out.
 
-python -m bench [--sizes "1000 10000 100000"] [--out DIR] [--repeat N] [--seed S]
+python -m bench [--sizes "1000 10000 100000"] [--out DIR] [--repeat N] [--seed S] [--quick]
 """
 
 import argparse
@@ -23,7 +23,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "out", help="results and cached stores")
     parser.add_argument("--repeat", type=int, default=3, help="runs per timed figure (the median is shown)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the generated stores")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="short timing windows: to check that every figure is measured, not to quote",
+    )
     args = parser.parse_args(argv)
+    if args.quick:
+        quick()
     sizes = sorted({int(s) for s in args.sizes.replace(",", " ").split()})
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -37,6 +44,16 @@ def main(argv: list[str] | None = None) -> None:
         (args.out / "results.json").write_text(json.dumps(report, indent=2) + "\n")
         (args.out / "results.md").write_text(markdown(report))
     print(f"written: {args.out / 'results.md'}, {args.out / 'results.json'}", file=sys.stderr)
+
+
+def quick() -> None:
+    """Few samples of each figure: latencies for 0.1 s and 5 requests (pages 3), the watcher's idle CPU for 1 s
+    and 5 edits, the hook 2 runs per --repeat. The smoke test's bench (tests/test_bench.py), at 1,000 memories
+    in about half the time."""
+    from . import hook, measure, watch
+
+    measure.WINDOW, measure.HTTP_REQUESTS, measure.PAGE_REQUESTS = 0.1, 5, 3
+    watch.IDLE_SECONDS, watch.EDITS, hook.RUNS = 1.0, 5, 2
 
 
 def machine() -> dict:

@@ -1,7 +1,7 @@
 """The agents' commands on a generated store (SPEC 11): `seamless hook session-start` as Claude Code runs it (a
 whole process, its event on standard input), and `seamless export` of a block that did not change.
 
-The hook is timed 10 runs per --repeat, plus one, in turn with its floor (`python -c pass`: what any Python
+The hook is timed RUNS (10) runs per --repeat, plus one, in turn with its floor (`python -c pass`: what any Python
 process costs), after one warm-up run of each: a warm file cache, as at the start of a session on a machine in use.
 
     python -m bench.hook STORE DB   (DB: an index of STORE; prints the figures as JSON)
@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .generate import PROJECTS
 
+RUNS = 10  # timed runs of the hook per --repeat (`python -m bench --quick`: 2)
 PROJECT = PROJECTS[0]  # the biggest project: its pinned memories alone are far over the hook's 9000 characters
 SEAMLESS = str(Path(sys.executable).with_name("seamless"))
 
@@ -54,7 +55,7 @@ def measure_hook(store: Path, db: Path, repeat: int = 3) -> dict:
         run(args, stdin)  # warm-up
     times: dict[str, list[tuple[float, float]]] = {"hook": [], "unmapped": [], "floor": []}
     output = b""
-    for _ in range(10 * repeat + 1):
+    for _ in range(RUNS * repeat + 1):
         seconds, cpu, output = run(hook, stdin)
         times["hook"].append((seconds, cpu))
         times["unmapped"].append(run(unmapped, stdin)[:2])
@@ -77,7 +78,7 @@ def measure_hook(store: Path, db: Path, repeat: int = 3) -> dict:
         "left_out": text.rstrip("\n").rsplit("\n", 1)[-1],
         "export": statistics.median(s for s, _, _ in exports),
         "export_cpu": statistics.median(c for _, c, _ in exports),
-        "runs": 10 * repeat + 1,
+        "runs": RUNS * repeat + 1,
     }
 
 

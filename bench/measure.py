@@ -31,7 +31,7 @@ PYTHON = sys.executable
 # beside the interpreter, not a shim on PATH (a pyenv shim alone costs more than our start-up)
 SEAMLESS = str(Path(PYTHON).with_name("seamless")) if Path(PYTHON).with_name("seamless").exists() else "seamless"
 BRIEFING_PROJECT = PROJECTS[0]  # the biggest project
-HTTP_REQUESTS = 50
+HTTP_REQUESTS = 50  # (`python -m bench --quick`: 5, and 3 pages)
 PAGE_REQUESTS = 20  # the people pages are slower than the JSON queries: fewer calls give as steady a median
 # what every page pays before it does anything of its own: Datasette answering one row of SQL
 PAGE_FLOOR = "/seamless.json?sql=select+1&_shape=array"
@@ -284,13 +284,16 @@ def edit_one_file(store: Path, db: Path, repeat: int) -> list[Proc]:
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
-def latency_ms(function, min_runs: int = 20, max_runs: int = 500, seconds: float = 1.0) -> float:
+WINDOW = 1.0  # seconds each latency figure samples for (`python -m bench --quick`: 0.1)
+
+
+def latency_ms(function, min_runs: int = 20, max_runs: int = 500, seconds: float | None = None) -> float:
     """Median milliseconds of `function()`, after one warm-up call, over at least `min_runs` calls."""
     return paired_latency_ms(function, None, min_runs, max_runs, seconds)[0]
 
 
 def paired_latency_ms(
-    function, floor, min_runs: int = 20, max_runs: int = 500, seconds: float = 1.0
+    function, floor, min_runs: int = 20, max_runs: int = 500, seconds: float | None = None
 ) -> tuple[float, float | None]:
     """Median milliseconds of `function()` and of `floor()` (if any), called in turn after a warm-up call each.
 
@@ -302,7 +305,7 @@ def paired_latency_ms(
     times = [[] for _ in calls]
     for call in calls:
         call()
-    deadline = time.perf_counter() + seconds * len(calls)
+    deadline = time.perf_counter() + (WINDOW if seconds is None else seconds) * len(calls)
     while len(times[0]) < min_runs or (len(times[0]) < max_runs and time.perf_counter() < deadline):
         for call, runs in zip(calls, times):
             runs.append(timed(call))

@@ -45,7 +45,7 @@ def test_generated_store_is_deterministic_and_indexes_without_errors(tmp_path):
 def test_smoke_run_at_1k_prints_the_table(tmp_path):
     out = tmp_path / "out"
     result = subprocess.run(
-        [sys.executable, "-m", "bench", "--sizes", "1000", "--repeat", "1", "--out", str(out)],
+        [sys.executable, "-m", "bench", "--sizes", "1000", "--repeat", "1", "--quick", "--out", str(out)],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -87,6 +87,16 @@ def store(tmp_path) -> Store:
     return Store(tmp_path / "store")
 
 
+@pytest.fixture
+def briefed(store) -> Store:
+    """A store indexed with a global constraint, a decision of `seamless` and one of `console`: three briefings."""
+    store.memory("no-secrets", kind="constraint", project=None, description="Never put secrets in a memory")
+    store.memory("chroma-port", kind="decision", description="Chroma listens on 8000")
+    store.memory("console-port", kind="decision", project="console", description="The console listens on 3000")
+    store.index()
+    return store
+
+
 @pytest.fixture(scope="session")
 def example_db(tmp_path_factory) -> Path:
     """The bundled example store, indexed once per test session."""

@@ -30,14 +30,6 @@ def block(store, project="seamless") -> bytes:
     return BEGIN + b"\n" + NOTE + b"\n" + text.encode() + END + b"\n"
 
 
-@pytest.fixture
-def briefed(store):
-    store.memory("no-secrets", kind="constraint", project=None, description="Never put secrets in a memory")
-    store.memory("chroma-port", kind="decision", description="Chroma listens on 8000")
-    store.index()
-    return store
-
-
 def test_a_missing_file_is_created_with_the_block_and_the_block_has_no_time(briefed, tmp_path):
     target = tmp_path / "AGENTS.md"
     assert "created" in export(briefed, target).output

@@ -48,15 +48,6 @@ def briefing(store, project, *options) -> str:
     return result.output
 
 
-@pytest.fixture
-def briefed(store):
-    store.memory("no-secrets", kind="constraint", project=None, description="Never put secrets in a memory")
-    store.memory("chroma-port", kind="decision", description="Chroma listens on 8000")
-    store.memory("console-port", kind="decision", project="console", description="The console listens on 3000")
-    store.index()
-    return store
-
-
 @pytest.mark.parametrize("source", SOURCES)
 def test_every_source_gets_the_projects_briefing_as_seamless_briefing_gives_it(briefed, source):
     text = hook(briefed, "--store", briefed.root, "--project", "seamless", input=event(source))

@@ -42,14 +42,6 @@ def files(folder) -> dict[str, tuple[bytes, int]]:
 
 
 @pytest.fixture
-def briefed(store):
-    store.memory("no-secrets", kind="constraint", project=None, description="Never put secrets in a memory")
-    store.memory("chroma-port", kind="decision", description="Chroma listens on 8000")
-    store.index()
-    return store
-
-
-@pytest.fixture
 def project(tmp_path):
     folder = tmp_path / "project"
     folder.mkdir()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from indexer.front.hook import MAX_CHARS, MIN_CHARS
+from indexer.front.hook import MAX_CHARS, max_chars_option
 from indexer.front.options import DEFAULT_DB
 
 
@@ -22,13 +22,7 @@ from indexer.front.options import DEFAULT_DB
     help="The file to keep the block in (created when missing; the block appended when it has none).",
 )
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when the block is missing or stale (for CI).")
-@click.option(
-    "--max-chars",
-    default=MAX_CHARS,
-    show_default=True,
-    type=click.IntRange(min=MIN_CHARS),
-    help="The most characters of briefing in the block; what does not fit is counted in a last line.",
-)
+@max_chars_option("briefing in the block")
 @click.option(
     "--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index, brought in step with STORE first."
 )

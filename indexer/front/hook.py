@@ -25,6 +25,17 @@ PROJECTS_LISTED = 10
 NAME_SHOWN, PATH_SHOWN = 40, 200
 
 
+def max_chars_option(what: str):
+    """`--max-chars`, the briefing's size as the hook and `seamless export` give it: at least MIN_CHARS."""
+    return click.option(
+        "--max-chars",
+        default=MAX_CHARS,
+        show_default=True,
+        type=click.IntRange(min=MIN_CHARS),
+        help=f"The most characters of {what}; what does not fit is counted in a last line.",
+    )
+
+
 @click.group()
 def hook():
     """Hooks for agents' harnesses, run at set moments of a session (docs/agents.md)."""
@@ -42,13 +53,7 @@ def hook():
     help="The project to brief. Else SEAMLESS_PROJECT, else the folder name of the git root of the event's cwd "
     "when the store has that project, else the global memories only.",
 )
-@click.option(
-    "--max-chars",
-    default=MAX_CHARS,
-    show_default=True,
-    type=click.IntRange(min=MIN_CHARS),
-    help="The most characters of text to give the agent; what does not fit is counted in a last line.",
-)
+@max_chars_option("text to give the agent")
 @click.option("--as-of", "as_of", callback=options.as_of, metavar="T", help="Brief as at T (ISO 8601). Default: now.")
 def session_start(store, db_path, project, max_chars, as_of):
     """Print the briefing as a SessionStart hook's JSON; the harness's event is read from standard input.

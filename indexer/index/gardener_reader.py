@@ -10,6 +10,9 @@ start, it failed) is read here: the result is the same either way.
 
 The child is `python -m indexer.index.gardener_reader`, speaking frames on its standard input and output: a
 4-byte length, then a marshal of a list, [(key, name, description), ...] in, [(key, signature, reading), ...] out.
+Not a multiprocessing pool: forking copies a process that holds the FTS thread and an open transaction, and
+spawning imports the caller's `__main__` again in the child (a script that indexes with no main guard would index
+again; one read from standard input cannot be imported and breaks the pool with a traceback).
 """
 
 import marshal
@@ -32,8 +35,8 @@ Text = tuple[bytes, str, str]  # key (wording.key), name, description
 
 
 def read_all(texts: list[Text]) -> Read:
-    """Readings of `texts` (as stored: wording.dump), half of them made by a child process meanwhile when there are
-    START_AT or more; all here when fewer, or when the child fails."""
+    """Readings of `texts` (as stored: wording.dump) when there are START_AT or more, half of them made by a child
+    process meanwhile (all here when it fails); none when fewer: the caller reads them as it goes."""
     if len(texts) < START_AT:
         return {}
     half = len(texts) // 2

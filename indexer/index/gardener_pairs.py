@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from indexer.index import gardener_reader
+from indexer.sql.canned import PROPOSAL_ORDER
 from indexer.store import sameness, wording
 
 COMMON = 100  # a term in more groups of a scope than this does not bring two groups together
@@ -588,7 +589,7 @@ def _quoted(description: str) -> str:
     return f"“{shown}”"
 
 
-RANK = {"contradiction": 0, "duplicate": 1, "vague-description": 2}  # the gardener's order (sql/canned.PROPOSAL_RANK)
+RANK = {proposal: n for n, proposal in enumerate(PROPOSAL_ORDER)}  # the gardener's order, as PROPOSAL_RANK
 
 
 def _insert(db, findings: list[tuple]) -> None:

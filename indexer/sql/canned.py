@@ -94,8 +94,12 @@ ATTRIBUTION_COLUMNS = "by, who, written, superseded, archived, refuted, median_d
 GARDENER_COLUMNS = "proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, ids, command, as_of"
 # the gardener's order: what disagrees first, then what is said twice, what says nothing, what is stale; each
 # kind oldest first, then by the memories involved (needs_human.sql lists its proposals the same way)
-PROPOSAL_RANK = """CASE proposal WHEN 'contradiction' THEN 0 WHEN 'duplicate' THEN 1 WHEN 'vague-description' THEN 2
-    ELSE 3 END"""
+PROPOSAL_ORDER = ("contradiction", "duplicate", "vague-description")  # then archive (gardener_findings.rank)
+PROPOSAL_RANK = (
+    "CASE proposal "
+    + " ".join(f"WHEN '{p}' THEN {n}" for n, p in enumerate(PROPOSAL_ORDER))
+    + f"\n    ELSE {len(PROPOSAL_ORDER)} END"
+)
 if PROPOSAL_RANK not in sql_source("needs_human"):
     raise RuntimeError("needs_human.sql orders the proposals differently from canned.PROPOSAL_RANK")
 

@@ -428,12 +428,13 @@ class Content:
 
     @classmethod
     def of(cls, kind: str, description: str, tags: list[str] | None, body: str | None) -> "Content":
-        """What a write of these values would hold, normalised as `write_memory` normalises them."""
+        """What a write of these values holds: the one normalisation of `write_memory` (and of the import)."""
         description = description.strip()
         if "\n" not in description:
             description = rules.fold_description(description)
         tags = None if tags is None else list(dict.fromkeys(tag.strip() for tag in tags))
-        return cls(kind.strip(), description, tags, None if body is None else _body(body))
+        kind = kind.strip() if isinstance(kind, str) else kind  # not text: refused by the indexer's rules, as written
+        return cls(kind, description, tags, None if body is None else _body(body))
 
     def equals(self, record: dict) -> bool:
         """Whether a memory `record` (from its file) already holds this: tags as a set, the body normalised."""
@@ -509,12 +510,9 @@ def write_memory(
     body = text_of(body, "body")
     if not isinstance(description, str):
         raise WriteRefused("missing-description", "description is required: the one line every index shows")
-    description = description.strip()
-    kind = kind.strip() if isinstance(kind, str) else kind
-    if "\n" not in description:
-        description = rules.fold_description(description)
+    content = Content.of(kind, description, tags, body)
+    kind, description = content.kind, content.description
     folder = f"memories/{scope or '_global'}"
-    content = Content(kind, description, tags, _body(body) if body is not None else None)
     with session(root, db_path) as s:
         s.refresh(s.candidates(folder, name))
         old = old_data = old_problems = None

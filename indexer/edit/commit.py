@@ -73,27 +73,34 @@ def commit_write(root: Path, paths: list[str], change: Change, enabled: bool = T
 
 def commit_paths(root: Path, paths: list[str], message: str, enabled: bool = True) -> Committed:
     """Commit the store files at `paths` alone with `message` (its first line the subject), as `commit_write`
-    does: for any caller that commits store files (the write path; `seamless sync`'s hand edits)."""
+    does; a failure is a warning in the answer (the write stands)."""
     if not enabled:
         return Committed()
     try:
-        repo = git.repo(root)
-        if repo is None:
-            return Committed()
-        paths = _not_ignored(root, sorted(set(paths)))
-        if not paths:
-            return Committed()
-        config = _config(root)
-        env = git.fallback_identity(config)
-        signs = config.get("commit.gpgsign", "false").lower() in ("true", "yes", "on", "1")
-        if signs or any(hook.is_file() and os.access(hook, os.X_OK) for hook in repo.hooks):
-            return Committed(commit=_porcelain(root, paths, message, env))
-        return Committed(commit=_plumbing(root, repo, paths, message, env))
+        return Committed(commit=commit_files(root, paths, message))
     except (git.GitError, OSError, ValueError) as e:
         return Committed(
             warning=f"warning: {', '.join(paths)} written but not committed ({e}); "
             "`seamless status` lists the store files left uncommitted"
         )
+
+
+def commit_files(root: Path, paths: list[str], message: str) -> str | None:
+    """Commit the store files at `paths` (store-relative; those that no longer exist, as deleted) alone with
+    `message`: the new commit, or None (no git work tree, every path ignored, nothing changed). Raises
+    git.GitError when git fails: for any caller that commits store files (the write path; `seamless sync`)."""
+    repo = git.repo(root)
+    if repo is None:
+        return None
+    paths = _not_ignored(root, sorted(set(paths)))
+    if not paths:
+        return None
+    config = _config(root)
+    env = git.fallback_identity(config)
+    signs = config.get("commit.gpgsign", "false").lower() in ("true", "yes", "on", "1")
+    if signs or any(hook.is_file() and os.access(hook, os.X_OK) for hook in repo.hooks):
+        return _porcelain(root, paths, message, env)
+    return _plumbing(root, repo, paths, message, env)
 
 
 def _not_ignored(root: Path, paths: list[str]) -> list[str]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.edit import atomic, merge
+from indexer.edit.commit import commit_files
 from indexer.edit.store_write import store_lock
 from indexer.index import build, database
 from indexer.index.revisions import TRAILER
@@ -161,20 +162,9 @@ def git_setup(store: Path | str) -> list[str]:
 
 
 def _commit(repo: Repo, paths: list[str], message: str) -> None:
-    """Commit exactly `paths` (work-tree paths: changed, new or deleted) with `message`, nothing else staged."""
-    listed = "\0".join(paths) + "\0"
-    literal = {"GIT_LITERAL_PATHSPECS": "1"}
-    repo.run("add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", input=listed, env=literal)
-    repo.run(
-        "commit",
-        "-q",
-        "-m",
-        message,
-        "--pathspec-from-file=-",
-        "--pathspec-file-nul",
-        input=listed,
-        env={**literal, **git.fallback_identity(repo.config)},
-    )
+    """Commit exactly `paths` (work-tree paths in the store: changed, new or deleted) with `message`, as a write
+    commits its files (edit/commit.py), nothing else staged."""
+    commit_files(repo.store, [path[len(repo.prefix) :] for path in paths], message)
 
 
 def hand_edited(repo: Repo) -> list[str]:

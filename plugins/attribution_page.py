@@ -21,7 +21,7 @@ async def attribution(datasette, request):
         "time_limit_ms": datasette.setting("sql_time_limit_ms"),
         "models": [row for row in rows if row["by"] == "model"],
         "authors": [row for row in rows if row["by"] == "author"],
-        "json_url": datasette.urls.path("/seamless/attribution.json") + "?_shape=array",
+        "json_url": datasette.urls.query(DATABASE, "attribution", format="json") + "?_shape=array",
         "memories_url": datasette.urls.table(DATABASE, "memories"),
         "revisions_url": datasette.urls.table(DATABASE, "revisions"),
     }

@@ -52,8 +52,10 @@ async def briefing(datasette, request):
         "project": project,
         "chars": sum(row["chars"] for row in rows),
         "ledger_url": datasette.urls.query(DATABASE, "briefing_ledger") + "?" + query,
-        "markdown_url": datasette.urls.path("/seamless/briefing.md") + "?" + query,
-        "json_url": datasette.urls.path("/seamless/briefing.json") + "?" + urlencode({**given, "_shape": "array"}),
+        "markdown_url": datasette.urls.query(DATABASE, "briefing", format="md") + "?" + query,
+        "json_url": datasette.urls.query(DATABASE, "briefing", format="json")
+        + "?"
+        + urlencode({**given, "_shape": "array"}),
         "form_url": datasette.urls.query(DATABASE, "briefing"),
     }
     html = await datasette.render_template(

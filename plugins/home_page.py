@@ -64,7 +64,7 @@ def scope_links(datasette, project: str, as_of: str) -> dict[str, str]:
     memories = datasette.urls.table(DATABASE, "memories")
     return {
         "briefing": datasette.urls.query(DATABASE, "briefing") + query,
-        "markdown": datasette.urls.path("/seamless/briefing.md") + query,
+        "markdown": datasette.urls.query(DATABASE, "briefing", format="md") + query,
         "ledger": datasette.urls.query(DATABASE, "briefing_ledger") + query,
         "life": datasette.urls.path("/-/life") + query,
         "memories": memories
@@ -100,8 +100,8 @@ async def home(datasette, request):
         "as_of": cards[0]["as_of"] if cards else as_of,
         "asked_as_of": as_of,
         "json_urls": {
-            "needs_human": datasette.urls.path("/seamless/needs_human.json") + json_query,
-            "overview": datasette.urls.path("/seamless/overview.json") + json_query,
+            "needs_human": datasette.urls.query(DATABASE, "needs_human", format="json") + json_query,
+            "overview": datasette.urls.query(DATABASE, "overview", format="json") + json_query,
         },
         "memory_url": lambda memory_id: datasette.urls.row(DATABASE, "memories", tilde_encode(memory_id)),
         "problems_url": lambda path: datasette.urls.table(DATABASE, "problems") + "?" + urlencode({"path": path}),

@@ -152,7 +152,7 @@ async def life(datasette, request):
         "other_by": other,
         "other_url": life_url + urlencode({"by": other, **given}),
         "whole_url": life_url + urlencode({"by": drawn["by"], **({"as_of": as_of} if as_of else {})}),
-        "json_url": datasette.urls.path("/seamless/store_life.json")
+        "json_url": datasette.urls.query(DATABASE, "store_life", format="json")
         + "?"
         + urlencode({"_shape": "array", "by": drawn["by"], **given}),
     }

@@ -76,25 +76,22 @@ class SyncResult:
 
 
 class Repo:
-    """The git work tree that holds a store, and where the store sits in it."""
+    """The git work tree that holds a store (git.Repo: where the store sits in it), with its configuration."""
 
-    def __init__(self, store: Path, top: Path, git_dir: Path):
+    def __init__(self, store: Path, found: git.Repo):
         self.store = store
-        self.top = top
-        relative = store.relative_to(top).as_posix()
-        self.prefix = "" if relative == "." else relative + "/"
-        self.git_dir = git_dir  # this work tree's own (a linked worktree has its own): MERGE_HEAD, our state files
-        self.config = git.config_values(top)
+        self.top, self.prefix = found.top, found.prefix
+        self.git_dir = (
+            found.git_dir
+        )  # this work tree's own (a linked worktree has its own): MERGE_HEAD, our state files
+        self.in_store = found.store_path  # a work-tree path as a store path (`memories/...`), or None outside it
+        self.config = git.config_values(self.top)
 
     def run(self, *args: str, **kwargs):
         return git.run(self.top, *args, **kwargs)
 
     def git_file(self, name: str) -> Path:
         return self.git_dir / name
-
-    def in_store(self, path: str) -> str | None:
-        """A work-tree path as a store path (`memories/...`), or None when it lies outside the store."""
-        return path[len(self.prefix) :] if path.startswith(self.prefix) else None
 
     def store_paths(self) -> list[str]:
         """The store's own folders, as pathspecs from the top of the work tree."""
@@ -108,13 +105,13 @@ def open_repo(store: Path | str) -> Repo:
         raise SyncError(f"no store at {store}: give the folder that holds memories/ and notes/")
     if not git.available():
         raise SyncError("git is not installed: sync needs it (Debian: apt-get install git)")
-    found = git.run(store, "rev-parse", "--show-toplevel", "--absolute-git-dir", check=False).stdout.split("\n")
-    if len(found) < 2 or not found[0]:
+    found = git.repo(store)
+    if found is None:
         raise SyncError(
             f"{store} is not in a git work tree: sync shares a store through git (git init it, or git clone the "
             "fleet's remote)"
         )
-    return Repo(store, Path(found[0]).resolve(), Path(found[1]))
+    return Repo(store, found)
 
 
 # Registering the merge driver (SPEC section 10): .gitattributes committed, the command in .git/config

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from indexer.edit import store_write
-from indexer.edit.store_write import Content, WriteRefused
+from indexer.edit.store_write import Content, WriteRefused, written_body
 from indexer.store import claude_code
 from indexer.store.settings import load_settings
 
@@ -134,7 +134,7 @@ def _plan(store, db_path, scope, topics, index_text) -> dict[str, tuple[str, dic
             notes = s.rows(
                 "select * from notes where title = ? and project is ? order by created, path", (NOTE_TITLE, scope)
             )
-            body = Content.of("", "", None, index_text).body  # as the write path writes a body
+            body = written_body(index_text)  # as the write path writes a body
             step = "create" if not notes else "unchanged" if notes[0]["body"] == body else "update"
             plans[claude_code.INDEX_FILE] = (step, notes[0] if notes else None)
     return plans

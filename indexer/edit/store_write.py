@@ -151,7 +151,7 @@ def text_of(value: str | bytes | None, what: str) -> str | None:
     return value
 
 
-def _body(text: str) -> str:
+def written_body(text: str) -> str:
     """A body as the indexer will read it back: LF line ends, no leading blank lines, a final newline."""
     text = text.replace("\r\n", "\n")
     if not text.strip():
@@ -434,7 +434,7 @@ class Content:
             description = rules.fold_description(description)
         tags = None if tags is None else list(dict.fromkeys(tag.strip() for tag in tags))
         kind = kind.strip() if isinstance(kind, str) else kind  # not text: refused by the indexer's rules, as written
-        return cls(kind, description, tags, None if body is None else _body(body))
+        return cls(kind, description, tags, None if body is None else written_body(body))
 
     def equals(self, record: dict) -> bool:
         """Whether a memory `record` (from its file) already holds this: tags as a set, the body normalised."""
@@ -544,12 +544,12 @@ def write_memory(
                 **({"source_session": session_id} if session_id is not None else {}),
                 **({"model": model} if model is not None else {}),
             }
-            new_data = _edited(data, fields, _body(body) if body is not None else None)
+            new_data = _edited(data, fields, written_body(body) if body is not None else None)
             expected = {k: v for k, v in fields.items() if k != "tags"} | {"id": record["id"]}
             if tags is not None:
                 expected["tags"] = json.dumps(tags, ensure_ascii=False)
             if body is not None:
-                expected["body"] = _body(body)
+                expected["body"] = written_body(body)
             s.check(path, new_data, expected, problems)
             memory_id, valid_from, created = record["id"], record["valid_from"], False
         else:
@@ -573,11 +573,11 @@ def write_memory(
                 "tags": tags or [],
             }
             path = s.free_path(folder, name)
-            new_data = new_text(fields, _body(body or ""), MEMORY_ORDER).encode("utf-8")
+            new_data = new_text(fields, written_body(body or ""), MEMORY_ORDER).encode("utf-8")
             expected = {k: v for k, v in fields.items() if k != "tags"} | {
                 "project": scope,
                 "tags": json.dumps(tags or [], ensure_ascii=False),
-                "body": _body(body or ""),
+                "body": written_body(body or ""),
             }
             s.check(path, new_data, expected)
             valid_from, created = now, True
@@ -662,10 +662,10 @@ def append_memory(root, db_path, memory: str, text: str | bytes, project: str | 
     decoded = text_of(text, "text")
     if decoded is None or not decoded.strip():
         raise WriteRefused("empty-text", "nothing to append: the text is empty")
-    addition = _body(decoded).strip("\n")
+    addition = written_body(decoded).strip("\n")
 
     def body_of(body: str) -> str:
-        return _body((body.rstrip("\n") + "\n\n" if body.strip() else "") + addition)
+        return written_body((body.rstrip("\n") + "\n\n" if body.strip() else "") + addition)
 
     return _change(root, db_path, memory, project, "appended", lambda r: {"updated": timestamps.now()}, body_of)
 
@@ -711,7 +711,7 @@ def write_note(
     """A new note under `notes/<scope>/`, its file named after its title."""
     scope = scope_of(project)
     tags = _check_tags(tags)
-    body = _body(text_of(body, "body") or "")
+    body = written_body(text_of(body, "body") or "")
     if not isinstance(title, str) or not title.strip() or "\n" in title.strip():
         raise WriteRefused("bad-title", "a note needs a title on one line")
     title = title.strip()
@@ -757,7 +757,7 @@ def _note_on_disk(s: Session, path: str) -> tuple[dict | None, list[Problem]]:
 def update_note(root, db_path, path: str, body: str | bytes) -> Written:
     """Replace the body of the note at store path `path` (`updated` = now; every other byte kept), or answer
     `unchanged` when it holds that body already."""
-    body = _body(text_of(body, "body") or "")
+    body = written_body(text_of(body, "body") or "")
     with session(root, db_path) as s:
         s.refresh([])
         record, problems = _note_on_disk(s, path) if path.startswith("notes/") else (None, [])

@@ -184,3 +184,41 @@ def test_descriptions_are_cut_at_a_word_with_an_ellipsis():
     assert cut == "x" * 149 + "…"
     cut, _ = cut_description("abc " * 36 + "abcdefgh, tail")  # the word that would be cut in half goes whole
     assert cut == ("abc " * 36).rstrip() + "…"
+
+
+NESTED = """---
+name: Deploy window
+description: >-
+  Deploys go out on Tuesdays and Thursdays only,
+  after the 10:00 stand-up
+metadata:
+  type: project
+  originSessionId: 5f1c
+---
+
+Fridays are frozen since the outage of 2026-02-13.
+"""
+
+
+def test_the_layout_claude_code_writes_now_with_the_type_under_metadata_is_read_as_the_first(store, folder):
+    (folder / "project_deploy_window.md").write_text(NESTED)
+    (folder / "no_type.md").write_text("---\nname: No type\ndescription: Nothing says what it is\n---\nBody.\n")
+    both = "---\nname: Both\ndescription: Two types\ntype: user\nmetadata:\n  type: project\n---\nBody.\n"
+    (folder / "both.md").write_text(both)
+    (folder / "odd_type.md").write_text("---\nname: Odd\ndescription: A list\nmetadata:\n  type: [project]\n---\n")
+    result = run(store, folder, code=1)
+    lines = result.stdout.splitlines()
+    assert "project_deploy_window.md: created deploy-window (decision)" in " ".join(lines)
+    assert "None" not in result.stdout
+    assert "no_type.md: skipped: no type: give `type:` (user, feedback, project, reference)" in result.stdout
+    assert "both.md: skipped: `type: 'user'` and `metadata: type: 'project'` disagree" in lines
+    assert 'odd_type.md: skipped: type ["project"] is not one of user, feedback, project, reference' in lines
+    (memory,) = store.rows("select kind, description, body, tags from memories where name = 'deploy-window'")
+    assert memory == (
+        "decision",
+        "Deploys go out on Tuesdays and Thursdays only, after the 10:00 stand-up",
+        "Fridays are frozen since the outage of 2026-02-13.\n",
+        '["claude-code", "project"]',
+    )
+    again = outcomes(store, folder, code=1)
+    assert again["project_deploy_window.md"]["action"] == "unchanged"

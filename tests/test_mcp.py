@@ -7,6 +7,8 @@ import sys
 from contextlib import asynccontextmanager
 
 import pytest
+from gitstores import git, isolate
+from gitstores import init as git_init
 from stores import seamless_command
 
 pytest.importorskip("mcp")
@@ -100,6 +102,44 @@ async def test_the_tools_are_the_specs_and_refused_writes_are_tool_errors_that_w
         assert "ambiguous-scope" in text
         still = await call(session, "recall", query="chroma")  # the server is still serving
     assert still == [] and sorted(p.read_bytes() for p in store.root.rglob("*.md")) == before
+
+
+async def test_a_session_scoped_to_a_project_writes_only_to_it_and_to_global(store, tmp_path, monkeypatch):
+    isolate(monkeypatch, tmp_path)
+    git_init(store.root)
+    theirs = store.memory("chroma-port", kind="decision", description="Chroma listens on 8000")  # of `seamless`
+    store.memory("tide-table", project="tidepool", description="Tides come from the harbour table")
+    git(store.root, "add", "-A")
+    git(store.root, "commit", "-q", "-m", "two projects")
+    store.index()
+    head, before = git(store.root, "rev-parse", "HEAD"), sorted(p.read_bytes() for p in store.root.rglob("*.md"))
+    env = {"GIT_CONFIG_GLOBAL": str(tmp_path / "gitconfig"), "GIT_CONFIG_NOSYSTEM": "1"}
+    async with connected(store, "--project", "tidepool", env=env) as session:
+        for tool, arguments in [
+            ("memory_write", {"kind": "gotcha", "name": "a-b", "description": "A b", "project": "seamless"}),
+            ("memory_write", {"kind": "gotcha", "name": "a-b", "description": "A b", "project": "brand-new"}),
+            ("note_write", {"title": "Ports", "body": "8000", "project": "seamless"}),
+            # a memory of another project named by its id, whatever the project the call gives
+            ("memory_write", {"kind": "decision", "name": "chroma-port", "description": "On 8001",
+                              "supersedes": theirs["id"]}),
+            ("memory_append", {"memory": theirs["id"], "text": "More."}),
+            ("memory_archive", {"memory": theirs["id"], "project": "global"}),
+            ("memory_delete", {"memory": theirs["id"]}),
+        ]:  # fmt: skip
+            text = await refused(session, tool, **arguments)
+            assert "outside-session: " in text, (tool, text)
+            assert "this session writes only to its project 'tidepool' and to global" in text
+            assert "nothing was written" in text and ("'seamless'" in text or "'brand-new'" in text)
+        # by name, a memory of another project is not this session's to find
+        assert "unknown-memory" in await refused(session, "memory_append", memory="chroma-port", text="More.")
+        assert git(store.root, "rev-parse", "HEAD") == head
+        assert sorted(p.read_bytes() for p in store.root.rglob("*.md")) == before
+        own = await call(session, "memory_write", kind="gotcha", name="neap-tides", description="Neap tides are low")
+        shared = await call(session, "memory_write", kind="gotcha", name="utc-only", description="Log in UTC only",
+                            project="global")  # fmt: skip
+        appended = await call(session, "memory_append", memory="tide-table", text="Checked again.")
+    assert (own["project"], shared["project"], appended["project"]) == ("tidepool", None, "tidepool")
+    assert git(store.root, "rev-list", "--count", f"{head.strip()}..HEAD").strip() == "3"
 
 
 def test_standard_output_carries_only_json_rpc(store):

@@ -111,6 +111,19 @@ def scope_of(project: str | None) -> str | None:
     return rules.scope(project)
 
 
+def within_session(scope: str | None, within: str | None, what: str | None = None) -> None:
+    """Refuse a write to `scope` (None: global) by a session whose project is `within`: such a session writes only
+    to its own project and to global (SPEC 8). `what` names the memory concerned, when the write names one."""
+    if within is None or scope is None or scope == rules.scope(within):
+        return
+    concerned = f"{what} is in project {scope!r}" if what else f"project {scope!r} is another project"
+    raise WriteRefused(
+        "outside-session",
+        f"{concerned}: this session writes only to its project {within!r} and to global (project \"global\"); "
+        "nothing was written",
+    )
+
+
 def _check_name(name: str) -> str:
     if not isinstance(name, str) or not name.strip():
         raise WriteRefused("missing-name", "name is required (kebab-case, like chroma-boot-race)")
@@ -501,10 +514,13 @@ def write_memory(
     session_id: str | None = None,
     model: str | None = None,
     body: str | bytes | None = None,
+    within: str | None = None,
 ) -> Written:
     """A new memory; or the active memory of `project` named `name` updated in place; with `supersedes`,
-    that replacement written first and then the memory it replaces stamped invalid."""
+    that replacement written first and then the memory it replaces stamped invalid. With `within` (a session's
+    project), a write to, or a supersede of, any project but that one and global is refused."""
     scope = scope_of(project)
+    within_session(scope, within)
     name = _check_name(name)
     tags = _check_tags(tags)
     body = text_of(body, "body")
@@ -521,6 +537,7 @@ def write_memory(
             if retried:  # a retry of a supersede that was done: answered before anything is written
                 return retried
             old = resolve(s, supersedes, project)
+            within_session(old["project"], within, _describe(old))
             old_data, _, old_problems = _on_disk(s, old, active=True)
         existing = _same_name(s, scope, name, folder, old["id"] if old else None)
         if len(existing) > 1:
@@ -638,12 +655,15 @@ def _edited(data: bytes, fields: dict, body: str | None) -> bytes:
     return doc.to_bytes()
 
 
-def _change(root, db_path, memory: str, project: str | None, action: str, fields, body_of=None, active=True) -> Written:
-    """Edit one existing memory: `fields(record)` are the frontmatter changes, `body_of(body)` the new body."""
+def _change(
+    root, db_path, memory: str, project: str | None, action: str, fields, body_of=None, within: str | None = None
+) -> Written:
+    """Edit one existing active memory: `fields(record)` are the frontmatter changes, `body_of(body)` the new body."""
     with session(root, db_path) as s:
         s.refresh([])
-        row = resolve(s, memory, project, active=active)
-        data, record, problems = _on_disk(s, row, active=active)
+        row = resolve(s, memory, project)
+        within_session(row["project"], within, _describe(row))
+        data, record, problems = _on_disk(s, row, active=True)
         changes = fields(record)
         body = body_of(record["body"]) if body_of else None
         new_data = _edited(data, changes, body)
@@ -657,7 +677,9 @@ def _change(root, db_path, memory: str, project: str | None, action: str, fields
         )
 
 
-def append_memory(root, db_path, memory: str, text: str | bytes, project: str | None = None) -> Written:
+def append_memory(
+    root, db_path, memory: str, text: str | bytes, project: str | None = None, within: str | None = None
+) -> Written:
     """Add `text` to the end of an active memory's body; `updated` = now, id kept."""
     decoded = text_of(text, "text")
     if decoded is None or not decoded.strip():
@@ -667,19 +689,20 @@ def append_memory(root, db_path, memory: str, text: str | bytes, project: str | 
     def body_of(body: str) -> str:
         return written_body((body.rstrip("\n") + "\n\n" if body.strip() else "") + addition)
 
-    return _change(root, db_path, memory, project, "appended", lambda r: {"updated": timestamps.now()}, body_of)
+    return _change(root, db_path, memory, project, "appended", lambda r: {"updated": timestamps.now()}, body_of, within)
 
 
-def archive_memory(root, db_path, memory: str, project: str | None = None) -> Written:
+def archive_memory(root, db_path, memory: str, project: str | None = None, within: str | None = None) -> Written:
     """Mark an active memory invalid from now, with no successor (`updated` unchanged)."""
-    return _change(root, db_path, memory, project, "archived", lambda r: {"invalid_at": timestamps.now()})
+    return _change(root, db_path, memory, project, "archived", lambda r: {"invalid_at": timestamps.now()}, within=within)
 
 
-def delete_memory(root, db_path, memory: str, project: str | None = None) -> Written:
+def delete_memory(root, db_path, memory: str, project: str | None = None, within: str | None = None) -> Written:
     """Remove a memory's file (for what was never true), refused when another memory's superseded_by names it."""
     with session(root, db_path) as s:
         s.refresh([])
         row = resolve(s, memory, project, active=False)
+        within_session(row["project"], within, _describe(row))
         _on_disk(s, row, active=False)
         pointing = s.rows("select * from memories where superseded_by = ?", (row["id"],))
         if pointing:
@@ -706,10 +729,19 @@ def slug(title: str) -> str:
 
 
 def write_note(
-    root, db_path, *, project: str | None, title: str, tags: list[str] | None = None, body: str | bytes | None = None
+    root,
+    db_path,
+    *,
+    project: str | None,
+    title: str,
+    tags: list[str] | None = None,
+    body: str | bytes | None = None,
+    within: str | None = None,
 ) -> Written:
-    """A new note under `notes/<scope>/`, its file named after its title."""
+    """A new note under `notes/<scope>/`, its file named after its title (with `within`: only in that project or
+    global)."""
     scope = scope_of(project)
+    within_session(scope, within)
     tags = _check_tags(tags)
     body = written_body(text_of(body, "body") or "")
     if not isinstance(title, str) or not title.strip() or "\n" in title.strip():

@@ -20,7 +20,8 @@ INSTRUCTIONS = """A Seamless memory store: durable knowledge for agents, one mar
 Read with briefing (before starting work), recall (search) and history (a memory's supersession chain).
 Write with memory_write (a new memory; the same name updates it in place; `supersedes` replaces a memory
 that stopped being true), memory_append, memory_archive, memory_delete (only for what was never true) and
-note_write (long artifacts). Writes without a project land in this session's project."""
+note_write (long artifacts). Writes without a project land in this session's project; a session with a project
+writes only to it and to global (project "global")."""
 
 
 def build_server(store: Path | str, db_path: str | Path, project: str | None = None) -> MCPServer:
@@ -33,8 +34,8 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
         return given or session_project
 
     def call(function, *args, **kwargs) -> dict:
-        try:
-            return function(store, db_path, *args, **kwargs).as_json()
+        try:  # with a session project, a write may touch only it and global (SPEC 8)
+            return function(store, db_path, *args, within=session_project, **kwargs).as_json()
         except WriteRefused as e:
             raise ToolError(str(e)) from None
 
@@ -56,8 +57,8 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
         """Write a memory: new; or, when an active memory of the project has this name, update it in place;
         with `supersedes` (an id or name), replace that memory, which stays on disk, invalid from now.
         kind: constraint, runbook, protocol, gotcha, decision, refuted, reference or stage. name: kebab-case.
-        description: one line, at most 150 characters, the only text indexes show. project: `global` for
-        global. The result lists `similar` active memories: supersede one rather than restating it; and the
+        description: one line, at most 150 characters, the only text indexes show. project: this session's
+        (the default) or `global`; a session with a project writes to no other. The result lists `similar` active memories: supersede one rather than restating it; and the
         gardener's `hints` (a vague description, a likely duplicate or contradiction), which never refuse a write."""
         return call(
             store_write.write_memory,

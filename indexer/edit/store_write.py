@@ -24,7 +24,7 @@ from pathlib import Path
 from ulid import ULID
 
 from indexer.edit import atomic
-from indexer.edit.commit import Change, Committed, commit_write
+from indexer.edit.commit import Change, Committed, commit_leftover, commit_write
 from indexer.edit.frontmatter_edit import MEMORY_ORDER, NOTE_ORDER, Document, EditError, FieldValue, new_text
 from indexer.index import build, database
 from indexer.query import queries
@@ -119,7 +119,7 @@ def within_session(scope: str | None, within: str | None, what: str | None = Non
     concerned = f"{what} is in project {scope!r}" if what else f"project {scope!r} is another project"
     raise WriteRefused(
         "outside-session",
-        f"{concerned}: this session writes only to its project {within!r} and to global (project \"global\"); "
+        f'{concerned}: this session writes only to its project {within!r} and to global (project "global"); '
         "nothing was written",
     )
 
@@ -318,6 +318,12 @@ def _write_file(root: Path, path: str, data: bytes, create: bool) -> None:
         raise WriteRefused("write-failed", f"cannot write {target}: {e.strerror or e}; the file is unchanged") from None
 
 
+def _leftover(s: Session, paths: list[str], change: Change, known: str = "update") -> Committed:
+    """A retried write answers `unchanged` and writes nothing; but an earlier run of it that wrote these files and
+    was killed before its commit left them uncommitted: that commit is made now (`commit.commit_leftover`)."""
+    return commit_leftover(s.root, paths, change, bool(s.settings["git.commit"]), known)
+
+
 def _index_after(s: Session, paths: list[str], change: Change) -> Committed:
     """Commit the files just written (in a git work tree), then bring the index in step with them."""
     committed = commit_write(s.root, paths, change, bool(s.settings["git.commit"]))
@@ -372,6 +378,19 @@ def resolve(s: Session, ref: str, project: str | None, active: bool = True) -> d
         successor = f", replaced by {row['superseded_by']}" if row["superseded_by"] else ""
         raise WriteRefused("not-active", f"{_describe(row)} is no longer active{successor}: act on the active memory")
     return row
+
+
+def _indexed_paths(s: Session, ref: str) -> list[str]:
+    """The files of the memories `ref` may name (an id, or a name) in the index as it is, before `refresh`."""
+    if not isinstance(ref, str) or not ref.strip() or not os.path.isfile(s.db_path):
+        return []
+    ref = ref.strip()
+    try:
+        with contextlib.closing(sqlite3.connect(s.db_path)) as conn:
+            query = "select path from memories where id = ? or name = ?"
+            return [row[0] for row in conn.execute(query, (ref.upper(), ref))]
+    except sqlite3.DatabaseError:  # not an index: `refresh` says so
+        return []
 
 
 def _unknown(s: Session, name: str, project: str | None) -> str:
@@ -460,7 +479,8 @@ class Content:
 
 
 SUPERSEDED_PAIRS = (
-    "select old.id as old_id, new.id, new.path from memories as old join memories as new on new.id = old.superseded_by"
+    "select old.id as old_id, old.name as old_name, old.path as old_path, new.id, new.path "
+    "from memories as old join memories as new on new.id = old.superseded_by"
 )
 
 
@@ -492,8 +512,18 @@ def _supersede_done(s: Session, ref: str, project: str | None, scope: str | None
             == (pair["id"], "active", scope, name)
             and content.equals(record)
         ):
+            change = Change(
+                "supersede", name, record["id"], scope, supersedes=pair["old_id"], old_name=pair["old_name"]
+            )
             return Written(
-                record["id"], pair["path"], scope, "active", "unchanged", name=name, superseded=pair["old_id"]
+                record["id"],
+                pair["path"],
+                scope,
+                "active",
+                "unchanged",
+                name=name,
+                superseded=pair["old_id"],
+                committed=_leftover(s, [pair["path"], pair["old_path"]], change, known="supersede"),
             )
     return None
 
@@ -530,7 +560,8 @@ def write_memory(
     kind, description = content.kind, content.description
     folder = f"memories/{scope or '_global'}"
     with session(root, db_path) as s:
-        s.refresh(s.candidates(folder, name))
+        # and X's file: a supersede killed after stamping it, before the index followed, left the index behind
+        s.refresh(s.candidates(folder, name) + (_indexed_paths(s, supersedes) if supersedes is not None else []))
         old = old_data = old_problems = None
         if supersedes is not None:
             retried = _supersede_done(s, supersedes, project, scope, name, content)
@@ -548,7 +579,10 @@ def write_memory(
                 + "; supersede or archive all but one first",
             )
         if existing and not old and content.equals(existing[0][2]):  # a retried write: answered before any write
-            return Written(existing[0][2]["id"], existing[0][0], scope, "active", "unchanged", name=name)
+            path, record = existing[0][0], existing[0][2]
+            change = Change("write", name, record["id"], scope, session=record["source_session"], model=record["model"])
+            committed = _leftover(s, [path], change)
+            return Written(record["id"], path, scope, "active", "unchanged", name=name, committed=committed)
         now = timestamps.now()
         if existing:
             path, data, record, problems = existing[0]
@@ -694,7 +728,9 @@ def append_memory(
 
 def archive_memory(root, db_path, memory: str, project: str | None = None, within: str | None = None) -> Written:
     """Mark an active memory invalid from now, with no successor (`updated` unchanged)."""
-    return _change(root, db_path, memory, project, "archived", lambda r: {"invalid_at": timestamps.now()}, within=within)
+    return _change(
+        root, db_path, memory, project, "archived", lambda r: {"invalid_at": timestamps.now()}, within=within
+    )
 
 
 def delete_memory(root, db_path, memory: str, project: str | None = None, within: str | None = None) -> Written:
@@ -756,7 +792,8 @@ def write_note(
                 and (record["title"], record["project"], record["body"]) == (title, scope, body)
                 and set(json.loads(record["tags"])) == set(tags or [])
             ):
-                return Written(record["id"], path, scope, "active", "unchanged", title=title)
+                committed = _leftover(s, [path], Change("note", title, record["id"], scope))
+                return Written(record["id"], path, scope, "active", "unchanged", title=title, committed=committed)
         now, note_id = timestamps.now(), str(ULID())
         fields: dict[str, FieldValue] = {
             "id": note_id,
@@ -771,6 +808,7 @@ def write_note(
         expected = {"id": note_id, "title": title, "project": scope, "created": now, "body": body}
         s.check(path, data, expected | {"tags": json.dumps(tags or [], ensure_ascii=False)}, note=True)
         _write_file(s.root, path, data, create=True)
+        atomic.crash_point("replacement")
         committed = _index_after(s, [path], Change("note", title, note_id, scope))
         return Written(note_id, path, scope, "active", "noted", title=title, committed=committed)
 
@@ -796,7 +834,10 @@ def update_note(root, db_path, path: str, body: str | bytes) -> Written:
         if record is None:
             raise WriteRefused("unknown-note", f"no note at {path} that the indexer can read")
         if record["body"] == body:
-            return Written(record["id"], path, record["project"], "active", "unchanged", title=record["title"])
+            committed = _leftover(s, [path], Change("note", record["title"], record["id"], record["project"]))
+            return Written(
+                record["id"], path, record["project"], "active", "unchanged", title=record["title"], committed=committed
+            )
         try:
             with FolderFds(str(s.root)) as folders:
                 doc = Document.from_bytes(folders.read(path, s.max_bytes + 1))
@@ -807,6 +848,7 @@ def update_note(root, db_path, path: str, body: str | bytes) -> Written:
         data = doc.to_bytes()
         s.check(path, data, {"title": record["title"], "body": body}, problems, note=True)
         _write_file(s.root, path, data, create=False)
+        atomic.crash_point("replacement")
         committed = _index_after(s, [path], Change("update", record["title"], record["id"], record["project"]))
         return Written(
             record["id"], path, record["project"], "active", "updated", title=record["title"], committed=committed

@@ -2,6 +2,7 @@
 nothing but JSON-RPC on standard output."""
 
 import json
+import re
 import subprocess
 import sys
 from contextlib import asynccontextmanager
@@ -22,7 +23,7 @@ TOOLS = {
     "memory_archive": {"memory", "project"},
     "memory_delete": {"memory", "project"},
     "note_write": {"title", "body", "project", "tags"},
-    "briefing": {"project", "as_of", "budget"},
+    "briefing": {"project", "as_of", "budget", "max_chars"},
     "recall": {"query", "project", "limit"},
     "history": {"memory", "project"},
 }
@@ -75,7 +76,8 @@ async def test_an_agent_session_writes_supersedes_appends_and_reads_back(store):
         chain = await call(session, "history", memory="chroma-port")
         assert [r["id"] for r in chain] == [replaced["superseded"], replaced["id"]]
         briefing = await call(session, "briefing", project="seamless")
-        assert {r["name"] for r in briefing} >= {"no-secrets", "boot-race", "chroma-port"}
+        assert f"- [gotcha] boot-race ({new['id']}): Boot race: wait\n" in briefing
+        assert "] no-secrets (" in briefing and f"] chroma-port ({replaced['id']}): " in briefing
         found = await call(session, "recall", query="ports")
         assert note["id"] in {r["id"] for r in found}
         await call(session, "memory_archive", memory="boot-race")
@@ -140,6 +142,26 @@ async def test_a_session_scoped_to_a_project_writes_only_to_it_and_to_global(sto
         appended = await call(session, "memory_append", memory="tide-table", text="Checked again.")
     assert (own["project"], shared["project"], appended["project"]) == ("tidepool", None, "tidepool")
     assert git(store.root, "rev-list", "--count", f"{head.strip()}..HEAD").strip() == "3"
+
+
+async def test_the_briefing_is_the_hooks_markdown_with_ids_within_max_chars(store):
+    for n in range(140):  # 80 constraints: pinned, in the briefing whatever its budget, and far over 9000 characters
+        store.memory(f"rule-{n:03d}", kind="constraint" if n < 80 else "gotcha", description=f"Rule {n}: " + "x " * 50)
+    store.index()
+    async with connected(store, "--project", "seamless") as session:
+        text = await call(session, "briefing", project="seamless")
+        assert len(text) <= 9000 and text.startswith("# Briefing: seamless\n")
+        shown = re.findall(r"^- \[\w+\] (rule-\d+) \((\w{26})\): ", text, re.MULTILINE)
+        assert shown and all(store.rows("select 1 from memories where id = ? and name = ?", (i, n)) for n, i in shown)
+        left = re.search(
+            r"\n(\d+) of (\d+) memories left out to stay within 9000 characters \((\d+) of them pinned\): "
+            r"`briefing\(project='seamless', max_chars=(\d+)\)` shows them all\.\n$",
+            text,
+        )
+        assert left and int(left[1]) == int(left[2]) - len(shown) and int(left[3]) == 80 - len(shown)
+        whole = await call(session, "briefing", project="seamless", max_chars=int(left[4]))
+        assert len(whole) == int(left[4]) and len(re.findall(r"^- \[", whole, re.MULTILINE)) == int(left[2])
+        assert "max_chars is 100" in await refused(session, "briefing", project="seamless", max_chars=100)
 
 
 def test_standard_output_carries_only_json_rpc(store):

@@ -13,7 +13,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from indexer.edit import store_write
 from indexer.edit.store_write import WriteRefused
+from indexer.front.hook import MAX_CHARS, MIN_CHARS
 from indexer.query import queries
+from indexer.query.briefing_text import briefing_markdown, briefing_within
 from indexer.sqlite import sqlite3
 
 INSTRUCTIONS = """A Seamless memory store: durable knowledge for agents, one markdown file per memory.
@@ -94,9 +96,23 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
         return call(store_write.write_note, project=scope(project), title=title, tags=tags, body=body)
 
     @server.tool()
-    def briefing(project: str, as_of: str | None = None, budget: int | None = None) -> list[dict]:
-        """What an agent on `project` should know before starting: pinned memories, then the newest that fit."""
-        return _read(lambda: queries.run(index(), "briefing", project=project, as_of=_time(as_of), budget=budget))
+    def briefing(project: str, as_of: str | None = None, budget: int | None = None, max_chars: int = MAX_CHARS) -> str:
+        """What an agent on `project` should know before starting, as markdown: a line per memory,
+        `- [kind] name (id): description`, the pinned memories first (constraints, live stages), then the newest
+        that fit the briefing's budget (`budget`: characters of descriptions, else the store's). At most `max_chars`
+        characters (the hook's 9000 by default): when memories are left out, the last line says how many and the
+        call that shows them all. `recall` finds the rest; the ids are for memory_write's `supersedes`,
+        memory_append and memory_archive."""
+        if max_chars < MIN_CHARS:
+            raise ToolError(
+                f"max_chars is {max_chars}; at least {MIN_CHARS}, room for the line that counts what is left out"
+            )
+        when = _time(as_of)
+        rows = _read(lambda: queries.run(index(), "briefing", project=project, as_of=when, budget=budget))
+        whole = len(briefing_markdown(rows, project, when, with_ids=True))
+        given = "".join(f", {k}={v!r}" for k, v in (("as_of", when), ("budget", budget)) if v is not None)
+        show_all = f"briefing(project={project!r}{given}, max_chars={whole})"
+        return briefing_within(rows, project, when, max_chars, show_all, with_ids=True)
 
     @server.tool()
     def recall(query: str, project: str | None = None, limit: int = 20) -> list[dict]:

@@ -212,3 +212,12 @@ def test_standard_output_carries_only_json_rpc(store):
     replies = {json.loads(line).get("id"): json.loads(line) for line in lines}
     assert {1, 2, 3} <= set(replies) and not replies[2]["result"].get("isError")
     assert (store.root / "memories/seamless/a-b.md").exists()
+
+
+def test_a_server_with_no_store_says_how_to_give_it_one(tmp_path):
+    done = subprocess.run(
+        seamless_command("mcp", "--project", "tidepool"), capture_output=True, text=True, cwd=tmp_path, timeout=60,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": ":".join(sys.path)}, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stdout == ""
+    assert "no store: give STORE, or set SEAMLESS_STORE (`seamless init DIR --store STORE` puts it" in done.stderr

@@ -78,7 +78,11 @@ def test_no_project_mapped_gives_the_global_briefing_and_says_how_to_map_one(bri
     assert "No project of the Seamless memory store is mapped" in first and "seamless init DIR" in first
     assert "SEAMLESS_PROJECT" in first and "The store's projects: console, seamless." in first
     assert "'elsewhere'" in first or "not in a git work tree" in first
-    assert rest == briefing(briefed, "global", "--as-of", "2026-12-01") and "no-secrets" in rest and "chroma-port" not in rest
+    assert (
+        rest == briefing(briefed, "global", "--as-of", "2026-12-01")
+        and "no-secrets" in rest
+        and "chroma-port" not in rest
+    )
 
 
 @pytest.mark.parametrize(

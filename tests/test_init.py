@@ -173,7 +173,8 @@ def test_a_team_shares_the_wiring_and_each_teammate_runs_one_command(briefed, tm
 
 def test_wiring_with_this_machines_paths_in_shared_files_is_moved_out_of_them(briefed, project):
     """What init wrote before: the venv's program, the store and the index in .mcp.json and .claude/settings.json."""
-    old = ["/home/me/.venv/bin/seamless", "mcp", str(briefed.root), "--db", str(briefed.db_path), "--project", "seamless"]
+    program, store, db = "/home/me/.venv/bin/seamless", str(briefed.root), str(briefed.db_path)
+    old = [program, "mcp", store, "--db", db, "--project", "seamless"]
     (project / ".claude").mkdir()
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"seamless": {"command": old[0], "args": old[1:]}}}))
     hook = shlex.join([old[0], "hook", "session-start", "--store", str(briefed.root), "--db", str(briefed.db_path)])

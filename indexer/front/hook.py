@@ -81,7 +81,8 @@ def session_start(store, db_path, project, max_chars, as_of):
 
 def not_set_up(event: dict) -> str:
     """The text for a machine where this folder's wiring has no store yet: a teammate's fresh clone."""
-    cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else os.getcwd()
+    given = event.get("cwd")
+    cwd = given if isinstance(given, str) else os.getcwd()
     init = shlex.join(["seamless", "init", cwd, "--store", "STORE"])
     return (
         "The Seamless memory store is not set up on this machine (no SEAMLESS_STORE, no index), so there is no "
@@ -158,7 +159,8 @@ def _in_step(conn, store: Path | None, db: Path, event: dict) -> str:
             f"Whether the index is in step with the store at {root} could not be checked ({type(e).__name__}: {e}).\n\n"
         )
     if found.state == "gone":
-        cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else os.getcwd()
+        given = event.get("cwd")
+        cwd = given if isinstance(given, str) else os.getcwd()
         init = shlex.join(["seamless", "init", cwd, "--store", "NEW_PLACE"])
         last = conn.execute("select max(started) from index_runs").fetchone()[0]
         return (

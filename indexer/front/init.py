@@ -299,13 +299,13 @@ def _excluded(folder: Path) -> list[Change]:
     `.git/info/exclude`, never committed) when no rule ignores it yet; none otherwise."""
     from indexer.store import git
 
-    if git.work_tree(folder) is None:
+    top = git.work_tree(folder)
+    if top is None:
         return []
     local = folder / LOCAL_FILE
     relative = os.path.relpath(local, folder)
     if git.run(folder, "check-ignore", "-q", "--no-index", "--", relative, check=False).returncode == 0:
         return []
-    top = git.work_tree(folder)
     path = git.git_path(folder, "info/exclude")
     old = _read(path)
     line = "/" + local.relative_to(top).as_posix()  # anchored at the top of the work tree

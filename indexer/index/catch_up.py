@@ -74,7 +74,8 @@ def catch_up(conn, root: Path, db_path: str | Path) -> CatchUp:
         from indexer.index.status import drift
 
         found = drift(root, conn)
-        paths, unchecked, checked = found.new + found.changed + found.deleted, None, {}
+        checked: dict[str, int] = {}
+        paths, unchecked = found.new + found.changed + found.deleted, None
     else:
         paths, checked, too_many = _changed_folders(conn, root, _ns(walked[0]))
         unchecked = walked[0]

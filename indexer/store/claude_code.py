@@ -104,7 +104,9 @@ def memory_type(meta: dict) -> str:
             "writes it now"
         )
     if len(set(map(repr, found.values()))) > 1:
-        raise Unreadable(f"`type: {_shown(given['type'])}` and `metadata: type: {_shown(nested['type'])}` disagree")
+        raise Unreadable(
+            f"`type: {_shown(given['type'])}` and `metadata: type: {_shown(given['metadata: type'])}` disagree"
+        )
     value = next(iter(found.values()))
     if not isinstance(value, str) or value not in KINDS:
         raise Unreadable(f"type {_shown(value)} is not one of {', '.join(KINDS)}")

@@ -81,13 +81,22 @@ def session_start(store, db_path, project, max_chars, as_of):
 
 def not_set_up(event: dict) -> str:
     """The text for a machine where this folder's wiring has no store yet: a teammate's fresh clone."""
-    given = event.get("cwd")
-    cwd = given if isinstance(given, str) else os.getcwd()
-    init = shlex.join(["seamless", "init", cwd, "--store", "STORE"])
+    init = shlex.join(["seamless", "init", _wired_folder(event), "--store", "STORE"])
     return (
         "The Seamless memory store is not set up on this machine (no SEAMLESS_STORE, no index), so there is no "
         f"briefing. Give this folder this machine's clone of the store: `{init}`."
     )
+
+
+def _wired_folder(event: dict) -> str:
+    """The folder `seamless init` wired, as a command the text suggests names it: the git root of the event's cwd
+    (of this process's when it has none), else that folder."""
+    from indexer.store import git
+
+    given = event.get("cwd")
+    cwd = given if isinstance(given, str) and given else os.getcwd()
+    root = git.work_tree(cwd) if os.path.isdir(cwd) else None
+    return str(root or cwd)
 
 
 def read_event(stream) -> dict:
@@ -159,9 +168,7 @@ def _in_step(conn, store: Path | None, db: Path, event: dict) -> str:
             f"Whether the index is in step with the store at {root} could not be checked ({type(e).__name__}: {e}).\n\n"
         )
     if found.state == "gone":
-        given = event.get("cwd")
-        cwd = given if isinstance(given, str) else os.getcwd()
-        init = shlex.join(["seamless", "init", cwd, "--store", "NEW_PLACE"])
+        init = shlex.join(["seamless", "init", _wired_folder(event), "--store", "NEW_PLACE"])
         last = conn.execute("select max(started) from index_runs").fetchone()[0]
         return (
             f"The Seamless memory store at {root} is gone (moved or deleted): this briefing comes from its index as "

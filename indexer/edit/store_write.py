@@ -120,7 +120,8 @@ def within_session(scope: str | None, within: str | None, what: str | None = Non
     raise WriteRefused(
         "outside-session",
         f'{concerned}: this session writes only to its project {within!r} and to global (project "global"); '
-        "nothing was written",
+        "nothing was written. Another project is written by a session of its own (`seamless mcp --project P`) "
+        "or by `seamless write STORE --project P`",
     )
 
 

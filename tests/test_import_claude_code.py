@@ -3,11 +3,15 @@ and topic files with `name`, `description` and `type` frontmatter, through the w
 cannot read listed with the reason while the others are imported."""
 
 import json
+import os
 import shutil
 
 import pytest
 from click.testing import CliRunner
 from conftest import FIXTURES
+from gitstores import git, isolate
+from gitstores import init as git_init
+from stores import seamless
 
 from indexer.front.cli import cli
 from indexer.store.claude_code import cut_description, kebab
@@ -184,3 +188,66 @@ def test_descriptions_are_cut_at_a_word_with_an_ellipsis():
     assert cut == "x" * 149 + "…"
     cut, _ = cut_description("abc " * 36 + "abcdefgh, tail")  # the word that would be cut in half goes whole
     assert cut == ("abc " * 36).rstrip() + "…"
+
+
+NESTED = """---
+name: Deploy window
+description: >-
+  Deploys go out on Tuesdays and Thursdays only,
+  after the 10:00 stand-up
+metadata:
+  type: project
+  originSessionId: 5f1c
+---
+
+Fridays are frozen since the outage of 2026-02-13.
+"""
+
+
+def test_the_layout_claude_code_writes_now_with_the_type_under_metadata_is_read_as_the_first(store, folder):
+    (folder / "project_deploy_window.md").write_text(NESTED)
+    (folder / "no_type.md").write_text("---\nname: No type\ndescription: Nothing says what it is\n---\nBody.\n")
+    both = "---\nname: Both\ndescription: Two types\ntype: user\nmetadata:\n  type: project\n---\nBody.\n"
+    (folder / "both.md").write_text(both)
+    (folder / "odd_type.md").write_text("---\nname: Odd\ndescription: A list\nmetadata:\n  type: [project]\n---\n")
+    result = run(store, folder, code=1)
+    lines = result.stdout.splitlines()
+    assert "project_deploy_window.md: created deploy-window (decision)" in " ".join(lines)
+    assert "None" not in result.stdout
+    assert "no_type.md: skipped: no type: give `type:` (user, feedback, project, reference)" in result.stdout
+    assert "both.md: skipped: `type: 'user'` and `metadata: type: 'project'` disagree" in lines
+    assert 'odd_type.md: skipped: type ["project"] is not one of user, feedback, project, reference' in lines
+    (memory,) = store.rows("select kind, description, body, tags from memories where name = 'deploy-window'")
+    assert memory == (
+        "decision",
+        "Deploys go out on Tuesdays and Thursdays only, after the 10:00 stand-up",
+        "Fridays are frozen since the outage of 2026-02-13.\n",
+        '["claude-code", "project"]',
+    )
+    again = outcomes(store, folder, code=1)
+    assert again["project_deploy_window.md"]["action"] == "unchanged"
+
+
+def test_an_import_killed_midway_is_committed_by_the_next_run(store, folder, tmp_path, monkeypatch):
+    """A real kill -9 after a file is written and before its commit; the next run answers `unchanged` for that file
+    and commits it, with the message the killed run would have given it."""
+    isolate(monkeypatch, tmp_path)
+    git_init(store.root)
+    command = ["import", "claude-code", folder, "--store", store.root, "--project", "acme", "--db", store.db_path]
+
+    def status() -> list[str]:
+        return git(store.root, "status", "--porcelain", "--untracked-files=all").splitlines()
+
+    # the second memory written (feedback_testing.md), then, run again, the note (after three more memories)
+    for kill_after, left in [("replacement#2", "memories/acme/testing-preferences.md"), ("replacement#4", None)]:
+        killed = seamless(*command, env={**os.environ, "SEAMLESS_WRITE_KILL_AFTER": kill_after})
+        assert killed.returncode == -9, killed.stderr
+        (line,) = status()
+        assert line.startswith("?? ") and (left is None or line == f"?? {left}")
+    assert line.startswith("?? notes/acme/")
+    done = outcomes(store, folder)
+    assert {o["action"] for o in done.values()} == {"unchanged"} and status() == []
+    subjects = git(store.root, "log", "--format=%s").splitlines()
+    assert f"write testing-preferences ({done['feedback_testing.md']['id']})" in subjects
+    assert subjects[0] == f"note Claude Code memory index (MEMORY.md) ({done['MEMORY.md']['id']})"
+    assert len(subjects) == 6  # five memories and the note, each once

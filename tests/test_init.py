@@ -5,13 +5,17 @@ import json
 import os
 import shlex
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from gitstores import git, isolate
 
 from indexer.front.cli import cli
 
 OLD_MTIME = 1_700_000_000_000_000_000
+NO_SEAMLESS = {"SEAMLESS_STORE": None, "SEAMLESS_DB": None, "SEAMLESS_PROJECT": None}
 THEIRS_MCP = {"mcpServers": {"github": {"command": "gh-mcp", "args": ["--stdio"]}}, "unknown": [1, 2.5, None]}
 THEIRS_SETTINGS = {
     "permissions": {"allow": ["Bash(make test)"]},
@@ -23,7 +27,7 @@ THEIRS_SETTINGS = {
 
 
 def init(folder, *options, ok=True):
-    result = CliRunner().invoke(cli, ["init", str(folder), *map(str, options)])
+    result = CliRunner().invoke(cli, ["init", str(folder), *map(str, options)], env=NO_SEAMLESS)
     assert result.exit_code == (0 if ok else 1), result.output
     assert "Traceback" not in result.output
     return result.output
@@ -48,34 +52,143 @@ def project(tmp_path):
     return folder
 
 
-def test_claude_code_gets_the_mcp_server_and_a_session_start_hook_that_runs_from_anywhere(briefed, project, tmp_path):
-    output = wire(briefed, project)
-    assert "created .mcp.json" in output and "created .claude/settings.json" in output
-    assert f"to undo: seamless init {project} --harness claude-code --undo" in output
-    server = json.loads((project / ".mcp.json").read_text())["mcpServers"]["seamless"]
-    assert server["type"] == "stdio" and os.path.isabs(server["command"])
-    assert server["args"] == ["mcp", str(briefed.root), "--db", str(briefed.db_path), "--project", "seamless"]
-    settings = json.loads((project / ".claude/settings.json").read_text())
-    (group,) = settings["hooks"]["SessionStart"]
-    assert group["matcher"] == "startup|resume|clear|compact"
-    (hook,) = group["hooks"]
-    assert hook["type"] == "command"
-    # the command as Claude Code runs it: through a shell, from another folder, with a bare PATH
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    event = json.dumps(
-        {"session_id": "s", "cwd": str(elsewhere), "source": "startup", "hook_event_name": "SessionStart"}
-    )
+def claude_code_env(folder, **extra) -> dict[str, str]:
+    """The environment Claude Code gives a hook or an MCP server it starts in `folder`: its own (here a bare one,
+    with `seamless` installed on PATH) and the `env` of the folder's settings files."""
+    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", **extra}
+    for name in (".claude/settings.json", ".claude/settings.local.json"):
+        if (folder / name).is_file():
+            env.update(json.loads((folder / name).read_text()).get("env", {}))
+    return env
+
+
+def run_hook(folder, command: str, cwd) -> str:
+    """The hook's text, run as Claude Code runs it: through a shell, from wherever the session starts."""
+    event = json.dumps({"session_id": "s", "cwd": str(cwd), "source": "startup", "hook_event_name": "SessionStart"})
     done = subprocess.run(
-        hook["command"], shell=True, input=event, capture_output=True, text=True, cwd=elsewhere,
-        env={"PATH": "/usr/bin:/bin"}, timeout=60,
+        command, shell=True, input=event, capture_output=True, text=True, cwd=cwd, env=claude_code_env(folder),
+        timeout=60,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    text = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    return json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_claude_code_gets_the_mcp_server_and_a_session_start_hook_with_no_path_of_this_machine(briefed, project):
+    output = wire(briefed, project)
+    assert "created .mcp.json" in output and "created .claude/settings.json" in output
+    assert "created .claude/settings.local.json" in output
+    assert f"to undo: seamless init {project} --harness claude-code --undo" in output
+    # the files a team commits name the program on PATH and the project, nothing of this machine
+    for shared in (".mcp.json", ".claude/settings.json"):
+        text = (project / shared).read_text()
+        assert str(briefed.root) not in text and str(briefed.db_path) not in text and "/" not in text, text
+    server = json.loads((project / ".mcp.json").read_text())["mcpServers"]["seamless"]
+    assert server == {"type": "stdio", "command": "seamless", "args": ["mcp", "--project", "seamless"]}
+    (group,) = json.loads((project / ".claude/settings.json").read_text())["hooks"]["SessionStart"]
+    assert group["matcher"] == "startup|resume|clear|compact"
+    assert group["hooks"] == [{"type": "command", "command": "seamless hook session-start --project seamless"}]
+    # this machine's store and index: in the personal file, as the environment of what Claude Code starts
+    local = json.loads((project / ".claude/settings.local.json").read_text())
+    assert local == {"env": {"SEAMLESS_STORE": str(briefed.root), "SEAMLESS_DB": str(briefed.db_path)}}
+    elsewhere = project / "src"
+    elsewhere.mkdir()
+    text = run_hook(project, group["hooks"][0]["command"], cwd=elsewhere)
     assert text.startswith("# Briefing: seamless\n") and "chroma-port" in text and "no-secrets" in text
-    assert shlex.split(hook["command"])[1:] == [
-        "hook", "session-start", "--store", str(briefed.root), "--db", str(briefed.db_path), "--project", "seamless",
+
+
+async def test_the_mcp_server_of_mcp_json_serves_this_machines_store(briefed, project):
+    """`.mcp.json`'s server started as Claude Code starts it, through the official MCP client."""
+    pytest.importorskip("mcp")
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    wire(briefed, project)
+    server = json.loads((project / ".mcp.json").read_text())["mcpServers"]["seamless"]
+    params = StdioServerParameters(
+        command=server["command"], args=server["args"], env=claude_code_env(project), cwd=project
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        result = await session.call_tool("recall", {"query": "chroma"})
+        assert not result.is_error and "chroma-port" in result.content[0].text
+        result = await session.call_tool("memory_write", {"kind": "gotcha", "name": "a-b", "description": "A b"})
+        assert not result.is_error, result.content[0].text
+    assert (briefed.root / "memories/seamless/a-b.md").is_file()  # the session's project, in this machine's store
+
+
+def test_a_misspelt_project_is_refused_naming_the_closest_and_the_stores_projects(briefed, project):
+    output = wire(briefed, project, project="seamles", ok=False)
+    assert output.strip() == (
+        f"Error: the store at {briefed.root} has no project 'seamles': did you mean 'seamless'? Its projects: "
+        f"console, seamless. Give one of them as --project, or add --new-project to begin 'seamles'; nothing was "
+        f"written in {project}"
+    )
+    assert files(project) == {}
+    assert "created .mcp.json" in wire(briefed, project, "--new-project", project="tidepool")
+    assert "global" in wire(briefed, project, project="global")
+
+
+def test_a_store_never_indexed_is_indexed_so_the_first_session_is_briefed(store, project, tmp_path):
+    store.memory("chroma-port", kind="decision", description="Chroma listens on 8000")
+    assert not store.db_path.exists()
+    output = wire(store, project)
+    assert output.startswith(f"indexed {store.root} into {store.db_path}: 1 memories, 0 notes\n")
+    command = json.loads((project / ".claude/settings.json").read_text())["hooks"]["SessionStart"][0]["hooks"][0]
+    text = run_hook(project, command["command"], cwd=project)
+    assert text.startswith("# Briefing: seamless\n") and "chroma-port" in text
+
+
+def test_a_team_shares_the_wiring_and_each_teammate_runs_one_command(briefed, tmp_path, monkeypatch):
+    """Alice wires her clone and commits; Bob clones it, has his own copy of the store elsewhere, runs init once
+    (the project comes from the wiring) and his sessions are briefed from his store; nothing shows in git."""
+    isolate(monkeypatch, tmp_path)
+    alice = tmp_path / "alice" / "tidepool"
+    alice.mkdir(parents=True)
+    git(alice, "init", "-q", "-b", "main")
+    (alice / "README.md").write_text("# Tidepool\n")
+    wire(briefed, alice)
+    assert git(alice, "status", "--porcelain", "--untracked-files=all").splitlines() == [
+        "?? .claude/settings.json", "?? .mcp.json", "?? README.md",
     ]  # fmt: skip
+    git(alice, "add", "-A")
+    git(alice, "commit", "-q", "-m", "Wire agents to the memory store")
+    bob = tmp_path / "bob" / "tidepool"
+    git(tmp_path, "clone", "-q", alice, bob)
+    bob_store = type(briefed)(tmp_path / "bob" / "memory-store")
+    bob_store.memory("chroma-port", kind="decision", description="Chroma listens on 8000 (Bob's copy)")
+    output = init(bob, "--store", bob_store.root, "--db", bob_store.db_path)  # no --project: the wiring has it
+    assert "unchanged .mcp.json" in output and "unchanged .claude/settings.json" in output
+    assert git(bob, "status", "--porcelain", "--untracked-files=all") == ""
+    command = json.loads((bob / ".claude/settings.json").read_text())["hooks"]["SessionStart"][0]["hooks"][0]
+    assert "(Bob's copy)" in run_hook(bob, command["command"], cwd=bob)
+    # a clone whose machine has no store yet is told the one command
+    carol = tmp_path / "carol"
+    git(tmp_path, "clone", "-q", alice, carol)
+    text = run_hook(carol, command["command"], cwd=carol)
+    assert text == (
+        "The Seamless memory store is not set up on this machine (no SEAMLESS_STORE, no index), so there is no "
+        f"briefing. Give this folder this machine's clone of the store: `seamless init {carol} --store STORE`."
+    )
+
+
+def test_wiring_with_this_machines_paths_in_shared_files_is_moved_out_of_them(briefed, project):
+    """What init wrote before: the venv's program, the store and the index in .mcp.json and .claude/settings.json."""
+    program, store, db = "/home/me/.venv/bin/seamless", str(briefed.root), str(briefed.db_path)
+    old = [program, "mcp", store, "--db", db, "--project", "seamless"]
+    (project / ".claude").mkdir()
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"seamless": {"command": old[0], "args": old[1:]}}}))
+    hook = shlex.join([old[0], "hook", "session-start", "--store", str(briefed.root), "--db", str(briefed.db_path)])
+    group = {"matcher": "startup", "hooks": [{"type": "command", "command": hook}]}
+    (project / ".claude/settings.json").write_text(json.dumps({"hooks": {"SessionStart": [group]}}))
+    output = wire(briefed, project)
+    assert "updated .mcp.json" in output and '(it was {"command": "/home/me/.venv/bin/seamless"' in output
+    for shared in (".mcp.json", ".claude/settings.json"):
+        assert "/" not in (project / shared).read_text()
+    (group,) = json.loads((project / ".claude/settings.json").read_text())["hooks"]["SessionStart"]
+    assert group == {"matcher": "startup", "hooks": [{"type": "command", "command": _HOOK}]}
+
+
+_HOOK = "seamless hook session-start --project seamless"
 
 
 def test_it_merges_keeping_every_other_key_and_hook_and_twice_changes_no_byte(briefed, project):
@@ -120,6 +233,8 @@ def test_another_project_replaces_the_hook_in_place_rather_than_adding_a_second(
         (".claude/settings.json", "[]", "is not a JSON object but a list"),
         (".claude/settings.json", '{"hooks": {"SessionStart": {"matcher": "x"}}}', "hooks.SessionStart is not a list"),
         (".mcp.json", '{"mcpServers": []}', "mcpServers is not a JSON object"),
+        (".claude/settings.local.json", '{"env": ["SEAMLESS_STORE"]}', "env is not a JSON object"),
+        (".claude/settings.local.json", "{'env': 1}", "is not valid JSON"),
         (".mcp.json", "", "is not valid JSON"),
         ("AGENTS.md", "<!-- seamless:begin -->\n", "a begin marker on line 1"),
     ],
@@ -148,8 +263,8 @@ def test_undo_takes_out_only_what_init_put_in(briefed, project):
 
 
 def test_store_and_project_are_required_and_checked(briefed, project):
-    result = CliRunner().invoke(cli, ["init", str(project), "--store", str(briefed.root)])
-    assert result.exit_code == 2 and "--store and --project are required" in result.output
+    result = CliRunner().invoke(cli, ["init", str(project), "--store", str(briefed.root)], env={"SEAMLESS_STORE": None})
+    assert result.exit_code == 2 and "--project unless DIR's .mcp.json names one" in result.output
     result = CliRunner().invoke(cli, ["init", str(project), "--store", str(briefed.root), "--project", "a/b"])
     assert result.exit_code == 2 and "not a safe folder name" in result.output
     assert files(project) == {}

@@ -2,11 +2,14 @@
 nothing but JSON-RPC on standard output."""
 
 import json
+import re
 import subprocess
 import sys
 from contextlib import asynccontextmanager
 
 import pytest
+from gitstores import git, isolate
+from gitstores import init as git_init
 from stores import seamless_command
 
 pytest.importorskip("mcp")
@@ -20,7 +23,7 @@ TOOLS = {
     "memory_archive": {"memory", "project"},
     "memory_delete": {"memory", "project"},
     "note_write": {"title", "body", "project", "tags"},
-    "briefing": {"project", "as_of", "budget"},
+    "briefing": {"project", "as_of", "budget", "max_chars"},
     "recall": {"query", "project", "limit"},
     "history": {"memory", "project"},
 }
@@ -73,7 +76,8 @@ async def test_an_agent_session_writes_supersedes_appends_and_reads_back(store):
         chain = await call(session, "history", memory="chroma-port")
         assert [r["id"] for r in chain] == [replaced["superseded"], replaced["id"]]
         briefing = await call(session, "briefing", project="seamless")
-        assert {r["name"] for r in briefing} >= {"no-secrets", "boot-race", "chroma-port"}
+        assert f"- [gotcha] boot-race ({new['id']}): Boot race: wait\n" in briefing
+        assert "] no-secrets (" in briefing and f"] chroma-port ({replaced['id']}): " in briefing
         found = await call(session, "recall", query="ports")
         assert note["id"] in {r["id"] for r in found}
         await call(session, "memory_archive", memory="boot-race")
@@ -100,6 +104,64 @@ async def test_the_tools_are_the_specs_and_refused_writes_are_tool_errors_that_w
         assert "ambiguous-scope" in text
         still = await call(session, "recall", query="chroma")  # the server is still serving
     assert still == [] and sorted(p.read_bytes() for p in store.root.rglob("*.md")) == before
+
+
+async def test_a_session_scoped_to_a_project_writes_only_to_it_and_to_global(store, tmp_path, monkeypatch):
+    isolate(monkeypatch, tmp_path)
+    git_init(store.root)
+    theirs = store.memory("chroma-port", kind="decision", description="Chroma listens on 8000")  # of `seamless`
+    store.memory("tide-table", project="tidepool", description="Tides come from the harbour table")
+    git(store.root, "add", "-A")
+    git(store.root, "commit", "-q", "-m", "two projects")
+    store.index()
+    head, before = git(store.root, "rev-parse", "HEAD"), sorted(p.read_bytes() for p in store.root.rglob("*.md"))
+    env = {"GIT_CONFIG_GLOBAL": str(tmp_path / "gitconfig"), "GIT_CONFIG_NOSYSTEM": "1"}
+    async with connected(store, "--project", "tidepool", env=env) as session:
+        for tool, arguments in [
+            ("memory_write", {"kind": "gotcha", "name": "a-b", "description": "A b", "project": "seamless"}),
+            ("memory_write", {"kind": "gotcha", "name": "a-b", "description": "A b", "project": "brand-new"}),
+            ("note_write", {"title": "Ports", "body": "8000", "project": "seamless"}),
+            # a memory of another project named by its id, whatever the project the call gives
+            ("memory_write", {"kind": "decision", "name": "chroma-port", "description": "On 8001",
+                              "supersedes": theirs["id"]}),
+            ("memory_append", {"memory": theirs["id"], "text": "More."}),
+            ("memory_archive", {"memory": theirs["id"], "project": "global"}),
+            ("memory_delete", {"memory": theirs["id"]}),
+        ]:  # fmt: skip
+            text = await refused(session, tool, **arguments)
+            assert "outside-session: " in text, (tool, text)
+            assert "this session writes only to its project 'tidepool' and to global" in text
+            assert "nothing was written" in text and ("'seamless'" in text or "'brand-new'" in text)
+        # by name, a memory of another project is not this session's to find
+        assert "unknown-memory" in await refused(session, "memory_append", memory="chroma-port", text="More.")
+        assert git(store.root, "rev-parse", "HEAD") == head
+        assert sorted(p.read_bytes() for p in store.root.rglob("*.md")) == before
+        own = await call(session, "memory_write", kind="gotcha", name="neap-tides", description="Neap tides are low")
+        shared = await call(session, "memory_write", kind="gotcha", name="utc-only", description="Log in UTC only",
+                            project="global")  # fmt: skip
+        appended = await call(session, "memory_append", memory="tide-table", text="Checked again.")
+    assert (own["project"], shared["project"], appended["project"]) == ("tidepool", None, "tidepool")
+    assert git(store.root, "rev-list", "--count", f"{head.strip()}..HEAD").strip() == "3"
+
+
+async def test_the_briefing_is_the_hooks_markdown_with_ids_within_max_chars(store):
+    for n in range(140):  # 80 constraints: pinned, in the briefing whatever its budget, and far over 9000 characters
+        store.memory(f"rule-{n:03d}", kind="constraint" if n < 80 else "gotcha", description=f"Rule {n}: " + "x " * 50)
+    store.index()
+    async with connected(store, "--project", "seamless") as session:
+        text = await call(session, "briefing", project="seamless")
+        assert len(text) <= 9000 and text.startswith("# Briefing: seamless\n")
+        shown = re.findall(r"^- \[\w+\] (rule-\d+) \((\w{26})\): ", text, re.MULTILINE)
+        assert shown and all(store.rows("select 1 from memories where id = ? and name = ?", (i, n)) for n, i in shown)
+        left = re.search(
+            r"\n(\d+) of (\d+) memories left out to stay within 9000 characters \((\d+) of them pinned\): "
+            r"`briefing\(project='seamless', max_chars=(\d+)\)` shows them all\.\n$",
+            text,
+        )
+        assert left and int(left[1]) == int(left[2]) - len(shown) and int(left[3]) == 80 - len(shown)
+        whole = await call(session, "briefing", project="seamless", max_chars=int(left[4]))
+        assert len(whole) == int(left[4]) and len(re.findall(r"^- \[", whole, re.MULTILINE)) == int(left[2])
+        assert "max_chars is 100" in await refused(session, "briefing", project="seamless", max_chars=100)
 
 
 def test_standard_output_carries_only_json_rpc(store):
@@ -150,3 +212,12 @@ def test_standard_output_carries_only_json_rpc(store):
     replies = {json.loads(line).get("id"): json.loads(line) for line in lines}
     assert {1, 2, 3} <= set(replies) and not replies[2]["result"].get("isError")
     assert (store.root / "memories/seamless/a-b.md").exists()
+
+
+def test_a_server_with_no_store_says_how_to_give_it_one(tmp_path):
+    done = subprocess.run(
+        seamless_command("mcp", "--project", "tidepool"), capture_output=True, text=True, cwd=tmp_path, timeout=60,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": ":".join(sys.path)}, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stdout == ""
+    assert "no store: give STORE, or set SEAMLESS_STORE (`seamless init DIR --store STORE` puts it" in done.stderr

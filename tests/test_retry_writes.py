@@ -1,10 +1,15 @@
 """A retried write is not applied twice (SPEC 11): through the official MCP client, each tool called twice, and
-through the command line. The second call answers `unchanged` with the memory's id and touches no file."""
+through the command line. The second call answers `unchanged` with the memory's id and touches no file; it
+commits what a first call killed before its commit left uncommitted."""
 
 import json
+import os
 
 import pytest
 from click.testing import CliRunner
+from gitstores import git, isolate
+from gitstores import init as git_init
+from stores import seamless
 from test_mcp import call, connected
 
 from indexer.front.cli import cli
@@ -124,3 +129,37 @@ def test_a_supersede_of_a_name_that_now_means_another_memory_is_not_a_retry(stor
     second = cli_write(store, *args, "--supersedes", "chroma-port")
     assert (second["action"], second["id"], second["superseded"]) == ("superseded", first["id"], newer["id"])
     assert store.rows("select status from memories where id = ?", (newer["id"],)) == [("superseded",)]
+
+
+def test_a_retry_commits_what_a_run_killed_before_its_commit_wrote(store, tmp_path, monkeypatch):
+    """kill -9 after the files are written and before the commit; the same command again answers `unchanged`
+    and makes the commit the killed run did not, with its message; when all is committed, it makes none."""
+    isolate(monkeypatch, tmp_path)
+    git_init(store.root)
+    old = store.memory("chroma-port", kind="decision", description="Chroma listens on 8000")
+    git(store.root, "add", "-A")
+    git(store.root, "commit", "-q", "-m", "first")
+    store.index()
+    write = ["write", store.root, "--project", "seamless", "--kind", "gotcha", "--name", "boot-race"]
+    write += ["--description", "Boot race: wait for the port", "--db", store.db_path, "--json"]
+    supersede = ["write", store.root, "--project", "seamless", "--kind", "decision", "--name", "chroma-port-8001"]
+    supersede += ["--description", "Chroma listens on 8001", "--supersedes", old["id"], "--db", store.db_path, "--json"]
+    note = ["note", store.root, "--project", "seamless", "--title", "Port survey", "--body", "8000 was taken."]
+    note += ["--db", store.db_path, "--json"]
+    for command, step, subject in [
+        (write, "replacement", "write boot-race ({id})"),
+        (supersede, "stamped", "supersede chroma-port -> chroma-port-8001 ({id})"),
+        (note, "replacement", "note Port survey ({id})"),
+    ]:
+        killed = seamless(*command, env={**os.environ, "SEAMLESS_WRITE_KILL_AFTER": step})
+        assert killed.returncode == -9, killed.stderr
+        assert git(store.root, "status", "--porcelain", "--untracked-files=all")  # written, not committed
+        retried = seamless(*command)
+        assert retried.returncode == 0, retried.stderr
+        answer = json.loads(retried.stdout)
+        assert answer["action"] == "unchanged" and answer["commit"] == git(store.root, "rev-parse", "HEAD").strip()
+        assert git(store.root, "status", "--porcelain", "--untracked-files=all") == ""
+        assert git(store.root, "log", "-1", "--format=%s") == subject.format(id=answer["id"]) + "\n"
+        again = json.loads(seamless(*command).stdout)  # all committed: no commit of its own
+        assert again["action"] == "unchanged" and "commit" not in again
+    assert git(store.root, "rev-list", "--count", "HEAD").strip() == "4"

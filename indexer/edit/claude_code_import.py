@@ -2,7 +2,8 @@
 
 Each topic file becomes a memory (`indexer.store.claude_code` says which), written with `source_session:
 import/claude-code` by `store_write.write_memory`; MEMORY.md becomes a note. Running it again writes
-nothing for what did not change (the write path answers `unchanged`) and updates in place what did. A
+nothing for what did not change (the write path answers `unchanged`, and commits a file that an earlier run
+killed midway wrote but did not commit) and updates in place what did. A
 file that cannot be read is skipped with the reason; the others are imported. Never overwritten: a memory
 of the same name that this import did not write, and a memory of its own that the store has since archived
 or superseded (it is not brought back while the file says the same).
@@ -176,9 +177,10 @@ def _memory(store, db_path, project: str, topic, plan: tuple[str, dict | None], 
 def _note(store, db_path, project: str, text: str, plan: tuple[str, dict | None], dry_run: bool) -> Outcome:
     step, row = plan[0], plan[1] or {}
     outcome = Outcome(claude_code.INDEX_FILE, "", id=row.get("id"), path=row.get("path"))
-    if dry_run or step == "unchanged":
+    if dry_run:
         outcome.action = {"create": "noted", "update": "updated"}.get(step, step)
         return outcome
+    # unchanged too: the write path answers it, and commits the note if a killed run left it uncommitted
     try:
         if row:
             written = store_write.update_note(store, db_path, row["path"], text)

@@ -15,7 +15,7 @@ and `seamless status` lists the store files left uncommitted.
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from indexer.store import git
@@ -71,6 +71,25 @@ def commit_write(root: Path, paths: list[str], change: Change, enabled: bool = T
     return commit_paths(root, paths, change.message(), enabled)
 
 
+def commit_leftover(
+    root: Path, paths: list[str], change: Change, enabled: bool = True, known: str = "update"
+) -> Committed:
+    """For a retried write that had nothing to write: commit those of the files at `paths` that an earlier run
+    wrote but was stopped before committing (git shows them uncommitted), with `change`'s message, its action
+    `known` when git knew them all before. Nothing when they are all committed."""
+    if not enabled:
+        return Committed()
+    try:
+        left = uncommitted(root, paths)
+    except (git.GitError, OSError) as e:
+        return Committed(warning=f"warning: cannot tell whether {', '.join(paths)} are committed ({e})")
+    if not left:
+        return Committed()
+    if all(left.values()):
+        change = replace(change, action=known)
+    return commit_write(root, sorted(left), change)
+
+
 def commit_paths(root: Path, paths: list[str], message: str, enabled: bool = True) -> Committed:
     """Commit the store files at `paths` alone with `message` (its first line the subject), as `commit_write`
     does; a failure is a warning in the answer (the write stands)."""
@@ -101,6 +120,23 @@ def commit_files(root: Path, paths: list[str], message: str) -> str | None:
     if signs or any(hook.is_file() and os.access(hook, os.X_OK) for hook in repo.hooks):
         return _porcelain(root, paths, message, env)
     return _plumbing(root, repo, paths, message, env)
+
+
+def uncommitted(root: Path, paths: list[str]) -> dict[str, bool]:
+    """Those of the store files at `paths` whose content is not HEAD's (a write stopped before its commit), each
+    with whether git knew it before (False: new). Empty when the store is in no work tree. One `git status`,
+    on these paths only."""
+    repo = git.repo(root)
+    if repo is None or not paths:
+        return {}
+    # the paths as given (relative to `root`, where git runs); the output names them from the top
+    args = ["--literal-pathspecs", "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--"]
+    found = {}
+    for entry in git.run(root, *args, *paths).stdout.split("\0"):
+        path = repo.store_path(entry[3:]) if len(entry) > 3 else None
+        if path is not None:
+            found[path] = entry[:2] not in ("??", "A ", "AM")
+    return found
 
 
 def _not_ignored(root: Path, paths: list[str]) -> list[str]:

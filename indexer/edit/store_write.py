@@ -24,7 +24,7 @@ from pathlib import Path
 from ulid import ULID
 
 from indexer.edit import atomic
-from indexer.edit.commit import Change, Committed, commit_write
+from indexer.edit.commit import Change, Committed, commit_leftover, commit_write
 from indexer.edit.frontmatter_edit import MEMORY_ORDER, NOTE_ORDER, Document, EditError, FieldValue, new_text
 from indexer.index import build, database
 from indexer.query import queries
@@ -109,6 +109,20 @@ def scope_of(project: str | None) -> str | None:
             f"characters; at most {PROJECT_MAX} characters)",
         )
     return rules.scope(project)
+
+
+def within_session(scope: str | None, within: str | None, what: str | None = None) -> None:
+    """Refuse a write to `scope` (None: global) by a session whose project is `within`: such a session writes only
+    to its own project and to global (SPEC 8). `what` names the memory concerned, when the write names one."""
+    if within is None or scope is None or scope == rules.scope(within):
+        return
+    concerned = f"{what} is in project {scope!r}" if what else f"project {scope!r} is another project"
+    raise WriteRefused(
+        "outside-session",
+        f'{concerned}: this session writes only to its project {within!r} and to global (project "global"); '
+        "nothing was written. Another project is written by a session of its own (`seamless mcp --project P`) "
+        "or by `seamless write STORE --project P`",
+    )
 
 
 def _check_name(name: str) -> str:
@@ -305,6 +319,12 @@ def _write_file(root: Path, path: str, data: bytes, create: bool) -> None:
         raise WriteRefused("write-failed", f"cannot write {target}: {e.strerror or e}; the file is unchanged") from None
 
 
+def _leftover(s: Session, paths: list[str], change: Change, known: str = "update") -> Committed:
+    """A retried write answers `unchanged` and writes nothing; but an earlier run of it that wrote these files and
+    was killed before its commit left them uncommitted: that commit is made now (`commit.commit_leftover`)."""
+    return commit_leftover(s.root, paths, change, bool(s.settings["git.commit"]), known)
+
+
 def _index_after(s: Session, paths: list[str], change: Change) -> Committed:
     """Commit the files just written (in a git work tree), then bring the index in step with them."""
     committed = commit_write(s.root, paths, change, bool(s.settings["git.commit"]))
@@ -359,6 +379,19 @@ def resolve(s: Session, ref: str, project: str | None, active: bool = True) -> d
         successor = f", replaced by {row['superseded_by']}" if row["superseded_by"] else ""
         raise WriteRefused("not-active", f"{_describe(row)} is no longer active{successor}: act on the active memory")
     return row
+
+
+def _indexed_paths(s: Session, ref: str) -> list[str]:
+    """The files of the memories `ref` may name (an id, or a name) in the index as it is, before `refresh`."""
+    if not isinstance(ref, str) or not ref.strip() or not os.path.isfile(s.db_path):
+        return []
+    ref = ref.strip()
+    try:
+        with contextlib.closing(sqlite3.connect(s.db_path)) as conn:
+            query = "select path from memories where id = ? or name = ?"
+            return [row[0] for row in conn.execute(query, (ref.upper(), ref))]
+    except sqlite3.DatabaseError:  # not an index: `refresh` says so
+        return []
 
 
 def _unknown(s: Session, name: str, project: str | None) -> str:
@@ -447,7 +480,8 @@ class Content:
 
 
 SUPERSEDED_PAIRS = (
-    "select old.id as old_id, new.id, new.path from memories as old join memories as new on new.id = old.superseded_by"
+    "select old.id as old_id, old.name as old_name, old.path as old_path, new.id, new.path "
+    "from memories as old join memories as new on new.id = old.superseded_by"
 )
 
 
@@ -479,8 +513,18 @@ def _supersede_done(s: Session, ref: str, project: str | None, scope: str | None
             == (pair["id"], "active", scope, name)
             and content.equals(record)
         ):
+            change = Change(
+                "supersede", name, record["id"], scope, supersedes=pair["old_id"], old_name=pair["old_name"]
+            )
             return Written(
-                record["id"], pair["path"], scope, "active", "unchanged", name=name, superseded=pair["old_id"]
+                record["id"],
+                pair["path"],
+                scope,
+                "active",
+                "unchanged",
+                name=name,
+                superseded=pair["old_id"],
+                committed=_leftover(s, [pair["path"], pair["old_path"]], change, known="supersede"),
             )
     return None
 
@@ -501,10 +545,13 @@ def write_memory(
     session_id: str | None = None,
     model: str | None = None,
     body: str | bytes | None = None,
+    within: str | None = None,
 ) -> Written:
     """A new memory; or the active memory of `project` named `name` updated in place; with `supersedes`,
-    that replacement written first and then the memory it replaces stamped invalid."""
+    that replacement written first and then the memory it replaces stamped invalid. With `within` (a session's
+    project), a write to, or a supersede of, any project but that one and global is refused."""
     scope = scope_of(project)
+    within_session(scope, within)
     name = _check_name(name)
     tags = _check_tags(tags)
     body = text_of(body, "body")
@@ -514,13 +561,15 @@ def write_memory(
     kind, description = content.kind, content.description
     folder = f"memories/{scope or '_global'}"
     with session(root, db_path) as s:
-        s.refresh(s.candidates(folder, name))
+        # and X's file: a supersede killed after stamping it, before the index followed, left the index behind
+        s.refresh(s.candidates(folder, name) + (_indexed_paths(s, supersedes) if supersedes is not None else []))
         old = old_data = old_problems = None
         if supersedes is not None:
             retried = _supersede_done(s, supersedes, project, scope, name, content)
             if retried:  # a retry of a supersede that was done: answered before anything is written
                 return retried
             old = resolve(s, supersedes, project)
+            within_session(old["project"], within, _describe(old))
             old_data, _, old_problems = _on_disk(s, old, active=True)
         existing = _same_name(s, scope, name, folder, old["id"] if old else None)
         if len(existing) > 1:
@@ -531,7 +580,10 @@ def write_memory(
                 + "; supersede or archive all but one first",
             )
         if existing and not old and content.equals(existing[0][2]):  # a retried write: answered before any write
-            return Written(existing[0][2]["id"], existing[0][0], scope, "active", "unchanged", name=name)
+            path, record = existing[0][0], existing[0][2]
+            change = Change("write", name, record["id"], scope, session=record["source_session"], model=record["model"])
+            committed = _leftover(s, [path], change)
+            return Written(record["id"], path, scope, "active", "unchanged", name=name, committed=committed)
         now = timestamps.now()
         if existing:
             path, data, record, problems = existing[0]
@@ -638,12 +690,15 @@ def _edited(data: bytes, fields: dict, body: str | None) -> bytes:
     return doc.to_bytes()
 
 
-def _change(root, db_path, memory: str, project: str | None, action: str, fields, body_of=None, active=True) -> Written:
-    """Edit one existing memory: `fields(record)` are the frontmatter changes, `body_of(body)` the new body."""
+def _change(
+    root, db_path, memory: str, project: str | None, action: str, fields, body_of=None, within: str | None = None
+) -> Written:
+    """Edit one existing active memory: `fields(record)` are the frontmatter changes, `body_of(body)` the new body."""
     with session(root, db_path) as s:
         s.refresh([])
-        row = resolve(s, memory, project, active=active)
-        data, record, problems = _on_disk(s, row, active=active)
+        row = resolve(s, memory, project)
+        within_session(row["project"], within, _describe(row))
+        data, record, problems = _on_disk(s, row, active=True)
         changes = fields(record)
         body = body_of(record["body"]) if body_of else None
         new_data = _edited(data, changes, body)
@@ -657,7 +712,9 @@ def _change(root, db_path, memory: str, project: str | None, action: str, fields
         )
 
 
-def append_memory(root, db_path, memory: str, text: str | bytes, project: str | None = None) -> Written:
+def append_memory(
+    root, db_path, memory: str, text: str | bytes, project: str | None = None, within: str | None = None
+) -> Written:
     """Add `text` to the end of an active memory's body; `updated` = now, id kept."""
     decoded = text_of(text, "text")
     if decoded is None or not decoded.strip():
@@ -667,19 +724,22 @@ def append_memory(root, db_path, memory: str, text: str | bytes, project: str | 
     def body_of(body: str) -> str:
         return written_body((body.rstrip("\n") + "\n\n" if body.strip() else "") + addition)
 
-    return _change(root, db_path, memory, project, "appended", lambda r: {"updated": timestamps.now()}, body_of)
+    return _change(root, db_path, memory, project, "appended", lambda r: {"updated": timestamps.now()}, body_of, within)
 
 
-def archive_memory(root, db_path, memory: str, project: str | None = None) -> Written:
+def archive_memory(root, db_path, memory: str, project: str | None = None, within: str | None = None) -> Written:
     """Mark an active memory invalid from now, with no successor (`updated` unchanged)."""
-    return _change(root, db_path, memory, project, "archived", lambda r: {"invalid_at": timestamps.now()})
+    return _change(
+        root, db_path, memory, project, "archived", lambda r: {"invalid_at": timestamps.now()}, within=within
+    )
 
 
-def delete_memory(root, db_path, memory: str, project: str | None = None) -> Written:
+def delete_memory(root, db_path, memory: str, project: str | None = None, within: str | None = None) -> Written:
     """Remove a memory's file (for what was never true), refused when another memory's superseded_by names it."""
     with session(root, db_path) as s:
         s.refresh([])
         row = resolve(s, memory, project, active=False)
+        within_session(row["project"], within, _describe(row))
         _on_disk(s, row, active=False)
         pointing = s.rows("select * from memories where superseded_by = ?", (row["id"],))
         if pointing:
@@ -706,10 +766,19 @@ def slug(title: str) -> str:
 
 
 def write_note(
-    root, db_path, *, project: str | None, title: str, tags: list[str] | None = None, body: str | bytes | None = None
+    root,
+    db_path,
+    *,
+    project: str | None,
+    title: str,
+    tags: list[str] | None = None,
+    body: str | bytes | None = None,
+    within: str | None = None,
 ) -> Written:
-    """A new note under `notes/<scope>/`, its file named after its title."""
+    """A new note under `notes/<scope>/`, its file named after its title (with `within`: only in that project or
+    global)."""
     scope = scope_of(project)
+    within_session(scope, within)
     tags = _check_tags(tags)
     body = written_body(text_of(body, "body") or "")
     if not isinstance(title, str) or not title.strip() or "\n" in title.strip():
@@ -724,7 +793,8 @@ def write_note(
                 and (record["title"], record["project"], record["body"]) == (title, scope, body)
                 and set(json.loads(record["tags"])) == set(tags or [])
             ):
-                return Written(record["id"], path, scope, "active", "unchanged", title=title)
+                committed = _leftover(s, [path], Change("note", title, record["id"], scope))
+                return Written(record["id"], path, scope, "active", "unchanged", title=title, committed=committed)
         now, note_id = timestamps.now(), str(ULID())
         fields: dict[str, FieldValue] = {
             "id": note_id,
@@ -739,6 +809,7 @@ def write_note(
         expected = {"id": note_id, "title": title, "project": scope, "created": now, "body": body}
         s.check(path, data, expected | {"tags": json.dumps(tags or [], ensure_ascii=False)}, note=True)
         _write_file(s.root, path, data, create=True)
+        atomic.crash_point("replacement")
         committed = _index_after(s, [path], Change("note", title, note_id, scope))
         return Written(note_id, path, scope, "active", "noted", title=title, committed=committed)
 
@@ -764,7 +835,10 @@ def update_note(root, db_path, path: str, body: str | bytes) -> Written:
         if record is None:
             raise WriteRefused("unknown-note", f"no note at {path} that the indexer can read")
         if record["body"] == body:
-            return Written(record["id"], path, record["project"], "active", "unchanged", title=record["title"])
+            committed = _leftover(s, [path], Change("note", record["title"], record["id"], record["project"]))
+            return Written(
+                record["id"], path, record["project"], "active", "unchanged", title=record["title"], committed=committed
+            )
         try:
             with FolderFds(str(s.root)) as folders:
                 doc = Document.from_bytes(folders.read(path, s.max_bytes + 1))
@@ -775,6 +849,7 @@ def update_note(root, db_path, path: str, body: str | bytes) -> Written:
         data = doc.to_bytes()
         s.check(path, data, {"title": record["title"], "body": body}, problems, note=True)
         _write_file(s.root, path, data, create=False)
+        atomic.crash_point("replacement")
         committed = _index_after(s, [path], Change("update", record["title"], record["id"], record["project"]))
         return Written(
             record["id"], path, record["project"], "active", "updated", title=record["title"], committed=committed

@@ -524,11 +524,20 @@ def note(store, project, title, tags, body, as_json, db_path):
 
 
 @cli.command()
-@write_store_argument
-@write_db_option
+@click.argument("store", required=False, envvar="SEAMLESS_STORE", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--db", "db_path", envvar="SEAMLESS_DB", show_envvar=True, default=DEFAULT_DB, show_default=True,
+    help="The index to update (created when missing).",
+)  # fmt: skip
 @click.option("--project", help="The session's project: where writes without one land (else SEAMLESS_PROJECT).")
 def mcp(store, db_path, project):
-    """Serve STORE to agents as an MCP server over stdio: the write tools, briefing, recall and history."""
+    """Serve STORE (else SEAMLESS_STORE) to agents as an MCP server over stdio: the write tools, briefing, recall
+    and history."""
+    if store is None:
+        raise click.UsageError(
+            "no store: give STORE, or set SEAMLESS_STORE (`seamless init DIR --store STORE` puts it in "
+            "DIR/.claude/settings.local.json, which Claude Code gives the servers it starts)"
+        )
     try:
         from indexer.front.mcp_server import serve as run
     except ImportError as e:
@@ -536,7 +545,10 @@ def mcp(store, db_path, project):
             f"the MCP server needs the mcp extra: pip install 'seamless-explorer[mcp]' ({e})"
         ) from None
     if not store.is_dir():
-        raise click.ClickException(f"no store at {store}: give the folder that holds memories/ and notes/")
+        raise click.ClickException(
+            f"no store at {store}: give the folder that holds memories/ and notes/ (moved? `seamless init DIR "
+            "--store NEW_PLACE`)"
+        )
     run(store, db_path, project)
 
 

@@ -13,14 +13,17 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from indexer.edit import store_write
 from indexer.edit.store_write import WriteRefused
+from indexer.front.hook import MAX_CHARS, MIN_CHARS
 from indexer.query import queries
+from indexer.query.briefing_text import briefing_markdown, briefing_within
 from indexer.sqlite import sqlite3
 
 INSTRUCTIONS = """A Seamless memory store: durable knowledge for agents, one markdown file per memory.
 Read with briefing (before starting work), recall (search) and history (a memory's supersession chain).
 Write with memory_write (a new memory; the same name updates it in place; `supersedes` replaces a memory
 that stopped being true), memory_append, memory_archive, memory_delete (only for what was never true) and
-note_write (long artifacts). Writes without a project land in this session's project."""
+note_write (long artifacts). Writes without a project land in this session's project; a session with a project
+writes only to it and to global (project "global")."""
 
 
 def build_server(store: Path | str, db_path: str | Path, project: str | None = None) -> MCPServer:
@@ -33,8 +36,8 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
         return given or session_project
 
     def call(function, *args, **kwargs) -> dict:
-        try:
-            return function(store, db_path, *args, **kwargs).as_json()
+        try:  # with a session project, a write may touch only it and global (SPEC 8)
+            return function(store, db_path, *args, within=session_project, **kwargs).as_json()
         except WriteRefused as e:
             raise ToolError(str(e)) from None
 
@@ -56,8 +59,8 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
         """Write a memory: new; or, when an active memory of the project has this name, update it in place;
         with `supersedes` (an id or name), replace that memory, which stays on disk, invalid from now.
         kind: constraint, runbook, protocol, gotcha, decision, refuted, reference or stage. name: kebab-case.
-        description: one line, at most 150 characters, the only text indexes show. project: `global` for
-        global. The result lists `similar` active memories: supersede one rather than restating it; and the
+        description: one line, at most 150 characters, the only text indexes show. project: this session's
+        (the default) or `global`; a session with a project writes to no other. The result lists `similar` active memories: supersede one rather than restating it; and the
         gardener's `hints` (a vague description, a likely duplicate or contradiction), which never refuse a write."""
         return call(
             store_write.write_memory,
@@ -93,9 +96,23 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
         return call(store_write.write_note, project=scope(project), title=title, tags=tags, body=body)
 
     @server.tool()
-    def briefing(project: str, as_of: str | None = None, budget: int | None = None) -> list[dict]:
-        """What an agent on `project` should know before starting: pinned memories, then the newest that fit."""
-        return _read(lambda: queries.run(index(), "briefing", project=project, as_of=_time(as_of), budget=budget))
+    def briefing(project: str, as_of: str | None = None, budget: int | None = None, max_chars: int = MAX_CHARS) -> str:
+        """What an agent on `project` should know before starting, as markdown: a line per memory,
+        `- [kind] name (id): description`, the pinned memories first (constraints, live stages), then the newest
+        that fit the briefing's budget (`budget`: characters of descriptions, else the store's). At most `max_chars`
+        characters (the hook's 9000 by default): when memories are left out, the last line says how many and the
+        call that shows them all. `recall` finds the rest; the ids are for memory_write's `supersedes`,
+        memory_append and memory_archive."""
+        if max_chars < MIN_CHARS:
+            raise ToolError(
+                f"max_chars is {max_chars}; at least {MIN_CHARS}, room for the line that counts what is left out"
+            )
+        when = _time(as_of)
+        rows = _read(lambda: queries.run(index(), "briefing", project=project, as_of=when, budget=budget))
+        whole = len(briefing_markdown(rows, project, when, with_ids=True))
+        given = "".join(f", {k}={v!r}" for k, v in (("as_of", when), ("budget", budget)) if v is not None)
+        show_all = f"briefing(project={project!r}{given}, max_chars={whole})"
+        return briefing_within(rows, project, when, max_chars, show_all, with_ids=True)
 
     @server.tool()
     def recall(query: str, project: str | None = None, limit: int = 20) -> list[dict]:

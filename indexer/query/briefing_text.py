@@ -6,8 +6,9 @@ def one_line(text) -> str:
     return " ".join(str(text).split())
 
 
-def briefing_line(row) -> str:
-    """`- [kind] name: description`; a stage adds its status and gate (`status unknown` when unparseable)."""
+def briefing_line(row, with_id: bool = False) -> str:
+    """`- [kind] name: description` (`with_id`: `- [kind] name (ID): description`); a stage adds its status and
+    gate (`status unknown` when unparseable)."""
     label = row["kind"]
     if row["kind"] == "stage":
         status = row["stage_status"] or "unknown"
@@ -16,7 +17,8 @@ def briefing_line(row) -> str:
             label += f", gate {row['stage_gate']}"
     # a name or description with a line break (indexed with a warning) must not start a line of its own,
     # which would read as another memory
-    return f"- [{label}] {one_line(row['name'])}: {one_line(row['description'])}"
+    name = one_line(row["name"]) + (f" ({row['id']})" if with_id else "")
+    return f"- [{label}] {name}: {one_line(row['description'])}"
 
 
 def _head(rows, project: str | None, as_of: str | None, dated: bool) -> str:
@@ -32,20 +34,27 @@ def _head(rows, project: str | None, as_of: str | None, dated: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def briefing_markdown(rows, project: str | None, as_of: str | None, dated: bool = True) -> str:
-    """The whole briefing: a heading, a line saying when and how much, then one line per memory.
+def briefing_markdown(rows, project: str | None, as_of: str | None, dated: bool = True, with_ids: bool = False) -> str:
+    """The whole briefing: a heading, a line saying when and how much, then one line per memory (`with_ids`: each
+    with the memory's id).
 
     Not `dated`, it leaves out the time, so that the same memories give the same bytes (`seamless export`)."""
-    return _head(rows, project, as_of, dated) + "".join(briefing_line(r) + "\n" for r in rows)
+    return _head(rows, project, as_of, dated) + "".join(briefing_line(r, with_ids) + "\n" for r in rows)
 
 
 def briefing_within(
-    rows, project: str | None, as_of: str | None, max_chars: int, show_all: str, dated: bool = True
+    rows,
+    project: str | None,
+    as_of: str | None,
+    max_chars: int,
+    show_all: str,
+    dated: bool = True,
+    with_ids: bool = False,
 ) -> str:
     """The briefing in at most `max_chars` characters: its lines from the top (the pinned memories come first),
     and when any memory did not fit, a last line saying how many were left out, how many of them pinned, and
     the command `show_all` that shows them all. Never a silent cut."""
-    text = briefing_markdown(rows, project, as_of, dated)
+    text = briefing_markdown(rows, project, as_of, dated, with_ids)
     if len(text) <= max_chars:
         return text
 
@@ -60,7 +69,7 @@ def briefing_within(
         )
 
     head = _head(rows, project, as_of, dated)
-    lines = [briefing_line(r) + "\n" for r in rows]
+    lines = [briefing_line(r, with_ids) + "\n" for r in rows]
     kept, size = 0, len(head)
     while kept < len(rows) and size + len(lines[kept]) + len(left_out(kept + 1)) <= max_chars:
         size += len(lines[kept])

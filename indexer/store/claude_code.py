@@ -2,10 +2,12 @@
 
 Claude Code keeps one folder per project (`~/.claude/projects/<project>/memory/`): `MEMORY.md`, an index of
 lines `- [Title](file.md) — hook`, and a topic file per memory, its frontmatter `name`, `description` and
-`type` (user, feedback, project or reference), its body the memory. A topic file becomes a memory of the
+`type` (user, feedback, project or reference; at the top, or nested as `metadata:` / `type:` as Claude Code
+writes it now), its body the memory. A topic file becomes a memory of the
 kind its type maps to, its name in kebab-case and its description cut to what an index shows.
 """
 
+import json
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -70,10 +72,8 @@ def read_topic(file: str, data: bytes, max_bytes: int) -> Topic:
     if parsed.meta is None:
         raise Unreadable("no frontmatter: a topic file opens with name, description and type between --- lines")
     meta = parsed.meta
-    given_type = meta.get("type")
-    kind = KINDS.get(given_type) if isinstance(given_type, str) else None
-    if kind is None:
-        raise Unreadable(f"type {given_type!r} is not one of {', '.join(KINDS)}")
+    given_type = memory_type(meta)
+    kind = KINDS[given_type]
     description = meta.get("description")
     if not isinstance(description, str) or not description.strip():
         raise Unreadable("no description: the one line an index shows")
@@ -81,12 +81,44 @@ def read_topic(file: str, data: bytes, max_bytes: int) -> Topic:
     name = kebab(given) if isinstance(given, str) else ""
     name = name or kebab(file.removesuffix(".md"))
     if not name:
-        raise Unreadable(f"no name to make kebab-case from ({given!r}, nor the file name)")
+        raise Unreadable("no name to make kebab-case from: neither `name:` nor the file name has a letter or digit")
     short, cut = cut_description(description)
     body = parsed.body
     if cut:  # the whole text stays, at the top of the body
         body = " ".join(description.split()) + "\n\n" + body.lstrip("\n")
-    return Topic(file, str(given_type), kind, name, short, body)
+    return Topic(file, given_type, kind, name, short, body)
+
+
+def memory_type(meta: dict) -> str:
+    """The topic's type, one of KINDS: `type:` at the top of the frontmatter (the first layout), or under
+    `metadata:` (the layout Claude Code writes now); Unreadable when neither gives one, or the two disagree."""
+    nested = meta.get("metadata")
+    given = {
+        "type": meta.get("type"),
+        "metadata: type": nested.get("type") if isinstance(nested, dict) else None,
+    }
+    found = {where: value for where, value in given.items() if value is not None}
+    if not found:
+        raise Unreadable(
+            f"no type: give `type:` ({', '.join(KINDS)}) in the frontmatter, or under `metadata:` as Claude Code "
+            "writes it now"
+        )
+    if len(set(map(repr, found.values()))) > 1:
+        raise Unreadable(
+            f"`type: {_shown(given['type'])}` and `metadata: type: {_shown(given['metadata: type'])}` disagree"
+        )
+    value = next(iter(found.values()))
+    if not isinstance(value, str) or value not in KINDS:
+        raise Unreadable(f"type {_shown(value)} is not one of {', '.join(KINDS)}")
+    return value
+
+
+def _shown(value) -> str:
+    """A frontmatter value as a message shows it: a text quoted, anything else as YAML writes it (never Python's
+    `None` or `True`)."""
+    if isinstance(value, str):
+        return repr(value)
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def index_links(text: str) -> list[tuple[str, str, str]]:

@@ -167,6 +167,7 @@ def _plain(text: str, reader, trap) -> object:
                 value = None
             else:
                 value = trap(text)
-                value.read_as = _constructor.yaml_constructors[tag](_constructor, ScalarNode(tag, text))
+                # construct_object, as YAML does: a tag with no constructor (`=`, the value tag) is YAML's own error
+                value.read_as = _constructor.construct_object(ScalarNode(tag, text))
     scalars[text] = value
     return value

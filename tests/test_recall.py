@@ -7,7 +7,7 @@ from indexer.sql import canned
 
 
 def recall(store, q, project=None) -> list[dict]:
-    return queries.run(store.db_path, "recall", q=q, project=project)
+    return queries.recall(store.db_path, q, project=project)
 
 
 def names(rows) -> list[str]:
@@ -46,13 +46,22 @@ def test_memories_and_notes_come_back_together_ranked(store):
     )
 
 
-def test_words_are_stemmed_and_all_must_match(store):
+def test_words_are_stemmed_and_any_may_match_the_most_first(store):
     store.memory("boot-race", description="Chroma races at boot")
     store.memory("other", description="Chroma is embedded")
     store.index()
     assert names(recall(store, "race")) == ["boot-race"]
-    assert names(recall(store, "chroma boot")) == ["boot-race"]
+    assert names(recall(store, "chroma boot")) == ["boot-race", "other"]
     assert names(recall(store, "embed*")) == ["other"]
+
+
+def test_all_requires_every_word_as_before(store):
+    store.memory("boot-race", description="Chroma races at boot")
+    store.memory("other", description="Chroma is embedded")
+    store.index()
+    assert names(queries.run(store.db_path, "recall", q="chroma boot", all="1")) == ["boot-race"]  # the canned query's
+    assert names(queries.recall(store.db_path, "the chroma", every=True)) == []  # stop words too: every word
+    assert names(queries.recall(store.db_path, "chroma-boot", every=True)) == []  # an identifier whole
 
 
 @pytest.fixture(scope="module")
@@ -195,7 +204,7 @@ def test_limit_is_how_many_results_at_most_100_and_20_when_missing_or_unreadable
     with sqlite3.connect(":memory:") as conn:
         (got,) = conn.execute(
             f"WITH recall_params AS ({canned.RECALL_PARAMS}) SELECT max_rows FROM recall_params",
-            {"q": "x", "project": "", "limit": limit},
+            {"q": "x", "project": "", "limit": limit, "as_of": "", "all": ""},
         ).fetchone()
     assert got == max_rows
 
@@ -207,19 +216,17 @@ def test_recall_reads_the_matches_once_and_joins_rows_to_them(example_db, sql, p
     # made recall with a project take 560 ms instead of 100 at 100k on SQLite 3.51), and each ranked arm
     # is computed once (3.51 inlined one used twice). memories_fts is matched by the best-matches arm and
     # the arm over the scope; notes_fts by its two arms; the rest are snippets, matched by rowid.
-    from indexer.sqlite import sqlite3
-
-    with sqlite3.connect(example_db) as conn:
-        plan = [
-            row[3]
-            for row in conn.execute(
-                "explain query plan " + sql, {"q": "chroma", "project": project, "limit": 5, "superseded_limit": 5}
-            )
-        ]
+    conn, _ = queries.connect(example_db)
+    try:
+        params = {"q": "chroma", "project": project, "limit": 5, "superseded_limit": 5, "as_of": "", "all": ""}
+        plan = [row[3] for row in conn.execute("explain query plan " + sql, params)]
+    finally:
+        conn.close()
     assert not [step for step in plan if "_project" in step], plan  # no index on project drives a join
     full_text = [step for step in plan if "VIRTUAL TABLE INDEX 0:M" in step]  # a MATCH, not by rowid
-    # the superseded query ranks recall's results (to tell only old truths that rank among them), then its own
-    assert full_text and len(full_text) <= (4 if sql == queries.QUERIES["recall"] else 5), plan
+    # two more: the rows that hold each term (`matched`), memories and notes; the superseded query ranks recall's
+    # results (to tell only old truths that rank among them), then its own
+    assert full_text and len(full_text) <= (6 if sql == queries.QUERIES["recall"] else 7), plan
 
 
 def test_only_old_truths_that_rank_among_the_results_are_told(store):

@@ -10,3 +10,13 @@ VALID_AT(m, t) = (coalesce(m.valid_from, '') <= t AND (m.invalid_at IS NULL OR m
 -- note's title above its tags and body (the columns in the order fts.py gives them).
 MEMORY_RANK = bm25(memories_fts, 8.0, 10.0, 3.0, 1.0)
 NOTE_RANK = bm25(notes_fts, 10.0, 3.0, 1.0)
+
+-- Recall's rank of a memory or note, `held` its row of recall.sql's table of the terms it holds (NULL: none):
+-- bm25 as above, less 4 for each common term it holds (those are not in the expression: recall_query.sql). 4 was
+-- chosen on LoCoMo's dev conversations (docs/queries.md).
+RECALL_MEMORY_RANK(held) = (MEMORY_RANK - 4.0 * coalesce(held.common_held, 0))
+RECALL_NOTE_RANK(held) = (NOTE_RANK - 4.0 * coalesce(held.common_held, 0))
+
+-- The terms of the recall query the row at FTS5 rowid r holds, by recall.sql's table of hits `hits`, as a JSON
+-- array of the terms as typed, in the query's order: all of them when every term was required.
+RECALL_MATCHED(hits, r) = (SELECT json_group_array(text) FROM (SELECT t.text FROM recall_term AS t WHERE (SELECT every_term FROM recall_query) OR EXISTS (SELECT 1 FROM hits AS h WHERE h.n = t.n AND h.fts_rowid = r) ORDER BY t.n))

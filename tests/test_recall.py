@@ -277,3 +277,45 @@ def test_equal_ranks_come_back_by_id_whatever_order_the_index_was_written_in(sto
             assert [r["id"] for r in one if r["type"] == "memory"] == memories[
                 : len([r for r in one if r["type"] == "memory"])
             ]
+
+
+def test_as_of_searches_the_memories_valid_then_and_the_notes_always(store):
+    old = store.memory("port-8001", description="Chroma on port 8001", created="2026-03-02T00:00:00Z")
+    new = store.memory("port-8765", description="Chroma on port 8765", created="2026-04-20T00:00:00Z")
+    store.memory(
+        "port-8001",
+        id=old["id"],
+        description="Chroma on port 8001",
+        created="2026-03-02T00:00:00Z",
+        invalid_at="2026-04-20T00:00:00Z",
+        superseded_by=new["id"],
+    )
+    store.memory("later", description="Chroma port written in May", created="2026-05-05T00:00:00Z")
+    store.note("seamless/ports.md", "# Chroma ports\n\nEvery port chroma had.\n")
+    store.index()
+
+    def at(t):
+        return sorted(names(queries.recall(store.db_path, "which port does chroma use", as_of=t)))
+
+    assert at("2026-03-15") == ["Chroma ports", "port-8001"]  # port-8765 and later: not yet written
+    assert at("2026-04-25") == ["Chroma ports", "port-8765"]
+    assert at(None) == ["Chroma ports", "later", "port-8765"]
+    assert at("2026-01-01") == ["Chroma ports"]  # a note has no lifecycle
+
+
+def test_each_result_says_which_terms_it_holds(store):
+    store.memory("both", description="Chroma boot race")
+    store.memory("one", description="Chroma is embedded")
+    store.index()
+    found = {r["name"]: r["matched"] for r in recall(store, "why does chroma race at boot?")}
+    assert found == {"both": ["chroma", "race", "boot"], "one": ["chroma"]}
+    assert {r["name"]: r["matched"] for r in queries.recall(store.db_path, "chroma boot", every=True)} == {
+        "both": ["chroma", "boot"]
+    }
+
+
+def test_a_word_the_store_never_holds_takes_nothing_from_the_others(store):
+    store.memory("boot-race", description="Chroma races at boot")
+    store.index()
+    assert names(recall(store, "chroma zzyzx")) == ["boot-race"]
+    assert recall(store, "zzyzx") == []

@@ -140,30 +140,39 @@ def _only_apostrophes(core: str, tokens: list[str], apostrophe: re.Pattern) -> b
 
 def query(conn: sqlite3.Connection, text, every=False) -> dict:
     """What recall searches for `text` in the index `conn`: `{"fts": the FTS5 expression, "every": 1 when every
-    term is required, "terms": [[text, fts, common], ...]}`. A term found in more than COMMON_DOCS memories (or
-    notes) is common: it is left out of the expression (it still counts, as a bonus: recall.sql), unless every
-    term is that common; then each is required, as with `every`. fts is '""' (nothing matches) without terms."""
+    term of it is required, "terms": [[text, fts, common, searched], ...]}` ('""', which matches nothing, when
+    no term is searched).
+
+    A term found in more than COMMON_DOCS memories (or notes) is common: it brings no candidates (it is not in the
+    expression) but counts for the rows that hold it (recall.sql). When every term found is that common, each is
+    required instead (the rows that hold them all are few), as `every` requires every term."""
     every = str(every).strip().lower() in ("1", "true", "yes", "on")
     found = terms("" if text is None else str(text), every)
-    common = [not every and _common(conn, t.fts) for t in found]
-    if found and all(common):
-        every, common = True, [False] * len(found)
-    searched = [t.fts for t, c in zip(found, common) if not c]
+    if every:
+        searched = found
+        common = [False] * len(found)
+    else:
+        docs = [_docs(conn, t.fts) for t in found]
+        common = [n > COMMON_DOCS for n in docs]
+        searched = [t for t, n in zip(found, docs) if 0 < n <= COMMON_DOCS]
+        if not searched:
+            every = True
+            searched = [t for t, c in zip(found, common) if c]
+            common = [False] * len(found)
     return {
-        "fts": (" AND " if every else " OR ").join(searched) or '""',
+        "fts": (" AND " if every else " OR ").join(t.fts for t in searched) or '""',
         "every": int(every),
-        "terms": [[t.text, t.fts, int(c)] for t, c in zip(found, common)],
+        "terms": [[t.text, t.fts, int(c), int(t in searched)] for t, c in zip(found, common)],
     }
 
 
-def _common(conn: sqlite3.Connection, fts: str) -> bool:
-    """Whether more than COMMON_DOCS memories, or notes, match `fts`: counted up to COMMON_DOCS + 1 only, so the
-    count costs the same at any store size."""
-    return any(
+def _docs(conn: sqlite3.Connection, fts: str) -> int:
+    """How many memories, or notes, match `fts` (the larger), counted up to COMMON_DOCS + 1 only, so the count
+    costs the same at any store size."""
+    return max(
         conn.execute(
             f"select count(*) from (select 1 from {table} where {table} match ? limit ?)", (fts, COMMON_DOCS + 1)
         ).fetchone()[0]
-        > COMMON_DOCS
         for table in ("memories_fts", "notes_fts")
     )
 

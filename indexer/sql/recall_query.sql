@@ -1,6 +1,6 @@
 -- Recall's query (SPEC section 13): the terms of what was typed, and the FTS5 expression that finds them.
 --
--- A fragment: CTEs ending in `recall_query(fts, every_term)` and `recall_term(n, text, fts, common)`, placed
+-- A fragment: CTEs ending in `recall_query(fts, every_term)` and `recall_term(n, text, fts, common, searched)`, placed
 -- after
 --     WITH RECURSIVE recall_params(q, project, max_rows, as_of, every) AS (...),
 -- Both come from recall_terms(q, all), a Python function registered on every connection that runs recall
@@ -16,7 +16,7 @@ recall_input AS MATERIALIZED (
 
 recall_term AS (
     SELECT CAST(t.key AS INTEGER) AS n, json_extract(t.value, '$[0]') AS text, json_extract(t.value, '$[1]') AS fts,
-        json_extract(t.value, '$[2]') AS common
+        json_extract(t.value, '$[2]') AS common, json_extract(t.value, '$[3]') AS searched
     FROM recall_input AS i, json_each(json_extract(i.j, '$.terms')) AS t
 ),
 

@@ -18,5 +18,5 @@ RECALL_MEMORY_RANK(held) = (MEMORY_RANK - 4.0 * coalesce(held.common_held, 0))
 RECALL_NOTE_RANK(held) = (NOTE_RANK - 4.0 * coalesce(held.common_held, 0))
 
 -- The terms of the recall query the row at FTS5 rowid r holds, by recall.sql's table of hits `hits`, as a JSON
--- array of the terms as typed, in the query's order: all of them when every term was required.
-RECALL_MATCHED(hits, r) = (SELECT json_group_array(text) FROM (SELECT t.text FROM recall_term AS t WHERE (SELECT every_term FROM recall_query) OR EXISTS (SELECT 1 FROM hits AS h WHERE h.n = t.n AND h.fts_rowid = r) ORDER BY t.n))
+-- array of the terms as typed, in the query's order: all those searched when every one was required.
+RECALL_MATCHED(hits, r) = (SELECT json_group_array(text) FROM (SELECT t.text FROM recall_term AS t WHERE CASE WHEN (SELECT every_term FROM recall_query) THEN t.searched ELSE EXISTS (SELECT 1 FROM hits AS h WHERE h.n = t.n AND h.fts_rowid = r) END ORDER BY t.n))

@@ -43,7 +43,9 @@ EXAMPLE_STORE = REPO / "examples" / "store"
 LOCOMO_DEV = ("26", "30", "41", "42", "43")
 LOCOMO_HELD_OUT = ("44", "47", "48", "49", "50")
 LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}  # 5, adversarial: left out
-GET_LOCOMO = "git clone https://github.com/snap-research/locomo (then --locomo locomo/data/locomo10.json)"
+GET_LOCOMO = (
+    "get it with `git clone https://github.com/snap-research/locomo`, then `make bench LOCOMO=locomo/data/locomo10.zip`"
+)
 K = 10
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 

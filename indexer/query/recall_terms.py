@@ -168,13 +168,13 @@ def query(conn: sqlite3.Connection, text, every=False) -> dict:
 
 def _docs(conn: sqlite3.Connection, fts: str) -> int:
     """How many memories, or notes, match `fts` (the larger), counted up to COMMON_DOCS + 1 only, so the count
-    costs the same at any store size."""
-    return max(
-        conn.execute(
-            f"select count(*) from (select 1 from {table} where {table} match ? limit ?)", (fts, COMMON_DOCS + 1)
-        ).fetchone()[0]
-        for table in ("memories_fts", "notes_fts")
-    )
+    costs the same at any store size (the notes are not counted once the memories are past it)."""
+    found = 0
+    for table in ("memories_fts", "notes_fts"):
+        if found <= COMMON_DOCS:
+            sql = f"select count(*) from (select 1 from {table} where {table} match ? limit ?)"
+            found = max(found, conn.execute(sql, (fts, COMMON_DOCS + 1)).fetchone()[0])
+    return found
 
 
 def nothing_to_search(text: str) -> str | None:

@@ -276,9 +276,9 @@ def briefing(project, as_of, budget, explain, as_json, db_path):
 @json_option
 @db_option
 def recall(query, project, limit, every, as_of, as_json, db_path):
-    """Search the memories valid now (or at --as-of) and the notes, best first: ask in plain words.
+    """Ask in plain words: the memories and notes that answer, best first.
 
-    QUERY is any text: a question, keywords, an error line, an identifier. A result holds any of its words
+    Searches the memories valid now (or at --as-of) and the notes. QUERY is any text: a question, keywords, an error line, an identifier. A result holds any of its words
     (stemmed: races finds race; stop words such as what, when, the are left out), the most and rarest first;
     an identifier (CHROMA_PORT, chroma-boot-race) counts whole and in parts; "a phrase" in double quotes is a
     phrase; a trailing * matches a prefix. --json gives each result's `matched` terms.

@@ -319,3 +319,31 @@ def test_a_word_the_store_never_holds_takes_nothing_from_the_others(store):
     store.index()
     assert names(recall(store, "chroma zzyzx")) == ["boot-race"]
     assert recall(store, "zzyzx") == []
+
+
+def test_a_common_term_brings_no_candidates_but_counts_for_those_that_hold_it(store, monkeypatch):
+    from indexer.query import recall_terms
+
+    monkeypatch.setattr(recall_terms, "COMMON_DOCS", 2)  # as a word in more than 1,000 memories of a big store
+    for i in range(4):
+        store.memory(f"chroma-{i}", description=f"Chroma fact {i}")
+    store.memory("race-alone", description="A race at boot", body="Text. " * 5)
+    store.memory("race-and-chroma", description="A race at boot", body="Chroma. " + "Text. " * 4)
+    store.index()
+    found = recall(store, "chroma boot race")
+    assert names(found) == ["race-and-chroma", "race-alone"]  # chroma alone brings none; holding it counts
+    assert found[0]["matched"] == ["chroma", "boot", "race"] and found[1]["matched"] == ["boot", "race"]
+
+
+def test_when_every_term_is_common_every_one_is_required(store, monkeypatch):
+    from indexer.query import recall_terms
+
+    monkeypatch.setattr(recall_terms, "COMMON_DOCS", 2)
+    for i in range(3):
+        store.memory(f"chroma-port-{i}", description=f"Chroma port {i}")
+        store.memory(f"chroma-{i}", description=f"Chroma fact {i}")
+        store.memory(f"port-{i}", description=f"Port fact {i}")
+    store.index()
+    found = recall(store, "chroma port zzyzx")  # zzyzx: in no memory, so not required
+    assert sorted(names(found)) == ["chroma-port-0", "chroma-port-1", "chroma-port-2"]
+    assert {tuple(r["matched"]) for r in found} == {("chroma", "port")}

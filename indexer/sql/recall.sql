@@ -1,7 +1,8 @@
 -- Recall (SPEC sections 4 and 13): full-text search over the memories valid at as_of (now, unless asked) and the
--- notes, ranked by bm25 with name and description (a note's title) weighted above tags and body, plus a bonus
--- for each common term a row holds (recall_query.sql: those terms are not in the expression). Invalid memories
--- never come back. project '' searches everything; otherwise that project plus the global scope.
+-- notes, ranked by bm25 with name and description (a note's title) weighted above tags and body; the best
+-- `candidates` by bm25 are then ranked again with a bonus for each common term a row holds (recall_query.sql:
+-- those terms are not in the expression). Invalid memories never come back. project '' searches everything;
+-- otherwise that project plus the global scope.
 --
 -- A fragment: CTEs ending in `recall`, placed after recall_params(q, project, max_rows, as_of, every,
 -- common_docs) and recall_query.sql. `recall` holds the best max_rows results, memories and notes together, with
@@ -66,8 +67,8 @@ recall_memory_best AS MATERIALIZED (
     SELECT b.fts_rowid, b.fts_rank, m.id, m.path, m.project, m.kind, m.name, m.description, m.updated,
         VALID_AT(m, (SELECT as_of FROM recall_scope)) AS valid
     FROM (
-        SELECT memories_fts.rowid AS fts_rowid, RECALL_MEMORY_RANK(h) AS fts_rank
-        FROM memories_fts LEFT JOIN recall_memory_held AS h ON h.fts_rowid = memories_fts.rowid
+        SELECT memories_fts.rowid AS fts_rowid, MEMORY_RANK AS fts_rank
+        FROM memories_fts
         WHERE memories_fts MATCH (SELECT fts FROM recall_query)
         ORDER BY fts_rank, fts_rowid
         LIMIT (SELECT CASE WHEN project = '' THEN candidates ELSE 0 END FROM recall_scope)
@@ -92,10 +93,9 @@ recall_memory_ranked AS MATERIALIZED (
     UNION ALL
     -- otherwise every match in scope and valid at as_of is ranked (LIMIT 0 when the best matches decided)
     SELECT * FROM (
-        SELECT memories_fts.rowid AS fts_rowid, RECALL_MEMORY_RANK(h) AS fts_rank,
+        SELECT memories_fts.rowid AS fts_rowid, MEMORY_RANK AS fts_rank,
             m.id, m.path, m.project, m.kind, m.name, m.description, m.updated
         FROM memories_fts CROSS JOIN memories AS m ON m.rowid = memories_fts.rowid
-            LEFT JOIN recall_memory_held AS h ON h.fts_rowid = memories_fts.rowid
         WHERE memories_fts MATCH (SELECT fts FROM recall_query)
             AND VALID_AT(m, (SELECT as_of FROM recall_scope))
             AND (
@@ -104,7 +104,7 @@ recall_memory_ranked AS MATERIALIZED (
                 OR m.project = (SELECT project FROM recall_scope)
             )
         ORDER BY fts_rank, m.id
-        LIMIT (SELECT CASE WHEN (SELECT decided FROM recall_best_decides) THEN 0 ELSE max_rows END FROM recall_scope)
+        LIMIT (SELECT CASE WHEN (SELECT decided FROM recall_best_decides) THEN 0 ELSE candidates END FROM recall_scope)
     )
 ),
 
@@ -112,8 +112,8 @@ recall_note_best AS MATERIALIZED (
     -- notes have no validity: with no project the FTS table alone ranks them, as the memories' best above
     SELECT b.fts_rowid, b.fts_rank, coalesce(n.id, n.path) AS id
     FROM (
-        SELECT notes_fts.rowid AS fts_rowid, RECALL_NOTE_RANK(h) AS fts_rank
-        FROM notes_fts LEFT JOIN recall_note_held AS h ON h.fts_rowid = notes_fts.rowid
+        SELECT notes_fts.rowid AS fts_rowid, NOTE_RANK AS fts_rank
+        FROM notes_fts
         WHERE notes_fts MATCH (SELECT fts FROM recall_query)
         ORDER BY fts_rank, fts_rowid
         LIMIT (SELECT CASE WHEN project = '' THEN candidates ELSE 0 END FROM recall_scope)
@@ -135,9 +135,8 @@ recall_note_ranked AS MATERIALIZED (
     UNION ALL
     -- with a project, or when the best notes did not decide: every match in scope, ranked with ids
     SELECT * FROM (
-        SELECT notes_fts.rowid AS fts_rowid, RECALL_NOTE_RANK(h) AS fts_rank, coalesce(n.id, n.path) AS id
+        SELECT notes_fts.rowid AS fts_rowid, NOTE_RANK AS fts_rank, coalesce(n.id, n.path) AS id
         FROM notes_fts CROSS JOIN notes AS n ON n.rowid = notes_fts.rowid
-            LEFT JOIN recall_note_held AS h ON h.fts_rowid = notes_fts.rowid
         WHERE notes_fts MATCH (SELECT fts FROM recall_query)
             AND (
                 (SELECT project FROM recall_scope) = ''
@@ -145,15 +144,18 @@ recall_note_ranked AS MATERIALIZED (
                 OR n.project = (SELECT project FROM recall_scope)
             )
         ORDER BY fts_rank, id
-        LIMIT (SELECT CASE WHEN (SELECT decided FROM recall_note_best_decides) THEN 0 ELSE max_rows END
+        LIMIT (SELECT CASE WHEN (SELECT decided FROM recall_note_best_decides) THEN 0 ELSE candidates END
             FROM recall_scope)
     )
 ),
 
 recall_best AS (
-    SELECT 0 AS arm, fts_rowid, fts_rank, id FROM recall_memory_ranked
+    -- the best candidates by bm25, each less the common terms' bonus for those it holds
+    SELECT 0 AS arm, r.fts_rowid, r.fts_rank - RECALL_BONUS(h) AS fts_rank, r.id
+    FROM recall_memory_ranked AS r LEFT JOIN recall_memory_held AS h ON h.fts_rowid = r.fts_rowid
     UNION ALL
-    SELECT 1, fts_rowid, fts_rank, id FROM recall_note_ranked
+    SELECT 1, r.fts_rowid, r.fts_rank - RECALL_BONUS(h), r.id
+    FROM recall_note_ranked AS r LEFT JOIN recall_note_held AS h ON h.fts_rowid = r.fts_rowid
     ORDER BY fts_rank, arm, id
     LIMIT (SELECT max_rows FROM recall_scope)
 ),

@@ -7,7 +7,7 @@
 -- (superseded_limit) are followed, and only those that would have ranked among recall's results are told.
 
 recall_old AS (
-    SELECT m.id, m.name, m.superseded_by, RECALL_MEMORY_RANK(h) AS rank
+    SELECT m.id, m.name, m.superseded_by, MEMORY_RANK - RECALL_BONUS(h) AS rank
     FROM memories_fts CROSS JOIN memories AS m ON m.rowid = memories_fts.rowid
         LEFT JOIN recall_memory_held AS h ON h.fts_rowid = memories_fts.rowid
     WHERE memories_fts MATCH (SELECT fts FROM recall_query)

@@ -11,11 +11,10 @@ VALID_AT(m, t) = (coalesce(m.valid_from, '') <= t AND (m.invalid_at IS NULL OR m
 MEMORY_RANK = bm25(memories_fts, 8.0, 10.0, 3.0, 1.0)
 NOTE_RANK = bm25(notes_fts, 10.0, 3.0, 1.0)
 
--- Recall's rank of a memory or note, `held` its row of recall.sql's table of the terms it holds (NULL: none):
--- bm25 as above, less 4 for each common term it holds (those are not in the expression: recall_query.sql). 4 was
--- chosen on LoCoMo's dev conversations (docs/queries.md).
-RECALL_MEMORY_RANK(held) = (MEMORY_RANK - 4.0 * coalesce(held.common_held, 0))
-RECALL_NOTE_RANK(held) = (NOTE_RANK - 4.0 * coalesce(held.common_held, 0))
+-- What recall takes off a candidate's bm25 (lower is better) for the common terms it holds, `held` its row of
+-- recall.sql's recall_memory_held or recall_note_held (NULL: none): 4 for each. Those terms are not in the
+-- expression (recall_query.sql); 4 was chosen on LoCoMo's dev conversations (docs/queries.md).
+RECALL_BONUS(held) = (4.0 * coalesce(held.common_held, 0))
 
 -- The terms of the recall query the row at FTS5 rowid r holds, by recall.sql's table of hits `hits`, as a JSON
 -- array of the terms as typed, in the query's order: all those searched when every one was required.

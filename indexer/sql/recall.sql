@@ -4,8 +4,8 @@
 -- those terms are not in the expression). Invalid memories never come back. project '' searches everything;
 -- otherwise that project plus the global scope.
 --
--- A fragment: CTEs ending in `recall`, placed after recall_params(q, project, max_rows, as_of, every,
--- common_docs) and recall_query.sql. `recall` holds the best max_rows results, memories and notes together, with
+-- A fragment: CTEs ending in `recall`, placed after recall_params(q, project, max_rows, as_of, every) and
+-- recall_query.sql. `recall` holds the best max_rows results, memories and notes together, with
 -- the columns type, id, path, project, kind, name, description, title, snippet, rank, updated, matched (a JSON
 -- array of the terms it holds, as typed) and the reading order's tie-breaker `arm` (a memory before a note): read
 -- it `ORDER BY rank, arm, id` (lower rank is better; equal ranks by id, a note's id being its path when it has

@@ -1,8 +1,8 @@
--- What replaced the superseded memories a recall query matches: recall never returns invalid memories,
--- but when the best matches are old truths, the user should hear what replaced them. One row per current
+-- What replaced the superseded memories a recall query matches (superseded by as_of): recall never returns
+-- invalid memories, but when the best matches are old truths, the user should hear what replaced them. One row per current
 -- memory reached by following superseded_by (cycles and dangling links end the walk without a row).
 --
--- A fragment: CTEs ending in `recall_superseded`, placed after recall_params(q, project, max_rows,
+-- A fragment: CTEs ending in `recall_superseded`, placed after recall_params(q, project, max_rows, as_of, every,
 -- superseded_limit), recall_query.sql and recall.sql. Only the best few superseded matches
 -- (superseded_limit) are followed, and only those that would have ranked among recall's results are told.
 

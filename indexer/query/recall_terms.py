@@ -25,8 +25,8 @@ from typing import NamedTuple
 
 from indexer.sqlite import sqlite3
 
-# A term found in more than this many memories (or notes) brings no candidates: its cost grows with the store,
-# and a 10-word question stays within 5 ms at 100,000 memories (docs/queries.md).
+# A term found in more than this many memories (or notes) brings no candidates: bm25 reads every match of a term
+# it ranks by, so its cost would grow with the store (docs/performance.md).
 COMMON_DOCS = 1000
 MAX_TERMS = 32  # a pasted page searches its first 32 distinct terms: each costs a lookup of its matches
 MAX_PHRASE = 16  # tokens of one identifier or quoted phrase

@@ -10,8 +10,8 @@
 - `"a phrase"` in double quotes is a phrase, stop words and all; a trailing `*` makes a prefix (`embed*`).
   An unpaired quote, brackets, FTS5's operators and any other punctuation are separators or words.
 Each term is written as an FTS5 phrase of bare tokens (`"chroma boot race"`, `"embed"*`), so no text can make
-an FTS5 syntax error. `every=True` (`--all`) asks for today's rule: each word (stop words too) and each
-identifier whole, every one of them required.
+an FTS5 syntax error. `every=True` (`--all`) asks for the rule recall had before questions: each word (stop words
+too) and each identifier whole, every one of them required.
 
 `register(conn)` makes `recall_terms(q, all)` an SQL function: recall.sql reads the terms from it, so the CLI,
 MCP, the canned query and the explorer's pages all search with the same terms. Nothing here is compiled or

@@ -42,13 +42,14 @@ docs: $(STAMP)  ## write the generated parts of docs/ (the rules table, the CLI 
 test: $(STAMP) browser lint  ## the whole test suite, after the lint
 	$(BIN)/pytest -q
 
-bench: $(STAMP)  ## performance figures (SIZES="1000 10000 100000"); sync, history and the gardener at the largest size
+bench: $(STAMP)  ## performance figures (SIZES="1000 10000 100000"); sync, history, the gardener and recall at the largest size
 	$(BIN)/python -m bench $(if $(SIZES),--sizes "$(SIZES)")
 	$(BIN)/python -m bench.warned_store
 	$(BIN)/python -m bench.revisions $(if $(SIZES),--sizes "$(SIZES)")  # the store's git history, at the largest size
 	$(BIN)/python -m bench.sync $(if $(SIZES),--memories $(lastword $(SIZES)))
 	$(BIN)/python -m bench.gardener $(if $(SIZES),--sizes "$(lastword $(SIZES))")
 	$(BIN)/python -m bench.ties $(if $(SIZES),--sizes "$(firstword $(SIZES)) $(lastword $(SIZES))")
+	$(BIN)/python -m bench.recall $(if $(LOCOMO),--locomo "$(LOCOMO)") $(if $(SIZES),--sizes "$(lastword $(SIZES))")  # LOCOMO=locomo10.zip
 
 fuzz: $(STAMP)  ## the fuzz campaign, not part of `make test` (MINUTES=10: the documented length)
 	$(BIN)/python -m fuzz --minutes $(or $(MINUTES),10)

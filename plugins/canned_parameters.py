@@ -4,7 +4,8 @@ SQL cannot refuse a value, so without this the explorer answered wrongly and sil
 `as_of=2026` as a Julian day and `2026-11-31` as 1 December, CAST read `budget=abc` as 0, and recall gave
 20 results for `limit=abc` and none for `limit=0`. Here `as_of` goes through indexer.store.timestamps.normalize
 (as the CLI's --as-of does) and reaches the SQL as canonical UTC text; `budget` and `limit` must be whole
-numbers, from 0 and from 1 (the CLI's --budget and --limit). Empty means "not given", as before.
+numbers, from 0 and from 1 (the CLI's --budget and --limit); recall's `all` 1 or 0. Empty means "not given",
+as before.
 """
 
 import re
@@ -29,6 +30,10 @@ WHOLE_NUMBERS = {
 }
 
 
+# recall's all=: on (every word must match) or off, as the SQL reads it (canned.RECALL_PARAMS); '' is off
+SWITCH = ("", "1", "true", "yes", "on", "0", "false", "no", "off")
+
+
 def checked_parameters(query: str, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """`pairs` (a query string's) with as_of made canonical; ValueError naming the first bad parameter."""
     names = PARAMS.get(query, ())
@@ -39,6 +44,8 @@ def checked_parameters(query: str, pairs: list[tuple[str, str]]) -> list[tuple[s
                 value = normalize(value)
             except ValueError as e:
                 raise ValueError(f"as_of: {e}") from None
+        elif key == "all" and "all" in names and value.strip().lower() not in SWITCH:
+            raise ValueError(f"all: {value!r} is not 1 (every word must match) or 0")
         elif key in WHOLE_NUMBERS and key in names and value.strip():
             least, what = WHOLE_NUMBERS[key]
             if not WHOLE_NUMBER.fullmatch(value.strip()) or int(value) < least:

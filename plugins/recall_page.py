@@ -1,4 +1,5 @@
-"""What the recall page adds to the canned query's rows: the old truths a search matched and what replaced them.
+"""What the recall page adds to the canned query's rows: the old truths a search matched and what replaced them,
+why a search that holds no word finds nothing, and each result's matched terms read from their JSON.
 
 Recall never returns a superseded memory, but a person searching for what the store used to believe (an
 old port, a dropped library) should hear what changed its mind, as `seamless recall` says it: the same
@@ -6,10 +7,13 @@ SQL (indexer.sql.canned.RECALL_SUPERSEDED): the best five superseded matches tha
 followed to their current truth.
 """
 
+import json
+
 from datasette import hookimpl
 
 from indexer.index.database import DATABASE
-from indexer.sql.canned import RECALL_SUPERSEDED
+from indexer.query.recall_terms import nothing_to_search
+from indexer.sql.canned import PARAMS, RECALL_SUPERSEDED
 
 SUPERSEDED_SHOWN = 5
 
@@ -20,12 +24,27 @@ def extra_template_vars(template, database, request, datasette):
         return {}
 
     async def inner():
-        params = {name: request.args.get(name, "") for name in ("q", "project", "limit")}  # the canned query's
+        params = {name: request.args.get(name, "") for name in PARAMS["recall"]}  # the canned query's
         params["superseded_limit"] = SUPERSEDED_SHOWN
+        why = nothing_to_search(params["q"])
         try:
             rows = (await datasette.get_database(DATABASE).execute(RECALL_SUPERSEDED, params)).rows
         except Exception:  # the canned query itself shows why a query cannot run; nothing to add here
-            return {"superseded": []}
-        return {"superseded": [dict(row) for row in rows]}
+            return {"superseded": [], "nothing_to_search": why}
+        return {"superseded": [dict(row) for row in rows], "nothing_to_search": why}
 
     return inner
+
+
+def matched_terms(value) -> list[str]:
+    """A result's `matched` (a JSON array of terms) as a list; [] for anything else."""
+    try:
+        terms = json.loads(value) if isinstance(value, str) else []
+    except ValueError:
+        return []
+    return [str(t) for t in terms] if isinstance(terms, list) else []
+
+
+@hookimpl
+def prepare_jinja2_environment(env):
+    env.filters["matched_terms"] = matched_terms

@@ -436,6 +436,30 @@ async def test_recall_snippets_are_escaped_text_with_the_matches_highlighted(ds)
     assert any(canned.MATCH_START in row["snippet"] for row in rows)  # the API keeps the markers for agents
 
 
+async def test_recall_page_asks_in_plain_words_and_shows_what_each_result_matched(ds):
+    html = (await ds.client.get("/seamless/recall?q=what+port+does+chroma+listen+on%3F")).text
+    assert 'name="as_of"' in html and 'name="all"' in html  # as of a time, every word
+    matched = [cell.split("</p>")[0] for cell in html.split('<p class="result-matched">')[1:]]
+    assert matched and all("<mark>chroma</mark>" in cell or "<mark>port</mark>" in cell for cell in matched)
+    assert "<mark>what</mark>" not in html  # a question word is not a term
+
+
+async def test_recall_page_says_why_text_without_a_word_finds_nothing(ds):
+    html = (await ds.client.get("/seamless/recall?q=%3F%3F%3F")).text
+    assert "nothing to search for in &#39;???&#39;: recall searches words and numbers" in html
+    assert await get_json(ds, "/seamless/recall.json?q=%3F%3F%3F&_shape=array") == []
+
+
+async def test_recall_as_of_searches_what_the_store_believed_then(ds, example_db):
+    then = await get_json(ds, "/seamless/recall.json?q=chroma+port&as_of=2026-05-01&limit=3&_shape=array")
+    assert then[0]["name"] == "chroma-port-8765"  # valid from April to July
+    now = await get_json(ds, "/seamless/recall.json?q=chroma+port&limit=3&_shape=array")
+    assert "chroma-port-8765" not in [r["name"] for r in now]
+    bad = await ds.client.get("/seamless/recall.json?q=chroma&as_of=2026-13-01")
+    assert bad.status_code == 400
+    assert (await ds.client.get("/seamless/recall.json?q=chroma&all=maybe")).status_code == 400
+
+
 @pytest.mark.parametrize(
     "view, linked",
     [

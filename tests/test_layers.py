@@ -118,7 +118,7 @@ def test_the_validity_test_and_the_recall_ranking_are_written_once():
     for name in ("recall", "briefing_ledger", "gardener", "recall_superseded"):
         expanded = sql.source(name)
         assert "VALID_AT" not in expanded and "_RANK" not in expanded
-    assert "(m.invalid_at IS NULL OR m.invalid_at > (SELECT now FROM recall_scope))" in sql.source("recall")
+    assert "(m.invalid_at IS NULL OR m.invalid_at > (SELECT as_of FROM recall_scope))" in sql.source("recall")
 
 
 def test_a_shared_expression_takes_its_arguments_whatever_they_hold():

@@ -24,7 +24,7 @@ TOOLS = {
     "memory_delete": {"memory", "project"},
     "note_write": {"title", "body", "project", "tags"},
     "briefing": {"project", "as_of", "budget", "max_chars"},
-    "recall": {"query", "project", "limit"},
+    "recall": {"query", "project", "limit", "as_of", "all"},
     "history": {"memory", "project"},
 }
 

@@ -7,7 +7,7 @@ from indexer.sql import canned
 
 
 def recall(store, q, project=None) -> list[dict]:
-    return queries.run(store.db_path, "recall", q=q, project=project)
+    return queries.recall(store.db_path, q, project=project)
 
 
 def names(rows) -> list[str]:
@@ -46,13 +46,22 @@ def test_memories_and_notes_come_back_together_ranked(store):
     )
 
 
-def test_words_are_stemmed_and_all_must_match(store):
+def test_words_are_stemmed_and_any_may_match_the_most_first(store):
     store.memory("boot-race", description="Chroma races at boot")
     store.memory("other", description="Chroma is embedded")
     store.index()
     assert names(recall(store, "race")) == ["boot-race"]
-    assert names(recall(store, "chroma boot")) == ["boot-race"]
+    assert names(recall(store, "chroma boot")) == ["boot-race", "other"]
     assert names(recall(store, "embed*")) == ["other"]
+
+
+def test_all_requires_every_word_as_before(store):
+    store.memory("boot-race", description="Chroma races at boot")
+    store.memory("other", description="Chroma is embedded")
+    store.index()
+    assert names(queries.run(store.db_path, "recall", q="chroma boot", all="1")) == ["boot-race"]  # the canned query's
+    assert names(queries.recall(store.db_path, "the chroma", every=True)) == []  # stop words too: every word
+    assert names(queries.recall(store.db_path, "chroma-boot", every=True)) == []  # an identifier whole
 
 
 @pytest.fixture(scope="module")
@@ -195,7 +204,7 @@ def test_limit_is_how_many_results_at_most_100_and_20_when_missing_or_unreadable
     with sqlite3.connect(":memory:") as conn:
         (got,) = conn.execute(
             f"WITH recall_params AS ({canned.RECALL_PARAMS}) SELECT max_rows FROM recall_params",
-            {"q": "x", "project": "", "limit": limit},
+            {"q": "x", "project": "", "limit": limit, "as_of": "", "all": ""},
         ).fetchone()
     assert got == max_rows
 
@@ -207,19 +216,17 @@ def test_recall_reads_the_matches_once_and_joins_rows_to_them(example_db, sql, p
     # made recall with a project take 560 ms instead of 100 at 100k on SQLite 3.51), and each ranked arm
     # is computed once (3.51 inlined one used twice). memories_fts is matched by the best-matches arm and
     # the arm over the scope; notes_fts by its two arms; the rest are snippets, matched by rowid.
-    from indexer.sqlite import sqlite3
-
-    with sqlite3.connect(example_db) as conn:
-        plan = [
-            row[3]
-            for row in conn.execute(
-                "explain query plan " + sql, {"q": "chroma", "project": project, "limit": 5, "superseded_limit": 5}
-            )
-        ]
+    conn, _ = queries.connect(example_db)
+    try:
+        params = {"q": "chroma", "project": project, "limit": 5, "superseded_limit": 5, "as_of": "", "all": ""}
+        plan = [row[3] for row in conn.execute("explain query plan " + sql, params)]
+    finally:
+        conn.close()
     assert not [step for step in plan if "_project" in step], plan  # no index on project drives a join
     full_text = [step for step in plan if "VIRTUAL TABLE INDEX 0:M" in step]  # a MATCH, not by rowid
-    # the superseded query ranks recall's results (to tell only old truths that rank among them), then its own
-    assert full_text and len(full_text) <= (4 if sql == queries.QUERIES["recall"] else 5), plan
+    # two more: the rows that hold each term (`matched`), memories and notes; the superseded query ranks recall's
+    # results (to tell only old truths that rank among them), then its own
+    assert full_text and len(full_text) <= (6 if sql == queries.QUERIES["recall"] else 7), plan
 
 
 def test_only_old_truths_that_rank_among_the_results_are_told(store):
@@ -270,3 +277,73 @@ def test_equal_ranks_come_back_by_id_whatever_order_the_index_was_written_in(sto
             assert [r["id"] for r in one if r["type"] == "memory"] == memories[
                 : len([r for r in one if r["type"] == "memory"])
             ]
+
+
+def test_as_of_searches_the_memories_valid_then_and_the_notes_always(store):
+    old = store.memory("port-8001", description="Chroma on port 8001", created="2026-03-02T00:00:00Z")
+    new = store.memory("port-8765", description="Chroma on port 8765", created="2026-04-20T00:00:00Z")
+    store.memory(
+        "port-8001",
+        id=old["id"],
+        description="Chroma on port 8001",
+        created="2026-03-02T00:00:00Z",
+        invalid_at="2026-04-20T00:00:00Z",
+        superseded_by=new["id"],
+    )
+    store.memory("later", description="Chroma port written in May", created="2026-05-05T00:00:00Z")
+    store.note("seamless/ports.md", "# Chroma ports\n\nEvery port chroma had.\n")
+    store.index()
+
+    def at(t):
+        return sorted(names(queries.recall(store.db_path, "which port does chroma use", as_of=t)))
+
+    assert at("2026-03-15") == ["Chroma ports", "port-8001"]  # port-8765 and later: not yet written
+    assert at("2026-04-25") == ["Chroma ports", "port-8765"]
+    assert at(None) == ["Chroma ports", "later", "port-8765"]
+    assert at("2026-01-01") == ["Chroma ports"]  # a note has no lifecycle
+
+
+def test_each_result_says_which_terms_it_holds(store):
+    store.memory("both", description="Chroma boot race")
+    store.memory("one", description="Chroma is embedded")
+    store.index()
+    found = {r["name"]: r["matched"] for r in recall(store, "why does chroma race at boot?")}
+    assert found == {"both": ["chroma", "race", "boot"], "one": ["chroma"]}
+    assert {r["name"]: r["matched"] for r in queries.recall(store.db_path, "chroma boot", every=True)} == {
+        "both": ["chroma", "boot"]
+    }
+
+
+def test_a_word_the_store_never_holds_takes_nothing_from_the_others(store):
+    store.memory("boot-race", description="Chroma races at boot")
+    store.index()
+    assert names(recall(store, "chroma zzyzx")) == ["boot-race"]
+    assert recall(store, "zzyzx") == []
+
+
+def test_a_common_term_brings_no_candidates_but_counts_for_those_that_hold_it(store, monkeypatch):
+    from indexer.query import recall_terms
+
+    monkeypatch.setattr(recall_terms, "COMMON_DOCS", 2)  # as a word in more than 1,000 memories of a big store
+    for i in range(4):
+        store.memory(f"chroma-{i}", description=f"Chroma fact {i}")
+    store.memory("race-alone", description="A race at boot", body="Text. " * 5)
+    store.memory("race-and-chroma", description="A race at boot", body="Chroma. " + "Text. " * 4)
+    store.index()
+    found = recall(store, "chroma boot race")
+    assert names(found) == ["race-and-chroma", "race-alone"]  # chroma alone brings none; holding it counts
+    assert found[0]["matched"] == ["chroma", "boot", "race"] and found[1]["matched"] == ["boot", "race"]
+
+
+def test_when_every_term_is_common_every_one_is_required(store, monkeypatch):
+    from indexer.query import recall_terms
+
+    monkeypatch.setattr(recall_terms, "COMMON_DOCS", 2)
+    for i in range(3):
+        store.memory(f"chroma-port-{i}", description=f"Chroma port {i}")
+        store.memory(f"chroma-{i}", description=f"Chroma fact {i}")
+        store.memory(f"port-{i}", description=f"Port fact {i}")
+    store.index()
+    found = recall(store, "chroma port zzyzx")  # zzyzx: in no memory, so not required
+    assert sorted(names(found)) == ["chroma-port-0", "chroma-port-1", "chroma-port-2"]
+    assert {tuple(r["matched"]) for r in found} == {("chroma", "port")}

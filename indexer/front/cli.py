@@ -271,21 +271,28 @@ def briefing(project, as_of, budget, explain, as_json, db_path):
 @click.option(
     "--limit", default=20, show_default=True, type=click.IntRange(min=1), help="How many results (at most 100)."
 )
+@click.option("--all", "every", is_flag=True, help="Every word must match (stop words too), as before questions.")
+@as_of_option
 @json_option
 @db_option
-def recall(query, project, limit, as_json, db_path):
-    """Full-text search over the memories valid now and the notes, best first.
+def recall(query, project, limit, every, as_of, as_json, db_path):
+    """Ask in plain words: the memories and notes that answer, best first.
 
-    QUERY is plain words, all of which must match (stemmed: races finds race); a trailing * matches
-    a prefix. Quotes and FTS5 operators are searched as words.
+    Searches the memories valid now (or at --as-of) and the notes. QUERY is any text: a question, keywords, an error line, an identifier. A result holds any of its words
+    (stemmed: races finds race; stop words such as what, when, the are left out), the most and rarest first;
+    an identifier (CHROMA_PORT, chroma-boot-race) counts whole and in parts; "a phrase" in double quotes is a
+    phrase; a trailing * matches a prefix. --json gives each result's `matched` terms.
     """
-    from indexer.query import queries
+    from indexer.query import queries, recall_terms
     from indexer.sql import canned
 
     conn = _connect(db_path)
-    rows = queries.recall(conn, query, project=project, limit=limit)
+    rows = queries.recall(conn, query, project=project, limit=limit, as_of=as_of, every=every)
+    why = None if rows else recall_terms.nothing_to_search(query)
     if as_json:
         _echo_json(rows)
+        if why:
+            click.echo(why, err=True)
         return
     for n, row in enumerate(rows, 1):
         if row["type"] == "memory":
@@ -297,10 +304,10 @@ def recall(query, project, limit, as_json, db_path):
         if row["snippet"] and (row["type"] == "note" or canned.MATCH_START in row["snippet"]):
             snippet = row["snippet"].replace(canned.MATCH_START, "**").replace(canned.MATCH_END, "**")
             _echo_line("   " + " ".join(snippet.split()))
-    for successor in queries.recall_superseded(conn, query, project=project, limit=limit):
+    for successor in queries.recall_superseded(conn, query, project=project, limit=limit, as_of=as_of, every=every):
         _echo_line(f"superseded: {successor['replaces']} -> replaced by {successor['id']} {successor['name']}")
     if not rows:
-        click.echo(f"no memory or note matches {query!r}", err=True)
+        click.echo(why or f"no memory or note matches {query!r}", err=True)
 
 
 @cli.command()

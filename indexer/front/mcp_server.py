@@ -19,7 +19,8 @@ from indexer.query.briefing_text import briefing_markdown, briefing_within
 from indexer.sqlite import sqlite3
 
 INSTRUCTIONS = """A Seamless memory store: durable knowledge for agents, one markdown file per memory.
-Read with briefing (before starting work), recall (search) and history (a memory's supersession chain).
+Read with briefing (before starting work), recall (ask it in plain words) and history (a memory's supersession
+chain).
 Write with memory_write (a new memory; the same name updates it in place; `supersedes` replaces a memory
 that stopped being true), memory_append, memory_archive, memory_delete (only for what was never true) and
 note_write (long artifacts). Writes without a project land in this session's project; a session with a project
@@ -115,9 +116,24 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
         return briefing_within(rows, project, when, max_chars, show_all, with_ids=True)
 
     @server.tool()
-    def recall(query: str, project: str | None = None, limit: int = 20) -> list[dict]:
-        """Full-text search over the memories valid now and the notes (project: that project plus global)."""
-        return _read(lambda: queries.recall(index(), query, project=scope(project), limit=limit))
+    def recall(
+        query: str,
+        project: str | None = None,
+        limit: int = 20,
+        as_of: str | None = None,
+        all: bool = False,  # named as the CLI's --all and the canned query's all=1
+    ) -> list[dict]:
+        """Search the memories and notes: ask in plain words, as you would ask a colleague ("why did we move
+        chroma off its own port?"), or paste an error line or an identifier (CHROMA_PORT, chroma-boot-race).
+        Results hold any of the words (stop words left out), the best first, each with `matched`: the terms it
+        holds. "a phrase" in double quotes is a phrase; a trailing * a prefix. project: that project plus
+        global. as_of (ISO 8601): what the store believed then, the memories valid at that time. all: every
+        word must match."""
+        return _read(
+            lambda: queries.recall(
+                index(), query, project=scope(project), limit=limit, as_of=_time(as_of), every=bool(all)
+            )
+        )
 
     @server.tool()
     def history(memory: str, project: str | None = None) -> list[dict]:

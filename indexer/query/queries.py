@@ -1,19 +1,28 @@
 """Answers from the index: run the canned queries (their SQL is `indexer.sql.canned`) and read the rows."""
 
+import json
 from itertools import repeat
 from pathlib import Path
 
+from indexer.query import recall_terms
 from indexer.sql.canned import PARAMS, QUERIES, RECALL_DEFAULT, RECALL_SUPERSEDED
 from indexer.sqlite import sqlite3
 
 
 def connect(conn_or_db) -> tuple[sqlite3.Connection, bool]:
-    """A connection for a path, an sqlite3 connection or a sqlite_utils Database; True if we opened it."""
+    """A connection for a path, an sqlite3 connection or a sqlite_utils Database, with recall's SQL function
+    (recall_terms) on it; True if we opened it."""
     if isinstance(conn_or_db, sqlite3.Connection):
-        return conn_or_db, False
-    if hasattr(conn_or_db, "conn"):
-        return conn_or_db.conn, False
-    return sqlite3.connect(Path(conn_or_db)), True
+        conn, opened = conn_or_db, False
+    elif hasattr(conn_or_db, "conn"):
+        conn, opened = conn_or_db.conn, False
+    else:
+        conn, opened = sqlite3.connect(Path(conn_or_db)), True
+    if opened:
+        recall_terms.register(conn)
+    else:
+        recall_terms.ensure(conn)
+    return conn, opened
 
 
 def rows(conn_or_db, sql: str, params=()) -> list[dict]:
@@ -43,17 +52,41 @@ def run(conn_or_db, name: str, **params) -> list[dict]:
     return execute(conn_or_db, QUERIES[name], {key: params.get(key) for key in PARAMS[name]})
 
 
-def recall(conn_or_db, q: str, project: str | None = None, limit: int = RECALL_DEFAULT) -> list[dict]:
-    """The best `limit` (at most RECALL_MAX) recall results for `q`."""
-    return run(conn_or_db, "recall", q=q, project=project, limit=limit)
+def recall(
+    conn_or_db,
+    q: str,
+    project: str | None = None,
+    limit: int = RECALL_DEFAULT,
+    as_of: str | None = None,
+    every: bool = False,
+) -> list[dict]:
+    """The best `limit` (at most RECALL_MAX) recall results for `q` among the memories valid at `as_of` (None:
+    now) and the notes; `every`: each term required. Each result's `matched` is the list of terms it holds."""
+    found = run(conn_or_db, "recall", q=q, project=project, limit=limit, as_of=as_of, all=1 if every else "")
+    for row in found:
+        row["matched"] = json.loads(row["matched"] or "[]")
+    return found
 
 
 def recall_superseded(
-    conn_or_db, q: str, project: str | None = None, limit: int = RECALL_DEFAULT, superseded_limit: int = 5
+    conn_or_db,
+    q: str,
+    project: str | None = None,
+    limit: int = RECALL_DEFAULT,
+    superseded_limit: int = 5,
+    as_of: str | None = None,
+    every: bool = False,
 ) -> list[dict]:
     """The current memories that replaced the best `superseded_limit` superseded matches of `q` that rank
     among recall's `limit` results, each with what it replaces."""
-    params = {"q": q, "project": project, "limit": limit, "superseded_limit": superseded_limit}
+    params = {
+        "q": q,
+        "project": project,
+        "limit": limit,
+        "superseded_limit": superseded_limit,
+        "as_of": as_of,
+        "all": 1 if every else "",
+    }
     return execute(conn_or_db, RECALL_SUPERSEDED, params)
 
 

@@ -47,7 +47,7 @@ def expand(text: str) -> str:
                 raise ValueError(f"{found[1]} takes {len(parameters)} arguments, not {text[found.start() : end]}")
             expression = _substitute(expression, dict(zip(parameters, arguments)))
         text = text[: found.start()] + expression + text[end:]
-        found = named.search(text, found.start() + len(expression))
+        found = named.search(text, found.start())  # an expression may name another
     return text
 
 

@@ -45,7 +45,7 @@ ORDER BY briefing, rank_group, updated DESC, id"""
 if f"WINDOW briefing_order AS ({BRIEFING_WINDOW})" not in sql_source("briefing_ledger"):
     raise RuntimeError("briefing_ledger.sql numbers the briefing differently from canned.BRIEFING_WINDOW")
 
-RECALL_COLUMNS = "type, id, path, project, kind, name, description, title, snippet, rank, updated"
+RECALL_COLUMNS = "type, id, path, project, kind, name, description, title, snippet, rank, updated, matched"
 # what recall.sql's snippets put around each match: private-use characters, which no text of the store means
 # as anything (a body's own `**` is not a match)
 MATCH_START, MATCH_END = "\ue000", "\ue001"
@@ -56,9 +56,12 @@ RECALL_MAX = 100
 # project '': every project; otherwise that project plus the global scope. limit: how many results
 # recall.sql ranks and makes snippets for: digits (an integer from the CLI or a string from Datasette)
 # give at most RECALL_MAX, anything else ('' for a missing parameter) RECALL_DEFAULT, like the CLI.
+# as_of: the memories valid then ('' now). all: 1 (or true, yes, on) requires every term (`--all`).
 RECALL_PARAMS = f"""SELECT :q AS q, :project AS project,
     CASE WHEN trim(:limit) GLOB '[0-9]*' AND trim(:limit) NOT GLOB '*[^0-9]*'
-        THEN min(CAST(trim(:limit) AS INTEGER), {RECALL_MAX}) ELSE {RECALL_DEFAULT} END AS max_rows"""
+        THEN min(CAST(trim(:limit) AS INTEGER), {RECALL_MAX}) ELSE {RECALL_DEFAULT} END AS max_rows,
+    {AS_OF} AS as_of,
+    lower(trim(coalesce(:all, ''))) IN ('1', 'true', 'yes', 'on') AS every"""
 RECALL_ORDER = "rank, arm, id"  # bm25, then a memory before a note, then the id: equal files, equal answers
 
 # :id is an id (any case), or else a name: then one start in each project that uses the name (only in
@@ -200,7 +203,7 @@ ORDER BY {", ".join(f"{column.strip()} DESC" for column in REVISIONS_ORDER.split
 PARAMS = {
     "briefing": ("project", "as_of", "budget"),
     "briefing_ledger": ("project", "as_of", "budget"),
-    "recall": ("q", "project", "limit"),
+    "recall": ("q", "project", "limit", "as_of", "all"),
     "history": ("id", "project"),
     "gardener": ("as_of",),
     "overview": ("as_of",),

@@ -1,13 +1,16 @@
--- Recall (SPEC section 4): full-text search over the memories valid now and the notes, ranked by bm25
--- with name and description (a note's title) weighted above tags and body. Invalid memories never come
--- back. project '' searches everything; otherwise that project plus the global scope.
+-- Recall (SPEC sections 4 and 13): full-text search over the memories valid at as_of (now, unless asked) and the
+-- notes, ranked by bm25 with name and description (a note's title) weighted above tags and body; the best
+-- `candidates` by bm25 are then ranked again with a bonus for each common term a row holds (recall_query.sql:
+-- those terms are not in the expression). Invalid memories never come back. project '' searches everything;
+-- otherwise that project plus the global scope.
 --
--- A fragment: CTEs ending in `recall`, placed after recall_params(q, project, max_rows) and
--- recall_query.sql. `recall` holds the best max_rows results, memories and notes together, with the
--- columns type, id, path, project, kind, name, description, title, snippet, rank, updated and the
--- reading order's tie-breaker `arm` (a memory before a note): read it `ORDER BY rank, arm, id` (lower rank is
--- better; equal ranks by id, a note's id being its path when it has none). The order is total, so two indexes
--- of the same files give the same answer whatever order their rows were written in (SPEC section 10).
+-- A fragment: CTEs ending in `recall`, placed after recall_params(q, project, max_rows, as_of, every) and
+-- recall_query.sql. `recall` holds the best max_rows results, memories and notes together, with
+-- the columns type, id, path, project, kind, name, description, title, snippet, rank, updated, matched (a JSON
+-- array of the terms it holds, as typed) and the reading order's tie-breaker `arm` (a memory before a note): read
+-- it `ORDER BY rank, arm, id` (lower rank is better; equal ranks by id, a note's id being its path when it has
+-- none). The order is total, so two indexes of the same files give the same answer whatever order their rows
+-- were written in (SPEC section 10).
 --
 -- Where the time goes: bm25 reads every match's column sizes, so ranking a word in half the store is
 -- most of the cost, and it is paid once. bm25() with ORDER BY ... LIMIT keeps only the best rows while
@@ -27,8 +30,34 @@ recall_scope AS (
         max_rows,
         -- how many of the best matches are ranked before the validity check
         max(4 * max_rows, 200) AS candidates,
-        strftime('%Y-%m-%dT%H:%M:%SZ', 'now') AS now
+        as_of
     FROM recall_params
+),
+
+recall_memory_hit AS MATERIALIZED (
+    -- which matching rows hold which terms, for `matched` and the common terms' bonus: a term's own matches when
+    -- it is in the expression (at most recall_terms.COMMON_DOCS), else the expression's matches that hold it.
+    -- Not needed when every term is required: every row holds them all.
+    SELECT t.n, t.common, memories_fts.rowid AS fts_rowid
+    FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN memories_fts
+    WHERE NOT q.every_term
+        AND memories_fts MATCH CASE WHEN t.common THEN '(' || q.fts || ') AND ' || t.fts ELSE t.fts END
+),
+
+recall_memory_held AS MATERIALIZED (
+    -- how many common terms each matching row holds
+    SELECT fts_rowid, count(*) AS common_held FROM recall_memory_hit WHERE common GROUP BY fts_rowid
+),
+
+recall_note_hit AS MATERIALIZED (
+    SELECT t.n, t.common, notes_fts.rowid AS fts_rowid
+    FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN notes_fts
+    WHERE NOT q.every_term
+        AND notes_fts MATCH CASE WHEN t.common THEN '(' || q.fts || ') AND ' || t.fts ELSE t.fts END
+),
+
+recall_note_held AS MATERIALIZED (
+    SELECT fts_rowid, count(*) AS common_held FROM recall_note_hit WHERE common GROUP BY fts_rowid
 ),
 
 recall_memory_best AS MATERIALIZED (
@@ -36,7 +65,7 @@ recall_memory_best AS MATERIALIZED (
     -- a project). The ranking is a subquery the join reads: materialized directly, SQLite built a record of
     -- every match for its sort.
     SELECT b.fts_rowid, b.fts_rank, m.id, m.path, m.project, m.kind, m.name, m.description, m.updated,
-        VALID_AT(m, (SELECT now FROM recall_scope)) AS valid
+        VALID_AT(m, (SELECT as_of FROM recall_scope)) AS valid
     FROM (
         SELECT memories_fts.rowid AS fts_rowid, MEMORY_RANK AS fts_rank
         FROM memories_fts
@@ -62,20 +91,20 @@ recall_memory_ranked AS MATERIALIZED (
     SELECT fts_rowid, fts_rank, id, path, project, kind, name, description, updated FROM recall_memory_best
     WHERE valid AND (SELECT decided FROM recall_best_decides)
     UNION ALL
-    -- otherwise every match in scope and valid now is ranked (LIMIT 0 when the best matches decided)
+    -- otherwise every match in scope and valid at as_of is ranked (LIMIT 0 when the best matches decided)
     SELECT * FROM (
         SELECT memories_fts.rowid AS fts_rowid, MEMORY_RANK AS fts_rank,
             m.id, m.path, m.project, m.kind, m.name, m.description, m.updated
         FROM memories_fts CROSS JOIN memories AS m ON m.rowid = memories_fts.rowid
         WHERE memories_fts MATCH (SELECT fts FROM recall_query)
-            AND VALID_AT(m, (SELECT now FROM recall_scope))
+            AND VALID_AT(m, (SELECT as_of FROM recall_scope))
             AND (
                 (SELECT project FROM recall_scope) = ''
                 OR m.project IS NULL
                 OR m.project = (SELECT project FROM recall_scope)
             )
         ORDER BY fts_rank, m.id
-        LIMIT (SELECT CASE WHEN (SELECT decided FROM recall_best_decides) THEN 0 ELSE max_rows END FROM recall_scope)
+        LIMIT (SELECT CASE WHEN (SELECT decided FROM recall_best_decides) THEN 0 ELSE candidates END FROM recall_scope)
     )
 ),
 
@@ -115,15 +144,18 @@ recall_note_ranked AS MATERIALIZED (
                 OR n.project = (SELECT project FROM recall_scope)
             )
         ORDER BY fts_rank, id
-        LIMIT (SELECT CASE WHEN (SELECT decided FROM recall_note_best_decides) THEN 0 ELSE max_rows END
+        LIMIT (SELECT CASE WHEN (SELECT decided FROM recall_note_best_decides) THEN 0 ELSE candidates END
             FROM recall_scope)
     )
 ),
 
 recall_best AS (
-    SELECT 0 AS arm, fts_rowid, fts_rank, id FROM recall_memory_ranked
+    -- the best candidates by bm25, each less the common terms' bonus for those it holds
+    SELECT 0 AS arm, r.fts_rowid, r.fts_rank - RECALL_BONUS(h) AS fts_rank, r.id
+    FROM recall_memory_ranked AS r LEFT JOIN recall_memory_held AS h ON h.fts_rowid = r.fts_rowid
     UNION ALL
-    SELECT 1, fts_rowid, fts_rank, id FROM recall_note_ranked
+    SELECT 1, r.fts_rowid, r.fts_rank - RECALL_BONUS(h), r.id
+    FROM recall_note_ranked AS r LEFT JOIN recall_note_held AS h ON h.fts_rowid = r.fts_rowid
     ORDER BY fts_rank, arm, id
     LIMIT (SELECT max_rows FROM recall_scope)
 ),
@@ -133,7 +165,7 @@ recall AS (
         'memory' AS type, m.id, m.path, m.project, m.kind, m.name, m.description, NULL AS title,
         (SELECT snippet(memories_fts, 3, char(57344), char(57345), '…', 12) FROM memories_fts
          WHERE memories_fts MATCH (SELECT fts FROM recall_query) AND memories_fts.rowid = b.fts_rowid) AS snippet,
-        b.fts_rank AS rank, m.updated, b.arm, b.fts_rowid
+        b.fts_rank AS rank, m.updated, RECALL_MATCHED(recall_memory_hit, b.fts_rowid) AS matched, b.arm, b.fts_rowid
     FROM recall_best AS b JOIN recall_memory_ranked AS m ON m.fts_rowid = b.fts_rowid
     WHERE b.arm = 0
     UNION ALL
@@ -142,7 +174,7 @@ recall AS (
         NULL AS description, n.title,
         (SELECT snippet(notes_fts, 2, char(57344), char(57345), '…', 12) FROM notes_fts
          WHERE notes_fts MATCH (SELECT fts FROM recall_query) AND notes_fts.rowid = b.fts_rowid) AS snippet,
-        b.fts_rank AS rank, n.updated, b.arm, b.fts_rowid
+        b.fts_rank AS rank, n.updated, RECALL_MATCHED(recall_note_hit, b.fts_rowid) AS matched, b.arm, b.fts_rowid
     FROM recall_best AS b JOIN notes AS n ON n.rowid = b.fts_rowid
     WHERE b.arm = 1
 )

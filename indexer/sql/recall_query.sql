@@ -1,24 +1,25 @@
--- Turns what a user typed into a full-text query FTS5 always accepts: every word is double-quoted (inner
--- quotes doubled), so quotes, NOT, OR, `name:` and other FTS5 syntax are searched as plain words; a
--- trailing * keeps prefix search. All words must match (porter stemming: "races" finds "race").
+-- Recall's query (SPEC section 13): the terms of what was typed, and the FTS5 expression that finds them.
 --
--- A fragment: CTEs ending in `recall_query(fts)`, placed after
---     WITH RECURSIVE recall_params(q, project) AS (...),
--- Text with no words gives '""', which matches nothing (an empty MATCH would be a syntax error).
+-- A fragment: CTEs ending in `recall_query(fts, every_term)` and `recall_term(n, text, fts, common, searched)`, placed
+-- after
+--     WITH RECURSIVE recall_params(q, project, max_rows, as_of, every) AS (...),
+-- Both come from recall_terms(q, all), a Python function registered on every connection that runs recall
+-- (indexer/query/recall_terms.py: stop words, possessives, identifiers whole and in parts, phrases, prefixes,
+-- and which terms are too common to bring candidates), so the CLI, MCP, the canned query and the pages search
+-- alike. Each term is an FTS5 phrase of bare tokens: no text makes an FTS5 error. Text with no term gives '""',
+-- which matches nothing (an empty MATCH would be a syntax error). The function's answer is materialized
+-- (it is called once); the CTEs that read it are not: SQLite took longer to plan recall so.
 
-recall_words(word, rest) AS (
-    SELECT '', trim(replace(replace(replace(q, char(9), ' '), char(10), ' '), char(13), ' ')) || ' '
-    FROM recall_params
-    UNION ALL
-    SELECT substr(rest, 1, instr(rest, ' ') - 1), ltrim(substr(rest, instr(rest, ' ') + 1))
-    FROM recall_words
-    WHERE rest <> ''
+recall_input AS MATERIALIZED (
+    SELECT recall_terms(q, every) AS j FROM recall_params
 ),
 
-recall_query(fts) AS (
-    SELECT coalesce(group_concat(
-        '"' || replace(rtrim(word, '*'), '"', '""') || '"' || CASE WHEN word LIKE '%*' THEN '*' ELSE '' END,
-        ' '), '""')
-    FROM recall_words
-    WHERE rtrim(word, '*') <> ''
+recall_term AS (
+    SELECT CAST(t.key AS INTEGER) AS n, json_extract(t.value, '$[0]') AS text, json_extract(t.value, '$[1]') AS fts,
+        json_extract(t.value, '$[2]') AS common, json_extract(t.value, '$[3]') AS searched
+    FROM recall_input AS i, json_each(json_extract(i.j, '$.terms')) AS t
+),
+
+recall_query(fts, every_term) AS (
+    SELECT json_extract(j, '$.fts'), json_extract(j, '$.every') FROM recall_input
 )

@@ -1,17 +1,18 @@
--- What replaced the superseded memories a recall query matches: recall never returns invalid memories,
--- but when the best matches are old truths, the user should hear what replaced them. One row per current
+-- What replaced the superseded memories a recall query matches (superseded by as_of): recall never returns
+-- invalid memories, but when the best matches are old truths, the user should hear what replaced them. One row per current
 -- memory reached by following superseded_by (cycles and dangling links end the walk without a row).
 --
--- A fragment: CTEs ending in `recall_superseded`, placed after recall_params(q, project, max_rows,
+-- A fragment: CTEs ending in `recall_superseded`, placed after recall_params(q, project, max_rows, as_of, every,
 -- superseded_limit), recall_query.sql and recall.sql. Only the best few superseded matches
 -- (superseded_limit) are followed, and only those that would have ranked among recall's results are told.
 
 recall_old AS (
-    SELECT m.id, m.name, m.superseded_by, MEMORY_RANK AS rank
+    SELECT m.id, m.name, m.superseded_by, MEMORY_RANK - RECALL_BONUS(h) AS rank
     FROM memories_fts CROSS JOIN memories AS m ON m.rowid = memories_fts.rowid
+        LEFT JOIN recall_memory_held AS h ON h.fts_rowid = memories_fts.rowid
     WHERE memories_fts MATCH (SELECT fts FROM recall_query)
         AND m.superseded_by IS NOT NULL
-        AND m.invalid_at <= strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
+        AND m.invalid_at <= (SELECT as_of FROM recall_params)
         AND (
             (SELECT coalesce(project, '') FROM recall_params) = ''
             OR m.project IS NULL

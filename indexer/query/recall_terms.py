@@ -1,0 +1,199 @@
+"""Recall's query language (SPEC section 13): any text becomes the terms of an FTS5 query that never fails.
+
+`terms(text)` reads what a person or an agent typed: a question, keywords, a pasted error line, an identifier.
+- The words are what the index's tokenizer (unicode61) sees: runs of letters and digits, case folded; FTS5
+  stems them (porter) on its side. Stop words (English function words and question words) are dropped unless
+  nothing else is left; a possessive `'s` is dropped (`Caroline's` is Caroline), and a contraction's pieces
+  are words (`don't`: don, t, both stop words).
+- An identifier, words joined by anything but a space or an apostrophe (`CHROMA_PORT`, `chroma-boot-race`,
+  `seamless.db`, `name:value`), is kept whole, as a phrase, and in its parts.
+- `"a phrase"` in double quotes is a phrase, stop words and all; a trailing `*` makes a prefix (`embed*`).
+  An unpaired quote, brackets, FTS5's operators and any other punctuation are separators or words.
+Each term is written as an FTS5 phrase of bare tokens (`"chroma boot race"`, `"embed"*`), so no text can make
+an FTS5 syntax error. `every=True` (`--all`) asks for the rule recall had before questions: each word (stop words
+too) and each identifier whole, every one of them required.
+
+`register(conn)` makes `recall_terms(q, all)` an SQL function: recall.sql reads the terms from it, so the CLI,
+MCP, the canned query and the explorer's pages all search with the same terms. Nothing here is compiled or
+read at import time: the CLI imports this for every recall.
+"""
+
+import functools
+import json
+import re
+from typing import NamedTuple
+
+from indexer.sqlite import sqlite3
+
+# A term found in more than this many memories (or notes) brings no candidates: bm25 reads every match of a term
+# it ranks by, so its cost would grow with the store (docs/performance.md).
+COMMON_DOCS = 1000
+MAX_TERMS = 32  # a pasted page searches its first 32 distinct terms: each costs a lookup of its matches
+MAX_PHRASE = 16  # tokens of one identifier or quoted phrase
+SQL_FUNCTION = "recall_terms"
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+# English function words, question words and a contraction's pieces, lower-cased as the tokenizer folds them.
+STOP_WORDS = frozenset(
+    _words(
+        """a about above after again against all also am an and any are aren as at be because been before being
+    below between both but by can cannot could couldn d did didn do does doesn doing don down during each
+    either else ever every few for from further had hadn has hasn have haven having he her here hers herself
+    him himself his how however i if in into is isn it its itself just ll m may me might mightn more most
+    must mustn my myself neither no nor not now o of off on once one only or other ought our ours ourselves
+    out over own please re s same shall shan she should shouldn so some such t than that the their theirs
+    them themselves then there these they this those through to too under until up upon us ve very was
+    wasn we were weren what whatever when whenever where whereas wherever whether which while who whoever
+    whom whose why will with within without won would wouldn y yet you your yours yourself yourselves"""
+    )
+)
+
+
+class Term(NamedTuple):
+    """One term of a query: `text` as shown in `matched`, `fts` the FTS5 phrase, `stop` a stop word."""
+
+    text: str
+    fts: str
+    stop: bool = False
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
+    """The quoted phrases (with an optional prefix star), a token, and a possessive or contraction's apostrophe."""
+    return (
+        re.compile(r'"([^"]*)"(\*?)'),
+        re.compile(r"[^\W_]+"),
+        re.compile(r"[^\W_]['’][^\W_]"),
+    )
+
+
+def terms(text: str, every: bool = False) -> list[Term]:
+    """The distinct terms of `text` in the order written (at most MAX_TERMS); stop words dropped unless
+    nothing else is left, or kept with `every` (every term is then required and identifiers are kept whole)."""
+    quoted, token, apostrophe = _patterns()
+    found: list[Term] = []
+    for part, (phrase, star) in _split(str(text or ""), quoted):
+        if phrase is not None:
+            found += _phrase(phrase, star, token)
+            continue
+        for chunk in part.split():
+            core = chunk.rstrip()
+            prefix = core.endswith("*")
+            core = re.sub(r"['’][sS]$", "", _strip_edges(core, token))
+            tokens = token.findall(core)
+            if not tokens:
+                continue
+            if len(tokens) == 1 or _only_apostrophes(core, tokens, apostrophe):
+                for i, t in enumerate(tokens):
+                    star = "*" if prefix and i == len(tokens) - 1 else ""
+                    found.append(Term(t + star, f'"{t.lower()}"{star}', t.lower() in STOP_WORDS and not star))
+                continue
+            star = "*" if prefix else ""
+            whole = tokens[:MAX_PHRASE]
+            found.append(Term(core + star, '"' + " ".join(t.lower() for t in whole) + '"' + star))
+            if not every:
+                for i, t in enumerate(whole):
+                    last = star if i == len(whole) - 1 else ""
+                    found.append(Term(t + last, f'"{t.lower()}"{last}', t.lower() in STOP_WORDS and not last))
+    distinct: dict[str, Term] = {}
+    for t in found:
+        distinct.setdefault(t.fts, t)  # the first spelling of each
+    kept = list(distinct.values())
+    searched = kept if every else ([t for t in kept if not t.stop] or kept)
+    return searched[:MAX_TERMS]
+
+
+def _split(text: str, quoted: re.Pattern):
+    """(text outside quotes, (None, None)) and ('', (phrase, star)) pieces in order; an unpaired quote is a space."""
+    at = 0
+    for m in quoted.finditer(text):
+        yield text[at : m.start()], (None, None)
+        yield "", (m[1], m[2])
+        at = m.end()
+    yield text[at:].replace('"', " "), (None, None)
+
+
+def _phrase(phrase: str, star: str, token: re.Pattern) -> list[Term]:
+    tokens = token.findall(phrase)[:MAX_PHRASE]
+    if not tokens:
+        return []
+    return [Term(" ".join(tokens) + star, '"' + " ".join(t.lower() for t in tokens) + '"' + star)]
+
+
+def _strip_edges(chunk: str, token: re.Pattern) -> str:
+    """`chunk` without the punctuation around it: `(seamless.db),` is seamless.db."""
+    first = token.search(chunk)
+    if not first:
+        return ""
+    last = list(token.finditer(chunk))[-1]
+    return chunk[first.start() : last.end()]
+
+
+def _only_apostrophes(core: str, tokens: list[str], apostrophe: re.Pattern) -> bool:
+    """`core` is words joined by apostrophes only (don't, we'll, o'clock): a contraction, not an identifier."""
+    return len(apostrophe.findall(core)) == len(tokens) - 1 and len(core) == sum(map(len, tokens)) + len(tokens) - 1
+
+
+def query(conn: sqlite3.Connection, text, every=False) -> dict:
+    """What recall searches for `text` in the index `conn`: `{"fts": the FTS5 expression, "every": 1 when every
+    term of it is required, "terms": [[text, fts, common, searched], ...]}` ('""', which matches nothing, when
+    no term is searched).
+
+    A term found in more than COMMON_DOCS memories (or notes) is common: it brings no candidates (it is not in the
+    expression) but counts for the rows that hold it (recall.sql). When every term found is that common, each is
+    required instead (the rows that hold them all are few), as `every` requires every term."""
+    every = str(every).strip().lower() in ("1", "true", "yes", "on")
+    found = terms("" if text is None else str(text), every)
+    if every:
+        searched = found
+        common = [False] * len(found)
+    else:
+        docs = [_docs(conn, t.fts) for t in found]
+        common = [n > COMMON_DOCS for n in docs]
+        searched = [t for t, n in zip(found, docs) if 0 < n <= COMMON_DOCS]
+        if not searched:
+            every = True
+            searched = [t for t, c in zip(found, common) if c]
+            common = [False] * len(found)
+    return {
+        "fts": (" AND " if every else " OR ").join(t.fts for t in searched) or '""',
+        "every": int(every),
+        "terms": [[t.text, t.fts, int(c), int(t in searched)] for t, c in zip(found, common)],
+    }
+
+
+def _docs(conn: sqlite3.Connection, fts: str) -> int:
+    """How many memories, or notes, match `fts` (the larger), counted up to COMMON_DOCS + 1 only, so the count
+    costs the same at any store size (the notes are not counted once the memories are past it)."""
+    found = 0
+    for table in ("memories_fts", "notes_fts"):
+        if found <= COMMON_DOCS:
+            sql = f"select count(*) from (select 1 from {table} where {table} match ? limit ?)"
+            found = max(found, conn.execute(sql, (fts, COMMON_DOCS + 1)).fetchone()[0])
+    return found
+
+
+def nothing_to_search(text: str) -> str | None:
+    """One line saying why `text` finds nothing whatever the store holds, or None when it has terms."""
+    if terms(text):
+        return None
+    return f"nothing to search for in {text!r}: recall searches words and numbers, and this holds none"
+
+
+def ensure(conn: sqlite3.Connection) -> None:
+    """Register recall_terms on `conn` unless it is there: registering again would make SQLite prepare every
+    statement of the connection anew (tens of milliseconds for recall's)."""
+    try:
+        conn.execute(f"select {SQL_FUNCTION}(NULL, 0)").fetchone()
+    except sqlite3.OperationalError:
+        register(conn)
+
+
+def register(conn: sqlite3.Connection) -> None:
+    """Make recall_terms(q, all) an SQL function of `conn`: `query(conn, q, all)` as JSON (recall_query.sql calls
+    it once per statement). It reads the index through `conn`, so it is not deterministic."""
+    conn.create_function(SQL_FUNCTION, 2, lambda text, every: json.dumps(query(conn, text, every), ensure_ascii=False))

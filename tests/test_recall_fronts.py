@@ -1,0 +1,80 @@
+"""One source (SPEC section 13): the CLI, the `recall` canned query through Datasette and the MCP tool through the
+official client give the same results, each with the same `matched` terms, for the same text."""
+
+import json
+from urllib.parse import urlencode
+
+import pytest
+from click.testing import CliRunner
+from conftest import EXAMPLE_STORE
+from stores import seamless_command
+
+from bench.recall import example_questions
+from indexer.front.cli import cli
+from indexer.front.serve import build_datasette
+
+pytest.importorskip("mcp")
+
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+HOSTILE = ['NOT "chroma', "name: port (8001)", "🦜 CHROMA_PORT? 🦜", "seamless.db --full", "???"]
+
+
+def asked() -> list[dict]:
+    """A few dozen texts: questions and keywords of the labelled set, hostile ones, and some as of a time or with
+    every word required."""
+    _split, parts = example_questions()
+    texts = [{"q": q.q} for q in parts["questions"][:20]] + [{"q": q.q} for q in parts["keywords"][:8]]
+    texts += [{"q": q} for q in HOSTILE]
+    texts += [
+        {"q": "what port does chroma listen on?", "as_of": "2026-05-01"},
+        {"q": "stripe api version", "all": True},
+    ]
+    return texts
+
+
+def from_cli(db, ask: dict) -> list[tuple]:
+    args = ["recall", ask["q"], "--json", "--limit", "10", "--db", str(db)]
+    args += ["--as-of", ask["as_of"]] if "as_of" in ask else []
+    args += ["--all"] if ask.get("all") else []
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    return [(r["id"], r["matched"]) for r in json.loads(result.stdout)]
+
+
+async def from_canned(ds, ask: dict) -> list[tuple]:
+    params = {
+        "q": ask["q"],
+        "limit": 10,
+        "as_of": ask.get("as_of", ""),
+        "all": 1 if ask.get("all") else "",
+        "_shape": "array",
+    }
+    response = await ds.client.get("/seamless/recall.json?" + urlencode(params))
+    assert response.status_code == 200, response.text
+    return [(r["id"], json.loads(r["matched"])) for r in response.json()]
+
+
+async def from_mcp(session, ask: dict) -> list[tuple]:
+    arguments = {"query": ask["q"], "limit": 10, "as_of": ask.get("as_of"), "all": bool(ask.get("all"))}
+    result = await session.call_tool("recall", {k: v for k, v in arguments.items() if v is not None})
+    assert not result.is_error, result.content
+    rows = result.structured_content["result"] if result.structured_content else json.loads(result.content[0].text)
+    return [(r["id"], r["matched"]) for r in rows]
+
+
+async def test_the_cli_the_canned_query_and_mcp_answer_alike(example_db):
+    ds = build_datasette(example_db)
+    await ds.invoke_startup()
+    command, *args = seamless_command("mcp", EXAMPLE_STORE, "--db", example_db)
+    params = StdioServerParameters(command=command, args=args, env={})
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        answered = 0
+        for ask in asked():
+            cli_rows = from_cli(example_db, ask)
+            assert await from_canned(ds, ask) == cli_rows, ask
+            assert await from_mcp(session, ask) == cli_rows, ask
+            answered += bool(cli_rows)
+    assert answered >= len(asked()) - 1  # only "???" finds nothing

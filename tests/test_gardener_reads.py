@@ -23,11 +23,15 @@ AS_OF = "2027-01-01"
 
 # What each split gave (bench/gardener.py, docs/performance.md), rounded down to 0.05, as a floor: a change that lowers
 # one fails here. kind -> split -> (precision, recall). dev to held-out-3 were used to write the rules; held-out-4
-# was measured once, after they were frozen.
+# was measured once, after they were frozen (436c05c), as it came out: below the targets for duplicates (both) and
+# for contradictions' recall.
 FLOORS = {
-    "duplicate": {"dev": (1.0, 0.7), "held-out": (1.0, 0.55), "held-out-2": (0.85, 0.65), "held-out-3": (1.0, 0.5)},
-    "contradiction": {"dev": (1.0, 0.3), "held-out": (1.0, 0.35), "held-out-2": (1.0, 0.55), "held-out-3": (1.0, 0.5)},
-    "vague-description": {"dev": (1.0, 1.0), "held-out": (1.0, 1.0), "held-out-2": (1.0, 1.0), "held-out-3": (1.0, 0.75)},
+    "duplicate": {"dev": (1.0, 0.7), "held-out": (1.0, 0.55), "held-out-2": (0.85, 0.65), "held-out-3": (1.0, 0.5),
+                  "held-out-4": (0.5, 0.1)},
+    "contradiction": {"dev": (1.0, 0.3), "held-out": (1.0, 0.35), "held-out-2": (1.0, 0.55), "held-out-3": (1.0, 0.5),
+                      "held-out-4": (1.0, 0.15)},
+    "vague-description": {"dev": (1.0, 1.0), "held-out": (1.0, 1.0), "held-out-2": (1.0, 1.0), "held-out-3": (1.0, 0.75),
+                          "held-out-4": (1.0, 0.85)},
 }  # fmt: skip
 # A split added to the fixture files (written by someone who never saw the rules) is held to the targets (issue 30)
 TARGETS = {"duplicate": (0.9, 0.5), "contradiction": (0.9, 0.3), "vague-description": (0.9, 0.8)}

@@ -21,8 +21,8 @@ neither
 - `two_of_a_family`: each names one of a family the other does not (`harbor-prod` and `harbor-ci`, production and
   staging, the public API and the internal one): two things, whose values may well differ.
 
-Not tried, because it proposed about as many wrong pairs as right ones on stores it was not written on
-(docs/performance.md): a word one denies and the other states ("never auto-apply" against "auto-applied"), two
+Not tried, because each fired on about as many pairs of another kind as on the pairs it was meant for, on the
+labelled stores (docs/performance.md): a word one denies and the other states ("never auto-apply" against "auto-applied"), two
 sides of a choice ("serially", "in parallel"), a port or a quantity of two things (two services' ports, two rate
 limits), a choice said in other words ("trusted publishing" against "`twine upload`").
 """

@@ -605,9 +605,8 @@ class Wording:
     values: tuple[Value, ...]
     names: frozenset[str]  # its compound names, each as the stems of its parts: `harbor-prod` is "harbor prod"
     changed_to: frozenset[str]  # what it says a thing changed to ("upgraded to 24.08": 24.08)
-    gone: frozenset[
-        str
-    ]  # what it says is no more, as phrases ("the CloudFront distribution is deleted": "cloudfront distribut")
+    # what it says is no more, as phrases ("the CloudFront distribution is deleted": "cloudfront distribut")
+    gone: frozenset[str]
     signature: str  # the same for descriptions that differ only in case, punctuation and word endings
     vague: str | None  # why the description is vague, or None
     spelling: dict[str, str] = field(default_factory=dict, compare=False)  # each of `words` as first written

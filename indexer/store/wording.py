@@ -1,9 +1,14 @@
-"""What a memory's name and description say, word by word, for the gardener (SPEC section 12). No model, no index.
+"""What a memory's name and description say, for the gardener (SPEC section 12). No model, no index.
 
 `read(name, description)` gives a `Wording`: the stems of its words (Snowball, through PyStemmer), the values it
-states (ports, versions, paths, quantities, settings and their yes/no), which words sit under a negation, a
-signature shared by descriptions that differ only in case, punctuation and inflection, and why the description is
-vague, if it is. `indexer.store.sameness` compares two of them.
+states (a setting's value, a product's version, a port, a quantity in a unit, a file's path), what it says changed
+("moved to atlas", "goose is retired"), its compound names (`harbor-prod`), a signature shared by descriptions that
+differ only in case, punctuation and word endings, and why the description is vague, if it is.
+`indexer.store.sameness` judges two readings; the vague-description rules are at the end of this file
+(`VAGUE_RULES`), each a small named function. tests/test_gardener_reads.py holds every rule's labelled examples.
+
+Nothing is compiled or stemmed at import (a command that never reads a description does not pay for it): the
+regular expressions, the stemmer and the generic words' stems are made on first use.
 
 English words are stemmed as English; Cyrillic, Greek and Arabic words with their own Snowball stemmer; Chinese,
 Japanese and Korean text, written without spaces, is read as overlapping pairs of characters.
@@ -15,46 +20,70 @@ import marshal
 import re
 import sys
 import unicodedata
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
-import Stemmer
-
-
-def _words(text: str) -> list[str]:
-    """The words of a list written as text (one or more a line)."""
-    return text.split()
+# --- Word lists (data, not rules) ---
 
 
-# A token: a code span, a clause boundary, or a run of anything that is not a space or a separator.
-TOKEN = re.compile(
-    r"`(?P<code>[^`]*)`|(?P<stop>[;:,.!?]+(?=\s|$)|\s[-–—]+\s|[()\[\]{}|])|(?P<raw>[^\s,;()\[\]{}\"`|]+)"
+def _words(text: str) -> frozenset[str]:
+    """The words of a list written as text, one or more a line."""
+    return frozenset(text.split())
+
+
+STOPWORDS = _words(
+    """
+    a an the and or but if then than so as at by for from in into of on onto to with within without via per is
+    are was were be been being am it its it's this that these those there here we our us you your they their them
+    he she his her i me my do does did done doing has have had having can could will would shall should may might
+    must also too very just only still yet again even ever about above after before below between both each few
+    more most other some such own same any all what which who whom whose when where why how while until up down out
+    off over under further once nor not no never e.g i.e etc vs now new
+    """
 )
-EDGE = "\"'.,:;!?*“”‘’«»"  # stripped from a raw token's ends
-PART = re.compile(r"[^\W_]+")  # the letters-and-digits runs of an identifier
-LETTER = re.compile(r"[A-Za-z]")
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
-URL = re.compile(
-    r"^(?:[a-z][a-z0-9+.-]*://|www\.)\S+$|^[a-z0-9-]+(?:\.[a-z0-9-]+)+\.[a-z]{2,}/\S*$|^[a-z0-9-]+\.(?:com|org|io|dev|net|html)(?:/\S*)?$",
-    re.I,
+# Words that say nothing a future agent could act on by themselves ("notes about the console" is a generic word and
+# one topic). Compared as stems, so one form of each word is enough.
+GENERIC_WORDS = _words(
+    """
+    note notes stuff thing things info information misc miscellaneous various detail details general overview summary
+    learning learnings learned lesson lessons tip tips thought thoughts idea ideas todo update updates fix fixes fixed
+    bug bugs issue issues problem problems gotcha gotchas decision decisions runbook protocol reference references
+    constraint stage work working worked works important remember remembering useful interesting relevant related
+    regarding concerning context background random check checked careful keep mind later today yesterday tomorrow
+    session sessions meeting meetings discussion discussed decided architecture approach plan plans next step steps
+    project projects code codebase system systems app application setup config configuration settings performance
+    behaviour behavior flaky weird strange broken see body below above question questions investigation research
+    finding findings workaround workarounds trick tricks quirk quirks caveat caveats consideration considerations
+    practice practices guideline guidelines rule rules process procedure way ways how doing improvement improvements
+    change changes changed handle handling help helpful use using used make making made get getting got need needs
+    know known want try tried future forget don't time times team teams people person someone something anything
+    everything area part parts piece pieces point points aspect aspects case cases item items list lists good bad
+    better best worse worst nice okay fine hard easy quick slow fast simple complex main current old latest recent
+    recently first last docs doc documentation documented explanation explained description hit saw seen found happen
+    happened happens noticed ran encounter encountered properly correctly usual usually normal normally standard
+    appropriate appropriately error errors follow
+    """
 )
-HOST_PORT = re.compile(r"^(?:[A-Za-z][\w-]*(?:\.[\w-]+)*|\d+(?:\.\d+){3}):(\d{2,5})(?:/\S*)?$")
-ASSIGNMENT = re.compile(r"^([A-Za-z_][\w.-]*)=(\S+)$")
-DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:T[\d:]+Z?)?$")
-VERSION = re.compile(
-    r"^(?:v|>=|<=|==|~=|\^|@)?(\d+(?:\.\d+)+(?:[.+-]?[a-z][\w.]*)?|\d{4}-\d{2}-\d{2}\.[a-z]\w*)\+?$", re.I
+GENERIC_UPPER = _words("API UI DB CI CD PR ID URL CLI SDK TODO FYI ASAP NB OK TBD WIP")
+# words that stand for what was not said: "the rate limit stuff", "the thing with the cache"
+PLACEHOLDERS = _words("stuff thing things misc miscellaneous various etc whatever random")
+# after a generic word, these introduce a bare topic: "notes on X", "a problem we had with X"
+TOPIC_WORDS = _words("about on for with regarding re around concerning of from in")
+# the value after these is the one given up: "moved from 8001", "instead of 5432", "not 3.10", "past 2.9.3"
+FORMER = _words("from instead formerly previously replacing replaced was were not than past")
+ARROWS = _words("-> → =>")  # "Postgres 14 -> 16": the value before the arrow is the one given up
+# a setting's key, one of these, (to) its value: `KEY is 20`, `KEY defaults to 8000`, `KEY raised to 300 s`
+ASSIGNS = _words("is = are defaults default set equals raised lowered dropped increased reduced bumped")
+# words that say a thing changed to the value after "to" ("upgraded to 24.08", "raised to 300 s"), or from what
+# follows "from" ("moved from the cookie store to Redis")
+CHANGED_TO = _words(
+    "moved migrated switched upgraded downgraded raised lowered increased decreased reduced bumped changed"
 )
-NUMBER = re.compile(r"^[-+]?(\d+(?:[.,]\d+)?)(%|x|ms|s|h|m|d|k|g|kb|mb|gb|px)?\+?$", re.I)
-NUMBER_UNIT = re.compile(r"^(\d+(?:\.\d+)?)-([a-z]+)$", re.I)  # 48-bit, 10-minute
-PIN = re.compile(r"^([A-Za-z][\w.-]*)@[v^~=]*(\d+(?:\.\d+)*(?:[.+-]?[a-z][\w.]*)?)$", re.I)  # expo@51.0.28
-FLAG = re.compile(r"^--?[a-z][\w-]*(?:=\S+)?$", re.I)
-CAMEL = re.compile(r"[a-z][A-Z][a-z]|[A-Z]{2,}[a-z]")  # tracesSampleRate, HTTPServer; not a name (iOS, macOS)
-UPPER = re.compile(r"^[A-Z][A-Z0-9]+$")
-NUMBER_WORDS = {
-    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-    "eight": "8", "nine": "9", "ten": "10", "twelve": "12", "once": "1", "twice": "2", "single": "1",
-    "double": "2", "second": "2",
-}  # fmt: skip
+# words that say what comes before them (after "is", "was" ...) is no more: "goose is retired", "JSC was removed"
+GONE = _words("retired removed deleted dropped gone unbound cancelled canceled decommissioned uninstalled")
+COPULAS = _words("is are was were be been being has have had got now also")
+REPLACING = _words("replaced replaces replacing")  # "ruff replaced Black": Black is no more
 BOOLEANS = {
     "true": "yes", "yes": "yes", "on": "yes", "enabled": "yes", "enable": "yes",
     "false": "no", "no": "no", "off": "no", "disabled": "no", "disable": "no", "none": "no",
@@ -63,351 +92,59 @@ UNITS = {
     "ms": "ms", "millisecond": "ms", "milliseconds": "ms", "s": "s", "sec": "s", "secs": "s", "second": "s",
     "seconds": "s", "m": "min", "min": "min", "mins": "min", "minute": "min", "minutes": "min", "h": "h", "hr": "h",
     "hrs": "h", "hour": "h", "hours": "h", "d": "d", "day": "d", "days": "d", "week": "week", "weeks": "week",
-    "x": "x", "%": "%", "k": "k", "kb": "kb", "mb": "mb", "gb": "gb", "g": "gb", "px": "px",
+    "%": "%", "k": "k", "kb": "kb", "mb": "mb", "gb": "gb", "g": "gb", "px": "px", "x": "x",
 }  # fmt: skip
-SECONDS = {"ms": 0.001, "s": 1, "min": 60, "h": 3600, "d": 86400, "week": 604800}  # durations are compared in seconds
-# words that mark the next value as the one given up: "moved from 8001", "instead of Redis", "not RabbitMQ"
-FORMER = {"from", "instead", "formerly", "previously", "replacing", "replaces", "replaced", "was", "were"}
-NEGATION = {
-    "not", "never", "no", "nor", "without", "cannot", "can't", "don't", "doesn't", "didn't", "isn't", "aren't",
-    "wasn't", "weren't", "won't", "shouldn't", "mustn't", "neither", "nobody", "nothing", "avoid",
-}  # fmt: skip
-PROHIBITION = {"forbidden", "banned", "prohibited", "disallowed"}
-# words that say the noun phrase before them is no more: "Traefik was removed", "goose is retired", "JSC is off",
-# after a copula; and, after "not", what is not there: "DNS-01 is not configured"
-ABSENT = {
-    "gone", "removed", "retired", "dropped", "deleted", "unbound", "disabled", "off", "unused", "abandoned",
-    "decommissioned", "uninstalled",
-}  # fmt: skip
-NOT_THERE = {"configured", "used", "enabled", "supported", "installed"}
-NP_BREAKS = {"and", "or", "then", "but", "now", "so", "while", "when"}  # what is gone is the phrase after these
-COPULAS = {"is", "are", "was", "were", "be", "been", "being", "got", "gets"}
-CLAUSE_WORDS = {
-    "why",
-    "what",
-    "how",
-    "where",
-    "which",
-    "who",
-    "whether",
-    "that",
-}  # a negation before one denies a clause
-# words that deny the next word as negations do: "ruff replaced Black", "instead of Redis"
-REPLACING = {"replaced", "replaces", "replacing", "instead"}
-MOVES = {"moved", "migrated", "switched", "went", "changed"}  # "moved from the cookie store to Redis": from what
-# words that start a part of a clause with its own yes and no: "use JSC again since Hermes crashed"
-CONJUNCTIONS = {"because", "since", "so", "but", "when", "if", "unless", "while", "whereas", "although", "though"}
-# stems of words that take one side of a choice with no value: "run serially" against "run in parallel"
-SIDES = {
-    "serial": ("order", "serially"), "sequenti": ("order", "serially"), "parallel": ("order", "in parallel"),
-    "parallelis": ("order", "in parallel"), "paralleliz": ("order", "in parallel"),
-    "sync": ("timing", "synchronously"), "synchron": ("timing", "synchronously"), "async": ("timing", "asynchronously"),
-    "asynchron": ("timing", "asynchronously"), "eager": ("loading", "eagerly"), "lazi": ("loading", "lazily"),
-    "lazili": ("loading", "lazily"),
-}  # fmt: skip
-# words that tell which of a family of things a memory is about: the public API and the internal one, production
-# and staging, are two things whose values may differ
-QUALIFIERS = {
-    "public": ("audience", "public"), "internal": ("audience", "internal"), "private": ("audience", "private"),
-    "external": ("audience", "external"), "prod": ("environment", "prod"), "production": ("environment", "prod"),
-    "staging": ("environment", "staging"), "dev": ("environment", "dev"), "development": ("environment", "dev"),
-    "local": ("environment", "local"), "preview": ("environment", "preview"), "sandbox": ("environment", "sandbox"),
-    "ci": ("environment", "ci"),
-}  # fmt: skip
-# words that describe a failure: "a stray print() corrupts the stream" restates "never print", it does not deny it
-FAILURE = frozenset(
-    Stemmer.Stemmer("english").stemWords(
-        _words(
-            """
-            fail fails failed failing failure break breaks broke broken breaking corrupt corrupts corrupted error errors
-            crash crashes crashed raise raises raised stray wrong lose loses lost leak leaks bug disagree disagreeing
-            mismatch missing miss misses hang hangs stale collide collided collides clash clashes conflict conflicts
-            typeerror exception traceback refuse refuses slow
-            """
-        )
+SECONDS = {"ms": 0.001, "s": 1, "min": 60, "h": 3600, "d": 86400, "week": 604800}  # durations compare in seconds
+PORT_WORDS = _words("port ports")
+# skipped looking back from a version to its product: "Airflow is pinned to 2.9.3", "Expo SDK 51"
+BEFORE_VERSION = _words(
+    "version versions pinned pin api floor minimum min v release lts sdk is at to on past from than -> → =>"
+)
+CONJUNCTIONS = _words("because since so but when if unless while whereas although though and or")
+
+
+# --- Patterns, compiled on first use ---
+
+
+@functools.cache
+def _patterns() -> SimpleNamespace:
+    c = re.compile
+    return SimpleNamespace(
+        # a code span, a clause boundary, or a run of anything that is not a space or a separator
+        token=c(
+            r"`(?P<code>[^`]*)`|(?P<stop>[;:,.!?]+(?=\s|$)|\s[-–—]+\s|[()\[\]{}|])"
+            r"|(?P<raw>[^\s,;()\[\]{}\"`|]+)"
+        ),
+        part=c(r"[^\W_]+"),  # the letters-and-digits runs of an identifier
+        letters=c(r"[^\W\d_]+"),
+        letter=c(r"[A-Za-z]"),
+        cjk=c(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]"),
+        url=c(
+            r"^(?:[a-z][a-z0-9+.-]*://|www\.)\S+$|^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|io|dev|net|app|shop|"
+            r"internal)(?:/\S*)?$",
+            re.I,
+        ),
+        host_port=c(r"^(?:[A-Za-z][\w-]*(?:\.[\w-]+)*|\d+(?:\.\d+){3}):(\d{2,5})(?:/\S*)?$"),
+        assignment=c(r"^([A-Za-z_][\w.-]*)=(\S+)$"),
+        pin=c(r"^([A-Za-z][\w.-]*)@[v^~=]*(\d+(?:\.\d+)*(?:[.+-]?[a-z][\w.]*)?)$", re.I),  # expo@51.0.28
+        flag=c(r"^--?[a-z][\w-]*(?:=\S+)?$", re.I),
+        date=c(r"^\d{4}-\d{2}-\d{2}(?:T[\d:]+Z?)?$"),
+        version=c(r"^(?:v|>=|<=|==|~=|\^)?(\d+(?:\.\d+)+(?:[.+-]?[a-z][\w.]*)?|\d{4}-\d{2}-\d{2}\.[a-z]\w*)\+?$", re.I),
+        number=c(r"^[-+]?(\d+(?:[.,]\d+)?)(%|x|ms|s|h|m|d|k|g|kb|mb|gb|px)?\+?$", re.I),
+        number_unit=c(r"^(\d+(?:\.\d+)?)-([a-z]{2,})$", re.I),  # 48-bit, 10-minute
+        camel=c(r"[a-z][A-Z][a-z]|[A-Z]{2,}[a-z]"),  # tracesSampleRate, HTTPServer; not iOS or macOS
+        upper=c(r"^[A-Z][A-Z0-9]+$"),
+        inner_dot=c(r"\w\.\w"),
     )
-)
-# words a value is stated with (`port 8765`, `version 16`), whose stems carry no subject of their own
-VALUE_WORDS = {"port", "version", "path", "file", "default", "set", "pin", "number", "valu", "at", "is", "on", "to"}
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "if",
-        "then",
-        "than",
-        "so",
-        "as",
-        "at",
-        "by",
-        "for",
-        "from",
-        "in",
-        "into",
-        "of",
-        "on",
-        "onto",
-        "to",
-        "with",
-        "within",
-        "without",
-        "via",
-        "per",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "it",
-        "its",
-        "it's",
-        "this",
-        "that",
-        "these",
-        "those",
-        "there",
-        "here",
-        "we",
-        "our",
-        "us",
-        "you",
-        "your",
-        "they",
-        "their",
-        "them",
-        "he",
-        "she",
-        "his",
-        "her",
-        "i",
-        "me",
-        "my",
-        "do",
-        "does",
-        "did",
-        "done",
-        "doing",
-        "has",
-        "have",
-        "had",
-        "having",
-        "can",
-        "could",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "may",
-        "might",
-        "must",
-        "also",
-        "too",
-        "very",
-        "just",
-        "only",
-        "still",
-        "yet",
-        "again",
-        "even",
-        "ever",
-        "about",
-        "above",
-        "after",
-        "before",
-        "below",
-        "between",
-        "both",
-        "each",
-        "few",
-        "more",
-        "most",
-        "other",
-        "some",
-        "such",
-        "own",
-        "same",
-        "any",
-        "all",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "while",
-        "until",
-        "up",
-        "down",
-        "out",
-        "off",
-        "over",
-        "under",
-        "further",
-        "once",
-        "nor",
-        "not",
-        "no",
-        "never",
-        "e.g",
-        "i.e",
-        "etc",
-        "vs",
-        "via",
-        "now",
-        "new",
-    ]
-)
-# Words that say nothing a future agent could act on by themselves: "notes about the console" is a generic word
-# and one topic. Stems are compared, so one form of each word is enough.
-GENERIC_WORDS = _words(
-    """
-    note notes stuff thing things info information misc miscellaneous various detail details general overview
-    summary learning learnings learned lesson lessons tip tips thought thoughts idea ideas todo update updates
-    fix fixes fixed bug bugs issue issues problem problems gotcha gotchas decision decisions runbook protocol
-    reference references constraint stage work working worked works important remember remembering useful
-    interesting relevant related regarding concerning context background random check checked careful keep mind
-    later today yesterday tomorrow session sessions meeting meetings discussion discussed decided architecture
-    approach plan plans next step steps project projects code codebase system systems app application setup
-    config configuration settings performance behaviour behavior flaky weird strange broken see body below above
-    question questions investigation research finding findings workaround workarounds trick tricks quirk quirks
-    caveat caveats consideration considerations practice practices guideline guidelines rule rules process
-    procedure way ways how doing improvement improvements change changes changed handle handling help helpful
-    use using used make making made get getting got need needs know known want try tried future forget don't
-    time times team teams people person someone something anything everything area part parts piece pieces point
-    points aspect aspects case cases item items list lists good bad better best worse worst nice okay fine hard
-    easy quick slow fast simple complex main current old latest recent recently first last docs doc
-    documentation documented explanation explained description hit saw seen found happen happened happens
-    noticed ran encounter encountered properly correctly usual usually normal normally standard appropriate
-    appropriately error errors follow
-    """
-)
-GENERIC = frozenset(Stemmer.Stemmer("english").stemWords(GENERIC_WORDS))
-GENERIC_UPPER = frozenset(
-    ["API", "UI", "DB", "CI", "CD", "PR", "ID", "URL", "CLI", "SDK", "TODO", "FYI", "ASAP", "NB", "OK", "TBD", "WIP"]
-)
-NUMBER_KINDS = ("port", "version", "quantity", "number")  # the kinds of value that are numbers
-MIN_WORDS = 3  # fewer words than this, with nothing concrete, is vague
-MIN_SPECIFIC = 2  # fewer specific (not generic) words than this, with nothing concrete, is vague
-GENERIC_SHARE = 0.6  # more generic words than this share, with nothing concrete and fewer than 3 specific ones
-TOPIC_AT_MOST = 3  # specific words a bare topic has at most ("Gotcha about iOS builds"), with nothing concrete
-# a generic word, then one of these: what follows is only a topic ("notes on X", "a problem we had with X")
-TOPIC_WORDS = {"about", "on", "for", "with", "regarding", "re", "around", "concerning", "of", "from", "in"}
-# words that stand for what was not said: "the rate limit stuff", "the thing with the cache"
-PLACEHOLDERS = {"stuff", "thing", "things", "misc", "miscellaneous", "various", "etc", "whatever", "random"}
 
 
-EMPTY: frozenset = frozenset()
-
-
-def _frozen(items) -> frozenset:
-    """`items` as a frozenset; the one empty frozenset when there are none (most of a reading's sets are empty, and
-    a settle holds tens of thousands of readings)."""
-    found = frozenset(items)
-    return found if found else EMPTY
-
-
-@dataclass(frozen=True)
-class Value:
-    """A value a description states: `kind` (port, version, path, quantity, setting, number, name), the `slot` it
-    fills (a unit, a setting's name, a file's name) and the `value` itself, as written or normalised."""
-
-    kind: str
-    slot: str
-    value: str
-    former: bool = False  # stated as the one given up ("moved from 8001")
-    label: str = ""  # the slot as written (`CHROMA_PORT`, `Postgres`, `hours`), for a person to read
-
-
-@dataclass(frozen=True)
-class Wording:
-    """What the gardener reads in one memory's name and description."""
-
-    words: frozenset[str]  # stems of the name and the description, numbers and identifiers' parts
-    values: tuple[Value, ...]
-    negated: frozenset[str]  # stems a negation denies ("never print", "not RabbitMQ")
-    removed: frozenset[str]  # of those, what it says is no more ("goose is retired", "replaced Black"): things
-    asserted: frozenset[str]  # stems stated plainly
-    troubled: frozenset[str]  # stems stated only beside a failure ("a stray print() corrupts"): a symptom, not a yes
-    names: frozenset[str]  # stems of what it names: identifiers, code, paths, capitalised words after the first
-    instances: frozenset[tuple[str, ...]]  # its compound names, each as the stems of its parts (`harbor-prod`)
-    qualifiers: frozenset[tuple[str, str]]  # which of a family it is about: (environment, prod), (audience, public)
-    sides: frozenset[tuple[str, str]]  # which side of a choice it takes: (order, serially)
-    signature: str  # the same for descriptions that differ only in case, punctuation and word endings
-    vague: str | None  # why the description is vague, or None
-    spelling: dict[str, str] = field(default_factory=dict, compare=False)  # stem -> the word as first written
-
-    def spelled(self, stems) -> list[str]:
-        """`stems` as the description (or name) writes them, each once."""
-        return list(dict.fromkeys(self.spelling.get(s, s) for s in stems))
-
-    @functools.cached_property
-    def slots(self) -> frozenset[str]:
-        """The kinds of value it states, by kind (two values of a kind may be in one slot)."""
-        return _frozen(v.kind for v in self.values if not v.former)
-
-    @functools.cached_property
-    def subject(self) -> frozenset[str]:
-        """The words without the values, their units and the words values are stated with: what it is about."""
-        numbers = {v.value for v in self.values} | {v.slot for v in self.values if v.kind == "quantity"}
-        return _frozen(
-            w for w in self.words if w not in numbers and w not in VALUE_WORDS and not w.replace(".", "").isdigit()
-        )
-
-    @functools.cached_property
-    def specific_subject(self) -> frozenset[str]:
-        """The subject's specific words (not generic ones)."""
-        return self.subject - GENERIC
-
-    @functools.cached_property
-    def stated(self) -> dict[tuple[str, str], set[str]]:
-        """The values it states (not those it gives up), by kind and slot."""
-        slots: dict[tuple[str, str], set[str]] = {}
-        for v in self.values:
-            if not v.former:
-                slots.setdefault((v.kind, v.slot), set()).add(v.value)
-        return slots
-
-    @functools.cached_property
-    def stated_items(self) -> list[tuple[tuple[str, str], set[str]]]:
-        """`stated`'s items in order."""
-        return sorted(self.stated.items())
-
-    @functools.cached_property
-    def mentioned(self) -> frozenset[str]:
-        """Every value it states (not those it gives up), whatever its slot."""
-        return _frozen(v.value for v in self.values if not v.former)
-
-    @functools.cached_property
-    def numbers(self) -> frozenset[str]:
-        """The values of its ports, versions, quantities and numbers."""
-        return _frozen(v.value for v in self.values if v.kind in NUMBER_KINDS)
-
-
-@dataclass(slots=True)
-class _Token:
-    text: str  # as written
-    type: str  # word, number, version, date, path, url, port, assignment, flag, identifier, code, stop
-    clause: int  # which clause of the description it is in
-    parts: tuple[str, ...]  # the stems it adds to the word set
-    low: str  # text.casefold()
-
-
-def _token(text: str, type_: str, clause: int) -> _Token:
-    return _Token(text, type_, clause, _parts_of(text, type_), text.casefold())
+# --- Stems ---
 
 
 @functools.cache
 def _stemmer(language: str):
+    import Stemmer  # PyStemmer: loaded with the first reading, not with this module
+
     return Stemmer.Stemmer(language)
 
 
@@ -417,74 +154,100 @@ def stem(word: str) -> str:
     word = word.casefold()
     for ch in word:
         if ch.isalpha():
-            name = unicodedata.name(ch, "")
-            if name.startswith("CYRILLIC"):
-                return _stemmer("russian").stemWord(word)
-            if name.startswith("GREEK"):
-                return _stemmer("greek").stemWord(word)
-            if name.startswith("ARABIC"):
-                return _stemmer("arabic").stemWord(word)
+            if not ch.isascii():
+                name = unicodedata.name(ch, "")
+                for script, language in (("CYRILLIC", "russian"), ("GREEK", "greek"), ("ARABIC", "arabic")):
+                    if name.startswith(script):
+                        return _stemmer(language).stemWord(word)
             break
     return _stemmer("english").stemWord(word)
 
 
-def tokens(text: str) -> list[_Token]:
+@functools.cache
+def generic() -> frozenset[str]:
+    """The stems of GENERIC_WORDS."""
+    return frozenset(stem(w) for w in GENERIC_WORDS)
+
+
+def __getattr__(name: str):
+    """`wording.GENERIC` (the generic words' stems) and `wording.READER` (`reader()`), made on first use."""
+    if name == "GENERIC":
+        return generic()
+    if name == "READER":
+        return reader()
+    raise AttributeError(name)
+
+
+# --- Tokens ---
+
+
+@dataclass(slots=True)
+class Token:
+    text: str  # as written, without edge punctuation
+    type: str  # word, number, version, date, path, url, port, assignment, pin, flag, identifier, code, cjk, arrow
+    clause: int  # which clause of the description it is in
+    parts: tuple[str, ...]  # the stems it adds to the word set
+    low: str  # text.casefold()
+    keyed: bool = False  # written `KEY:` (`maxUnavailable: 1`): the token after it is its value
+
+
+EDGE = "\"'.,:;!?*“”‘’«»"  # stripped from a raw token's ends
+CONCRETE = frozenset(["number", "version", "path", "url", "port", "assignment", "flag", "identifier", "code", "pin"])
+
+
+def tokens(text: str) -> list[Token]:
     """The description's tokens, each with its type and clause."""
-    found: list[_Token] = []
+    found: list[Token] = []
     clause = 0
-    for code, stop, raw in TOKEN.findall(text):
+    for code, stop, raw in _patterns().token.findall(text):
         if stop:
             clause += 1
         elif raw:
-            core, type_, ends, parts, low = _raw(raw)
+            if raw in ARROWS:
+                found.append(Token(raw, "arrow", clause, (), raw))
+                continue
+            core, type_, ends, keyed = _raw(raw)
             if core:
-                found.append(_Token(core, type_, clause, parts, low))
+                found.append(Token(core, type_, clause, _parts(core, type_), core.casefold(), keyed))
             clause += ends
-        elif code.strip():
-            found.append(_token(code.strip(), "code", clause))
+        elif code and code.strip():
+            text_ = code.strip()
+            found.append(Token(text_, "code", clause, _parts(text_, "code"), text_.casefold()))
     return found
 
 
 @functools.lru_cache(maxsize=100_000)
-def _raw(raw: str) -> tuple[str, str, bool, tuple[str, ...], str]:
-    """A raw token without its edge punctuation, its type, whether it ends a clause (`word;`, `done.`), its stems
-    and its casefolded text."""
+def _raw(raw: str) -> tuple[str, str, bool, bool]:
+    """A raw token without its edge punctuation, its type, whether it ends a clause (`word;`, `done.`), and whether
+    it is a key written `KEY:` (its value follows in the same clause)."""
     core = raw.strip(EDGE)
     if core.endswith(("'s", "’s")) and len(core) > 2:  # SDK 52's architecture, Helm's default
         core = core[:-2]
-    if raw.startswith(":") and 2 <= len(core) <= 5 and core.isdigit():
-        ends = raw.rstrip("\"'*”’»").endswith((".", ";", "!", "?"))  # `on :8080`
-        return ":" + core, "port", ends, _parts_of(":" + core, "port"), ":" + core
+    end = raw.rstrip("\"'*”’»")
+    if raw.startswith(":") and 2 <= len(core) <= 5 and core.isdigit():  # `on :8080`
+        return ":" + core, "port", end.endswith((".", ";", "!", "?")), False
     type_ = _type_of(core) if core else ""
-    ends = raw.rstrip("\"'*”’»").endswith((".", ":", ";", "!", "?")) and type_ not in ("url", "path")
-    return core, type_, ends, _parts_of(core, type_) if core else (), core.casefold()
+    keyed = end.endswith(":") and not end.endswith("::") and type_ == "identifier"
+    ends = end.endswith((".", ":", ";", "!", "?")) and type_ not in ("url", "path") and not keyed
+    return core, type_, ends, keyed
 
 
 @functools.lru_cache(maxsize=100_000)
 def _type_of(token: str) -> str:
-    if URL.match(token):
-        return "url"
-    if HOST_PORT.match(token):
-        return "port"
-    if ASSIGNMENT.match(token):
-        return "assignment"
-    if PIN.match(token):
-        return "pin"
-    if FLAG.match(token):
-        return "flag"
-    if DATE.match(token):
-        return "date"
-    if VERSION.match(token):
-        return "version"
-    if NUMBER.match(token) or NUMBER_UNIT.match(token):
-        return "number"
+    p = _patterns()
+    for type_, pattern in (
+        ("url", p.url), ("port", p.host_port), ("assignment", p.assignment), ("pin", p.pin), ("flag", p.flag),
+        ("date", p.date), ("version", p.version), ("number", p.number), ("number", p.number_unit),
+    ):  # fmt: skip
+        if pattern.match(token):
+            return type_
     if "/" in token and (token[0] in "/~." or token.endswith("/") or "." in token.rsplit("/", 1)[-1]):
         return "path"
-    if CJK.search(token):
+    if p.cjk.search(token):
         return "cjk"
-    if "_" in token or CAMEL.search(token) or re.search(r"\w\.\w", token) or token[0] in ".@#" or "()" in token:
+    if "_" in token or p.camel.search(token) or p.inner_dot.search(token) or token[0] in ".@#" or "()" in token:
         return "identifier"
-    if UPPER.match(token) and token not in GENERIC_UPPER:
+    if p.upper.match(token) and token not in GENERIC_UPPER:
         return "identifier"
     if any(ch.isdigit() for ch in token) and any(ch.isalpha() for ch in token):
         return "identifier"
@@ -492,255 +255,260 @@ def _type_of(token: str) -> str:
 
 
 @functools.lru_cache(maxsize=100_000)
-def _parts_of(text: str, type_: str) -> tuple[str, ...]:
+def _parts(text: str, type_: str) -> tuple[str, ...]:
     """The stems a token of this text and type adds to the word set."""
-    return tuple(_parts_uncached(text, type_))
-
-
-def _parts_uncached(text: str, type_: str) -> list[str]:
     if type_ in ("number", "version", "date"):
-        return [_number_text(text)]
+        return (number_text(text),)
     if type_ == "cjk":
         letters = [ch for ch in text if not ch.isspace()]
-        return ["".join(letters[i : i + 2]) for i in range(max(1, len(letters) - 1))]
-    if type_ == "port":
-        host, _, port = text.rpartition(":")
-        return [*_word_parts(host), port.split("/")[0]]
+        return tuple("".join(letters[i : i + 2]) for i in range(max(1, len(letters) - 1)))
     if type_ == "pin":
         package, _, version = text.rpartition("@")
-        return [*_word_parts(package), _number_text(version)]
+        return (*_word_parts(package), number_text(version))
     if type_ == "assignment":
         key, _, value = text.partition("=")
-        return [*_word_parts(key), *([_number_text(value)] if NUMBER.match(value) else _word_parts(value))]
-    return list(_word_parts(text))
+        return (*_word_parts(key), *((number_text(value),) if _patterns().number.match(value) else _word_parts(value)))
+    return _word_parts(text)
 
 
 @functools.lru_cache(maxsize=100_000)
 def _word_parts(text: str) -> tuple[str, ...]:
-    return tuple(_word_parts_uncached(text))
-
-
-def _word_parts_uncached(text: str) -> list[str]:
     parts = []
-    for part in PART.findall(text):
+    for part in _patterns().part.findall(text):
         if part.isdecimal():  # isdigit() is also true of ¹ and ①, which int() refuses
             parts.append(str(int(part)) if len(part) < 6 else part)
         elif part.casefold() not in STOPWORDS:
             parts.append(stem(part))
-    return parts
+    return tuple(parts)
 
 
-def _number_text(text: str) -> str:
+def number_text(text: str) -> str:
     """A number as compared: no sign, unit or `v`, no leading zeros (`v3.12+` -> `3.12`)."""
-    m = NUMBER.match(text)
+    p = _patterns()
+    m = p.number.match(text)
     if m:
         number = m[1].replace(",", "")
         return number.lstrip("0") or "0" if number.isdigit() else number
-    m = NUMBER_UNIT.match(text)
+    m = p.number_unit.match(text)
     if m:
         return m[1]
     return text.strip("v+^~=<>@").casefold()
 
 
-def _values(clauses: list[list[_Token]]) -> list[Value]:
-    """The values the tokens state, each in its slot, clause by clause. A setting's number is also read as what it
-    is without its key (`visibility_timeout is 12 h`: the setting, and 12 h), so it meets the same number written
-    another way."""
-    values: list[Value] = []
-    values_clause = -2  # the clause of the last value
-    for clause in clauses:
-        if len(clause) == 1 and clause[0].type == "identifier" and values and values[-1].kind != "setting":
-            key = clause[0].text  # `6000 characters (briefing.budget_chars)`: the value before is the setting's
-            if ("." in key or "_" in key) and clause[0].clause == values_clause + 1:
-                values.append(replace(_setting(key, values[-1].value, values[-1].former), value=values[-1].value))
-            continue
-        for i, tok in enumerate(clause):
-            if tok.type in NOT_VALUES or (tok.type == "word" and tok.low not in MAY_BE_VALUES):
-                continue
-            value = _value_at(clause, i)
-            if value is not None:
-                if not value.label:
-                    value = Value(value.kind, value.slot, value.value, value.former, _label(value, clause, i))
-                values.append(value)
-                values_clause = tok.clause
-                if value.kind == "setting" and clause[i].type in ("number", "version", "date"):
-                    plain = _value_at(clause, i, keyed=False)
-                    if plain is not None:
-                        values.append(
-                            Value(plain.kind, plain.slot, plain.value, plain.former, _label(plain, clause, i))
-                        )
-                elif value.kind == "setting" and clause[i].type == "assignment":
-                    key, _, number = clause[i].text.partition("=")
-                    number = number.strip(EDGE)
-                    unit = (PART.findall(key) or [""])[-1].casefold()
-                    plain_number = NUMBER.match(number)
-                    if plain_number and not plain_number[2] and unit in UNITS and UNITS[unit] in SECONDS:
-                        values.append(_quantity(unit, _number_text(number), value.former))  # retention.ms=
-                    elif NUMBER.match(number):  # spark.executor.memory=16g is also 16g
-                        plain = _value_at([_token(number, "number", clause[i].clause)], 0)
-                        if plain is not None:
-                            values.append(replace(plain, former=value.former, label=_label(plain, clause, i)))
-    if any(_may_be_port(v) for v in values) and (
-        any(v.kind == "port" for v in values) or any(t.low in PORT_WORDS for clause in clauses for t in clause)
-    ):
-        # beside a port, a bare number that may be one is one: "gRPC on :9090 ... health goes to 8080"
-        values = [replace(v, kind="port", label="port") if _may_be_port(v) else v for v in values]
-    return values
+def _named(word: str) -> bool:
+    """Whether a word is written as a name: capitalised, or with a capital inside (iOS, macOS)."""
+    return not word.islower() and any(ch.isupper() for ch in word)
 
 
-PORT_WORDS = {"port", "ports", "listens", "binds"}
-
-
-def _may_be_port(value: Value) -> bool:
-    return (
-        value.kind == "number"
-        and value.value.isdigit()
-        and len(value.value) in (4, 5)
-        and 1024 <= int(value.value) <= 65535
-        and not 1970 <= int(value.value) <= 2099  # a year
-    )
-
-
-def _label(value: Value, c: list[_Token], i: int) -> str:
-    """How a person would name the value's slot: the unit or product as written, `port`, the file's name."""
-    if value.kind in ("port", "code", "number") or not value.slot:
-        return {"code": "code", "port": "port"}.get(value.kind, "")
-    if value.kind == "path":
-        return value.slot
-    wanted = value.slot.rpartition(" ")[2]
-    for tok in c[max(0, i - 6) : i + 2]:
-        for stemmed, part in _spellings(tok.text):
-            if stemmed == wanted:
-                return part
-    return value.slot
-
-
-@functools.lru_cache(maxsize=100_000)
-def _spellings(text: str) -> tuple[tuple[str, str], ...]:
-    """Each letters-and-digits run of a token with its stem."""
-    return tuple((stem(part), part) for part in PART.findall(text))
-
-
-def _clauses(toks: list[_Token]) -> list[list[_Token]]:
-    clauses: dict[int, list[_Token]] = {}
+def _clauses(toks: list[Token]) -> list[list[Token]]:
+    clauses: dict[int, list[Token]] = {}
     for tok in toks:
         clauses.setdefault(tok.clause, []).append(tok)
     return list(clauses.values())
 
 
-def _value_at(c: list[_Token], i: int, keyed: bool = True) -> Value | None:
+# --- Values ---
+
+
+@dataclass(frozen=True)
+class Value:
+    """A value a description states: `kind` (setting, version, port, quantity, path, number), the `slot` it fills
+    (a setting's key, a product, a unit, a file's name; '' for a port or a bare number) and the `value`, normalised.
+    `former`: stated as the one given up ("moved from 8001", "14 -> 16"). `label`: the slot as written."""
+
+    kind: str
+    slot: str
+    value: str
+    former: bool = False
+    label: str = ""
+
+
+def values(clauses: list[list[Token]]) -> list[Value]:
+    """The values the description states, clause by clause."""
+    found: list[Value] = []
+    for n, clause in enumerate(clauses):
+        for i, tok in enumerate(clause):
+            value = _value_at(clause, i)
+            if value is not None:
+                found.append(value)
+                if value.kind == "setting" and tok.type in ("number", "version"):
+                    found.append(_number_value(clause, i, value.former, keyed=False))  # `auto-suspend 300 s`: 300 s
+        # `6000 characters (briefing.budget_chars)`: a clause that is only a key names the value before it
+        alone = n and len(clause) == 1 and clause[0].type == "identifier"
+        if alone and found and found[-1].kind == "quantity" and clause[0].clause == clauses[n - 1][-1].clause + 1:
+            found.append(_setting(clause[0].text, found[-1].value, found[-1].former))
+    return found
+
+
+def _value_at(c: list[Token], i: int) -> Value | None:
     """The value token `i` of clause `c` states, if any."""
-    tok, text = c[i], c[i].text
-    before = c[i - 1].low if i else ""
-    former = _former(c, i)
-    if tok.type == "port":
-        return Value("port", "", text.rpartition(":")[2].split("/")[0], former)
-    if tok.type == "assignment":
-        name, _, value = text.partition("=")
-        return _setting(name, value, former)
-    if tok.type == "pin":  # expo@51.0.28: a version of expo
-        package, _, version = text.rpartition("@")
-        letters = re.findall(r"[^\W\d_]+", package.casefold())
-        return Value("version", stem(letters[-1]) if letters else "", _number_text(version), former)
-    if tok.type == "path":
-        return Value("path", text.rstrip("/").rsplit("/", 1)[-1].casefold(), text.casefold(), former)
-    if tok.type not in ("number", "version", "date", "word"):
-        return None
-    key = _key_before(c, i) if keyed else None
-    if key is not None and (tok.type != "word" or text.casefold() in BOOLEANS):
-        return _setting(key, text, former)
-    if tok.type == "word":
-        after = c[i + 1] if i + 1 < len(c) else None
-        word = text.casefold()
-        if word in ("a", "an"):  # a week, an hour
-            return _quantity(after.low, "1", former) if after is not None and after.low in TIME_UNITS else None
-        if word in FREQUENCIES:  # hourly, nightly
-            return Value("quantity", "frequency", FREQUENCIES[word], former, "how often")
-        if (
-            word in NUMBER_WORDS
-            and after is not None
-            and after.type == "word"
-            and after.text.casefold() not in STOPWORDS
-        ):
-            return _quantity(after.low, NUMBER_WORDS[word], former)
-        if word in OPPOSITES and after is not None and after.type == "word" and after.text.casefold() not in STOPWORDS:
-            return Value("polar", stem(after.text), OPPOSITES[word], former)  # lower score / higher score
-        return None
-    if tok.type == "date" and not ("." in text or before in ("version", "api")):
-        return None
-    number = _number_text(text)
-    if tok.type in ("version", "date") or before in ("version", "v"):
-        return Value("version", _product(c, i), number, former)
-    m = NUMBER.match(text)
-    if m and m[2]:
-        return _quantity(m[2].casefold(), number, former)
-    if not m:
-        n = NUMBER_UNIT.match(text)
-        assert n is not None  # _type_of said number
-        return _quantity(n[2].casefold(), n[1], former)
-    if stem(before) == "port":
-        return Value("port", "", number, former)
-    if number.isdigit() and any(w in CODE_WORDS for w in _before(c, i, 2)):
-        return Value("code", "", number, former)  # reply 400, exit 125, exit code 127
+    tok = c[i]
+    type_ = tok.type
+    if type_ in ("word", "identifier", "code", "url"):  # only as a setting's: `KEY is True`, `KEY = only`, `KEY: nginx`
+        if not (tok.low in BOOLEANS or (i and (c[i - 1].keyed or c[i - 1].low == "="))):
+            return None
+        setting = _key_before(c, i, any_value=True)
+        if setting is None or (type_ == "word" and _named(tok.text) and tok.low not in BOOLEANS):
+            return None
+        return _setting(setting, tok.text, _former(c, i))
+    if type_ in ("number", "version"):
+        return _number_value(c, i, _former(c, i))
+    if type_ == "assignment":
+        key, _, value = tok.text.partition("=")
+        return _setting(key, value, _former(c, i))
+    if type_ == "port":
+        return Value("port", "", tok.text.rpartition(":")[2].split("/")[0], _former(c, i), "port")
+    if type_ == "pin":  # expo@51.0.28: a version of expo
+        package, _, version = tok.text.rpartition("@")
+        return Value("version", _last_word(package), number_text(version), _former(c, i), package)
+    if type_ == "path":
+        name = tok.text.rstrip("/").rsplit("/", 1)[-1].casefold()
+        return Value("path", name, tok.text.casefold(), _former(c, i), name)
+    if type_ == "flag" and "=" in tok.text:
+        key, _, value = tok.text.lstrip("-").partition("=")
+        return _setting(key, value, _former(c, i))
+    if type_ == "date" and i and c[i - 1].low in ("version", "api"):  # Stripe API version 2024-06-20
+        product = _product(c, i)
+        return Value("version", product, tok.low, _former(c, i), product)
+    return None
+
+
+def _number_value(c: list[Token], i: int, former: bool, keyed: bool = True) -> Value:
+    """What a number states: a setting's value (`STRIPE_TIMEOUT is 20`), a quantity in a unit (`60 s`, `8g`, `10
+    threads`), a port (`port 8080`), a product's version (`Postgres 16`, `Airflow is pinned to 2.9.3`), or a bare
+    number."""
+    tok = c[i]
+    number = number_text(tok.text)
     after = c[i + 1] if i + 1 < len(c) else None
-    if after is not None and (after.type == "word" or UPPER.match(after.text)) and after.low in UNITS:
-        return _quantity(after.low, number, former, every=before == "every")
-    if i and c[i - 1].type in ("identifier", "word") and _named(c[i - 1].text) and before not in STOPWORDS:
-        return Value("version", stem(c[i - 1].text), number, former)  # Postgres 16, Node 20
-    if (
-        after is not None
-        and (after.type == "word" or UPPER.match(after.text))  # 8 GPU workers
-        and after.low not in STOPWORDS
-        and after.low not in CONJUNCTIONS
-    ):
-        return _quantity(after.low, number, former)
-    noun = _noun_before(c, i, label=i == len(c) - 1 or (text[:1] == "0" and text[1:2].isdigit()))
-    if noun is not None:  # concurrency 10, concurrency raised to 25
-        return _quantity(noun, number, former)
+    p = _patterns()
+    written = p.number.match(tok.text) or p.number_unit.match(tok.text)
+    if written and written[2]:
+        unit = written[2]
+    elif after is not None and after.type == "word" and after.low in UNITS:
+        unit = after.low
+    else:
+        unit = ""
+    key = _key_before(c, i) if keyed else None
+    if key is not None:
+        return _setting(key, f"{number}{unit}", former)
+    if unit:
+        return _quantity(unit, number, former)
+    if i and c[i - 1].low in PORT_WORDS:
+        return Value("port", "", number, former, "port")
+    if tok.type == "number" and after is not None and _counted(after):
+        return _quantity(after.low, number, former)  # 10 threads, 8 slots, 200 characters
+    product = _product(c, i - 2 if i > 1 and c[i - 1].type == "arrow" else i)  # Postgres 14 -> 16
+    if product:
+        return Value("version", product, number, former, product)
+    if tok.type == "version":
+        return Value("version", "", number, former)
     return Value("number", "", number, former)
 
 
-CHANGES = {"raised", "lowered", "increased", "decreased", "reduced", "bumped", "changed", "set", "went", "moved", "now"}
+def _counted(tok: Token) -> bool:
+    """Whether a word after a number is what it counts: a plural noun (`10 threads`, `8 slots`)."""
+    text = tok.text
+    return (
+        tok.type == "word"
+        and text.isalpha()
+        and text.islower()
+        and text.endswith("s")
+        and not text.endswith("ss")
+        and text not in STOPWORDS
+        and text not in CONJUNCTIONS
+    )
 
 
-def _noun_before(c: list[_Token], i: int, label: bool) -> str | None:
-    """The word a number is the value of when it follows it: `concurrency 10`, `concurrency raised to 25`, `pool
-    went to 30`; not after another verb (`traffic goes to 9090`), nor a number that may be a label (`gate 00:`,
-    `stage 3` ending its clause: `label`) unless it is said to change."""
+def _former(c: list[Token], i: int) -> bool:
+    """Whether the value at `i` is the one given up: after `from`, `instead of`, `not`, `was`, `past`, `than`
+    (one or two words before it), or before an arrow (`14 -> 16`)."""
+    if i + 1 < len(c) and c[i + 1].type == "arrow":
+        return True
+    for j in (i - 1, i - 2):
+        if j < 0:
+            break
+        if c[j].low in FORMER:
+            return True
+        if c[j].low not in ("of", "the", "longer", "on", "at", "to"):
+            break
+    return False
+
+
+def _key_before(c: list[Token], i: int, any_value: bool = False) -> str | None:
+    """The setting the value at `i` is given to: `KEY is V`, `KEY = V`, `KEY: V`, `KEY defaults to V`, `KEY raised
+    to V`, `--flag V`, the key written as one (`_key_like`). A word (`any_value`) is a value only after `=` or
+    `KEY:`, or if it is a yes or a no."""
     j = i - 1
-    if j >= 0 and c[j].low in ("to", "at", "=", "is"):
-        j -= 1
-        if j < 0 or c[j].low not in CHANGES:
-            return None
-    changed = False
-    while j >= 0 and c[j].low in CHANGES and i - j <= 3:
-        j -= 1
-        changed = True
-    if j < 0 or (label and not changed):
+    if any_value and c[i].low not in BOOLEANS and not (j >= 0 and (c[j].keyed or c[j].low == "=")):
         return None
-    word = c[j]
-    if word.type != "word" or word.low in STOPWORDS or word.low in CONJUNCTIONS or _named(word.text):
+    if j >= 0 and c[j].type == "flag" and not any_value:
+        return c[j].text.lstrip("-")
+    if j >= 0 and c[j].keyed and _key_like(c[j]):
+        return c[j].text
+    if j >= 0 and c[j].low == "to":
+        j -= 1
+    if j >= 0 and c[j].low in ("now", "again"):
+        j -= 1
+    if j < 1 or c[j].low not in ASSIGNS:
         return None
-    return None if stem(word.low) in GENERIC else word.low
+    return c[j - 1].text if _key_like(c[j - 1]) else None
 
 
-TIME_UNITS = {word for word, unit in UNITS.items() if unit in SECONDS and len(word) > 1} | {"hr", "hrs"}
+def _key_like(tok: Token) -> bool:
+    """Whether a token is written as a setting's key: `CHROMA_PORT`, `pull.rebase`, `tracesSampleRate`,
+    `GOTOOLCHAIN`, `auto-suspend`; not a product's name (`SQLite`, `python3`)."""
+    text = tok.text
+    if tok.type == "word":
+        return "-" in text.strip("-")
+    if tok.type not in ("identifier", "code"):
+        return False
+    return any(ch in text for ch in "_.-") or (text[:1].islower() and not text.islower()) or text.isupper()
 
 
-def _quantity(unit: str, number: str, former: bool, every: bool = False) -> Value:
-    """A number of `unit` (as written: `days`, `h`, `requests`); durations in seconds, so `a week` is `7 days`, and
-    `every` 15 minutes is how often."""
-    normal = UNITS.get(unit)
+def _product(c: list[Token], i: int) -> str:
+    """What a number is the version of: the name right before it, written as one (`Postgres 16`, `Node 20`, `Expo
+    SDK 51`, `Airflow is pinned to 2.9.3`, `requires-python >=3.12`), as its last run of letters stemmed; ''
+    when there is none."""
+    for tok in reversed(c[max(0, i - 4) : i]):
+        if tok.low in BEFORE_VERSION:
+            continue
+        named = tok.type == "identifier" or (tok.type == "word" and (_named(tok.text) or "-" in tok.text.strip("-")))
+        return _last_word(tok.text) if named and tok.low not in STOPWORDS and tok.text not in GENERIC_UPPER else ""
+    return ""
+
+
+def _last_word(text: str) -> str:
+    """The stem of the last run of letters of a name (`python3` -> python, `react-native` -> nativ)."""
+    letters = _patterns().letters.findall(text)
+    return stem(letters[-1]) if letters else ""
+
+
+def _quantity(unit: str, number: str, former: bool) -> Value:
+    """A number of `unit`; a duration in seconds, so `5m` and `300 s` are one value."""
+    normal = UNITS.get(unit.casefold()) or stem(unit)
     if normal in SECONDS:
         try:
-            seconds = float(number.replace(",", "")) * SECONDS[normal]
+            seconds = float(number) * SECONDS[normal]
         except ValueError:
-            return Value("quantity", normal, number, former)
+            return Value("quantity", normal, number, former, unit)
         shown = str(int(seconds)) if seconds == int(seconds) else f"{seconds:g}"
-        if every:
-            return Value("quantity", "frequency", shown, former, "how often")
         return Value("quantity", "duration", shown, former, "duration")
-    return Value("quantity", normal or stem(unit), number, former)
+    return Value("quantity", normal, number, former, unit)
+
+
+def _setting(key: str, value: str, former: bool) -> Value:
+    """A setting's value, its key as the stems of its parts (`CHROMA_PORT`, `chroma-port` -> `chroma port`); a
+    duration as a person writes it (`15m` and `900s` are `15 min`), a yes/no word as yes or no."""
+    value = value.strip(EDGE)
+    p = _patterns()
+    unit = p.number.match(value)
+    if unit and unit[2] and UNITS.get(unit[2].casefold()) in SECONDS:
+        value = duration_text(_quantity(unit[2], number_text(value), False).value)
+    elif unit or p.version.match(value):
+        value = number_text(value)
+    value = BOOLEANS.get(value.casefold(), value.casefold())
+    slot = " ".join(stem(part) for part in p.part.findall(key))
+    return Value("setting", slot, value, former, key.strip(EDGE))
 
 
 def duration_text(seconds: str) -> str:
@@ -755,344 +523,170 @@ def duration_text(seconds: str) -> str:
     return f"{value * 1000:g} ms"
 
 
-CODE_WORDS = {
-    "reply",
-    "replies",
-    "return",
-    "returns",
-    "respond",
-    "responds",
-    "answer",
-    "answers",
-    "status",
-    "http",
-    "exit",
-    "code",
-    "errno",
-}
-# a word and its opposite, each read as one of two sides: "lower score" against "higher scores"
-OPPOSITES = {
-    "lower": "low", "low": "low", "higher": "high", "high": "high", "less": "less", "more": "more", "fewer": "less",
-    "smaller": "small", "larger": "large", "bigger": "large", "before": "before", "after": "after",
-    "ascending": "asc", "descending": "desc", "asc": "asc", "desc": "desc", "increase": "up", "decrease": "down",
-    "above": "above", "below": "below", "always": "always", "never": "never", "enable": "yes", "disable": "no",
-    "allow": "yes", "deny": "no", "sync": "sync", "async": "async", "synchronous": "sync", "asynchronous": "async",
-}  # fmt: skip
-NOT_VALUES = ("identifier", "code", "url", "flag", "cjk")  # token types never read as values
-FREQUENCIES = {"hourly": "3600", "daily": "86400", "nightly": "86400", "weekly": "604800"}  # how often, in seconds
-MAY_BE_VALUES = {*NUMBER_WORDS, *OPPOSITES, *BOOLEANS, *FREQUENCIES, "a", "an"}  # the words that may be
-ASSIGNS = {"is", "=", "are", "defaults", "default", "set", "equals"}  # KEY is VALUE, KEY defaults to VALUE
-SKIPPED_BEFORE_VERSION = {
-    "version",
-    "versions",
-    "pinned",
-    "pin",
-    "api",
-    "floor",
-    "minimum",
-    "min",
-    "v",
-    "release",
-    "lts",
-}
+# --- What a memory says changed, and the names it uses ---
 
 
-def _key_before(c: list[_Token], i: int) -> str | None:
-    """The setting a value at `i` is given to: `KEY is V`, `KEY = V`, `KEY defaults to V`, `KEY set to V`."""
-    j = i - 1
-    if j >= 0 and c[j].text.casefold() == "to":
-        j -= 1
-    if j < 1 or c[j].text.casefold() not in ASSIGNS:
-        return None
-    key = c[j - 1]
-    if key.type in ("identifier", "code") or (key.type == "word" and ("-" in key.text or key.text.isupper())):
-        return key.text
-    return None
+def changes(clauses: list[list[Token]]) -> tuple[set[str], set[str]]:
+    """The value a memory says a thing changed to, and what it says is no more (phrases: the stems of its telling
+    words, joined by spaces): "upgraded to 24.08" (to: 24.08), "raised to 300 s" (to: 300), "goose is retired"
+    (gone: "goos"), "the CloudFront distribution was deleted" (gone: "cloudfront distribut"), "replaced Black"
+    (gone: "black"), "moved from the cookie store to Redis" (gone: "cooki store"). What is gone is words, never a
+    number (a value given up is a `former` value)."""
+    to: set[str] = set()
+    gone: set[str] = set()
+    for c in clauses:
+        lows = [t.low for t in c]
+        for i, word in enumerate(lows):
+            phrase: list[str] = []
+            if word in CHANGED_TO:  # `moved the queue to RabbitMQ`, `moved from the cookie store to Redis`
+                near = lows[i + 1 : i + 9]
+                at = i + 1 + near.index("to") if "to" in near else len(c)
+                value = next((t for t in c[at + 1 : at + 4] if t.type in ("number", "version", "port")), None)
+                if value is not None:  # `upgraded to Kubernetes 1.31`
+                    to.update(value.parts)
+                if "from" in lows[i + 1 : at]:
+                    start = lows.index("from", i + 1) + 1
+                    phrase = _words_only(c[start : min(at, start + 3)])
+            elif word in GONE and i and lows[i - 1] in COPULAS:
+                k = i - 1
+                while k >= 0 and lows[k] in COPULAS:
+                    k -= 1
+                phrase = _words_only(c[max(0, k - 2) : k + 1])  # the (up to three) words before the copula
+            elif word in REPLACING:
+                phrase = _words_only(c[i + 1 : i + 2])
+            if phrase:
+                gone.add(" ".join(phrase))
+    return to, gone
 
 
-def _product(c: list[_Token], i: int) -> str:
-    """What a version is of: the nearest name before it in its clause (`Postgres 14`, `Stripe API pinned to X`,
-    `requires-python >=3.12`), as its last word without digits (`python3` -> `python`); '' when none is named."""
-    for tok in reversed(c[max(0, i - 6) : i]):
-        word = tok.text.casefold()
-        if word in SKIPPED_BEFORE_VERSION or tok.type not in ("word", "identifier"):
+def _telling(toks: list[Token]) -> list[str]:
+    """The stems of `toks` that tell something (not stop words, not generic words), in order."""
+    return [p for t in toks if t.low not in STOPWORDS for p in t.parts if p not in generic()]
+
+
+def _words_only(toks: list[Token]) -> list[str]:
+    """`_telling`, without numbers and units."""
+    return [w for w in _telling(toks) if w not in UNITS and any(ch.isalpha() for ch in w)]
+
+
+def compound_names(toks: list[Token]) -> set[str]:
+    """The compound names a description uses (`harbor-prod`, `snowflake_pool`, the bucket of `s3://atlas-curated`),
+    each as the stems of its two or three parts; not a setting, a port, a version or a flag."""
+    found: set[str] = set()
+    for tok in toks:
+        if tok.type == "identifier" or (tok.type == "word" and "-" in tok.text.strip("-")):
+            parts = [p for p in tok.parts if not p.isdigit()]
+        elif tok.type == "url" and "://" in tok.text:  # a bucket or a host: s3://atlas-raw-events/...
+            parts = [p for p in _word_parts(tok.text.split("://", 1)[1].split("/", 1)[0]) if not p.isdigit()]
+        else:
             continue
-        if tok.type == "identifier" or _named(tok.text) or "-" in tok.text:
-            letters = re.findall(r"[^\W\d_]+", word)
-            return stem(letters[-1]) if letters else ""
-    return ""
-
-
-def _is_name(tok: _Token) -> bool:
-    return tok.type in NAMED or (tok.type == "word" and _named(tok.text) and tok.low not in STOPWORDS)
-
-
-def _named(word: str) -> bool:
-    """Whether a word is written as a name: capitalised, or with a capital inside (iOS, macOS)."""
-    return not word.islower() and any(ch.isupper() for ch in word)
-
-
-def _before(c: list[_Token], i: int, n: int) -> list[str]:
-    return [t.low for t in c[max(0, i - n) : i]]
-
-
-def _setting(key: str, value: str, former: bool) -> Value:
-    """A setting's value, its key as the stems of its parts (`CHROMA_PORT`, `chroma-port` -> `chroma port`)."""
-    value = value.strip(EDGE)
-    if NUMBER.match(value) or VERSION.match(value):
-        value = _number_text(value)
-    normal = BOOLEANS.get(value.casefold(), value.casefold())
-    return Value("setting", " ".join(stem(p) for p in PART.findall(key)), normal, former, key.strip(EDGE))
-
-
-def _former(toks: list[_Token], i: int) -> bool:
-    """Whether the value at `i` is the one given up: after `from`, `instead of`, `not`, `no longer`, `was`, or
-    before `is not` (`3.45 is not required`) or `was`."""
-    after = [t.low for t in toks[i + 1 : i + 3]]
-    if after[:1] in (["isn't"], ["aren't"]) or (after[:1] in (["is"], ["are"], ["was"]) and after[1:] == ["not"]):
-        return True
-    if "was" in after or "were" in after:  # "the hourly schedule was too stale": a value of the past
-        return True
-    for j in (i - 1, i - 2):
-        if j >= 0 and toks[j].clause == toks[i].clause:
-            word = toks[j].low
-            if word in FORMER or word in ("not", "than"):
-                return True
-            if toks[j].type != "word" or word not in ("of", "the", "longer", "on", "at", "to"):
-                break
-    return False
-
-
-def _segments(clauses: list[list[_Token]]) -> list[list[_Token]]:
-    """The clauses cut again before each conjunction: "use JSC again | since Hermes crashed"."""
-    found = []
-    for clause in clauses:
-        segment: list[_Token] = []
-        for tok in clause:
-            if tok.low in CONJUNCTIONS and segment:
-                found.append(segment)
-                segment = []
-            segment.append(tok)
-        found.append(segment)
+        if 2 <= len(parts) <= 3:
+            found.add(" ".join(parts))
     return found
 
 
-def _absent(words: list[str]) -> tuple[int, int, int] | None:
-    """Where a segment says a noun phrase is no more: (where the phrase starts, the copula's index, the index after
-    the words saying so), for "X is gone", "X was removed", "X is being removed", "X is not configured". The phrase
-    is the few words before the copula, back to an "and" ("... and the CloudFront distribution is deleted")."""
-    for k, word in enumerate(words[1:], 1):
-        if word not in COPULAS:
-            continue
-        j = k + 1
-        if j < len(words) and words[j] == "being":
-            j += 1
-        if j < len(words) and words[j] in ABSENT:
-            end = j + 1
-        elif j + 1 < len(words) and words[j] == "not" and words[j + 1] in NOT_THERE:
-            end = j + 2
-        else:
-            continue
-        start = k
-        while start > 0 and k - start < 4 and words[start - 1] not in NP_BREAKS:
-            start -= 1
-        return start, k, end
-    return None
+# --- The reading ---
+
+EMPTY: frozenset = frozenset()
+NUMBER_KINDS = ("setting", "version", "port", "quantity", "number")  # values that may be numbers
 
 
-def _negation(clauses: list[list[_Token]]) -> tuple[set[str], set[str], set[str], set[str]]:
-    """The stems a negation denies, those of them said to be no more, the stems stated plainly, and those stated
-    only beside a failure.
-
-    A negation ("not", "never", "no", "without", "don't" ...) denies the first word after it (with any joined to
-    it by "or"): "never auto-apply", "not RabbitMQ or SQS"; so does a replacement ("replaced Black", "instead of
-    Redis"). "no" counts only right before a word ("no such column" and YAML's "no as False" deny nothing), "not
-    only" adds rather than denies, and a segment with "forbidden" (or "banned" ...) denies all its words. What comes
-    before "is gone", "was removed", "is off", "is not configured" is denied. A segment (a clause, cut again before
-    a conjunction) with "only" ("applied only after a human ticks them") states nothing plainly: it is a condition,
-    not a yes or a no; one that tells of a failure ("a stray print() corrupts the stream") states a symptom.
-    """
-    negated: set[str] = set()
-    removed: set[str] = set()
-    asserted: set[str] = set()
-    beside_failure: set[str] = set()
-    plain: set[str] = set()
-    for segment in _segments(clauses):
-        words = [t.low for t in segment]
-        if not PROHIBITION.isdisjoint(words):
-            negated.update(p for t in segment for p in t.parts)
-            continue
-        stated: set[str] = set()
-        absent = _absent(words)
-        if absent is not None:  # the phrase before the copula is denied, the rest read as usual
-            start, copula, after = absent
-            removed.update(p for t in segment[start:copula] for p in t.parts)
-            segment, words = segment[:start] + segment[after:], words[:start] + words[after:]
-        qualified = "only" in words
-        pending = denied = False  # a negation waits for its word; after it, the clause is its context
-        replacing = False
-        for i, tok in enumerate(segment):
-            word = words[i]
-            following = words[i + 1] if i + 1 < len(words) else ""
-            moved = word == "from" and i > 0 and words[i - 1] in MOVES
-            if tok.type == "word" and (word in NEGATION or word in REPLACING or moved):
-                if word in ("no", "nothing", "nobody", "none") and (following in STOPWORDS or not following):
-                    continue  # "no such column", "logs nothing under load": no word of its own to deny
-                if following in CLAUSE_WORDS:
-                    continue  # "X is not why Y hangs": it denies a reason, not Y
-                pending = following not in ("only", "just")
-                replacing = word in REPLACING or moved
-                continue
-            if pending and word in ("or", "nor", "longer"):
-                continue
-            parts = tok.parts
-            if pending and parts:
-                (removed if replacing else negated).update(parts)
-                # "not an ORM N+1", "not RabbitMQ or SQS": a name's names that follow, or a word joined by "or"
-                pending = i + 1 < len(words) and (
-                    words[i + 1] in ("or", "nor") or (_is_name(tok) and _is_name(segment[i + 1]))
-                )
-                denied = True
-            elif not (qualified or denied):
-                stated.update(parts)
-        asserted |= stated
-        if not FAILURE.isdisjoint([p for t in segment for p in t.parts]):
-            beside_failure |= stated
-        else:
-            plain |= stated
-    return negated | removed, removed, asserted, beside_failure - plain
+def _frozen(items) -> frozenset:
+    """`items` as a frozenset; the one empty frozenset when there are none (a settle holds many readings)."""
+    found = frozenset(items)
+    return found if found else EMPTY
 
 
-def read(name: str, description: str) -> "Wording":
+@dataclass(frozen=True)
+class Wording:
+    """What the gardener reads in one memory's name and description."""
+
+    words: frozenset[str]  # stems of the name and the description, numbers and identifiers' parts
+    values: tuple[Value, ...]
+    names: frozenset[str]  # its compound names, each as the stems of its parts: `harbor-prod` is "harbor prod"
+    changed_to: frozenset[str]  # what it says a thing changed to ("upgraded to 24.08": 24.08)
+    # what it says is no more, as phrases ("the CloudFront distribution is deleted": "cloudfront distribut")
+    gone: frozenset[str]
+    signature: str  # the same for descriptions that differ only in case, punctuation and word endings
+    vague: str | None  # why the description is vague, or None
+    spelling: dict[str, str] = field(default_factory=dict, compare=False)  # each of `words` as first written
+
+    def spelled(self, stems) -> list[str]:
+        """`stems` as the description (or name) writes them, each once."""
+        return list(dict.fromkeys(self.spelling.get(s, s) for s in stems))
+
+    @property
+    def negated(self) -> frozenset[str]:
+        """What a negation denies: no rule reads it any more (docs/performance.md), so none; kept for
+        index/gardener_pairs.terms, whose `!` terms it feeds."""
+        return EMPTY
+
+    @functools.cached_property
+    def telling(self) -> frozenset[str]:
+        """Its words that tell something: all but the generic ones (numbers, names and specific words)."""
+        return self.words - generic()
+
+    @functools.cached_property
+    def specific(self) -> frozenset[str]:
+        """Its telling words that are words (not numbers)."""
+        return _frozen(w for w in self.telling if any(ch.isalpha() for ch in w))
+
+    @functools.cached_property
+    def stated(self) -> dict[str, dict[str, list[Value]]]:
+        """The values it states (not those it gives up) that fill a named slot, by kind and slot."""
+        found: dict[str, dict[str, list[Value]]] = {}
+        for value in self.values:
+            if value.slot and not value.former:
+                found.setdefault(value.kind, {}).setdefault(value.slot, []).append(value)
+        return found
+
+    @functools.cached_property
+    def exact_values(self) -> frozenset[tuple[str, str, str]]:
+        """(kind, slot, value) of the values it states that name one thing: a setting's value, a path, a product's
+        version written with a dot (`Terraform 1.7.5`; `Route 53` or `Postgres 16` may be a name, or a major
+        version of many)."""
+        return _frozen(
+            (v.kind, v.slot, v.value)
+            for v in self.values
+            if v.slot
+            and not v.former
+            and v.kind in ("setting", "path", "version")
+            and (v.kind != "version" or "." in v.value)
+        )
+
+    @functools.cached_property
+    def numbers(self) -> frozenset[str]:
+        """Every number it states, whatever its kind."""
+        return _frozen(v.value for v in self.values if v.kind in NUMBER_KINDS and v.value[:1].isdigit())
+
+
+def read(name: str, description: str) -> Wording:
     """What the gardener reads in a memory's name and description."""
     return _read(name or "", description or "")
-
-
-def _reader() -> bytes:
-    """What a reading depends on besides the text: these rules (this file), the stemmer and Python's marshal."""
-    try:
-        rules = Path(__file__).read_bytes()
-    except OSError:  # not a file: no stored reading is ever taken as this code's
-        rules = repr(object()).encode()
-    return hashlib.blake2b(rules + f"{Stemmer.version()}|{sys.version_info[:2]}".encode(), digest_size=8).digest()
-
-
-READER = _reader()
-
-
-def key(name: str, description: str) -> bytes:
-    """What a stored reading of `name` and `description` is known by: the same only for the same text read by the
-    same rules, so an index keeps its readings across runs and reads again only what changed."""
-    text = f"{name or ''}\0{description or ''}".encode("utf-8", "surrogatepass")
-    return hashlib.blake2b(text, digest_size=16, key=READER).digest()
-
-
-def dump(reading: Wording) -> bytes:
-    """A reading as bytes to store (sets sorted, so the same reading always gives the same bytes)."""
-    return marshal.dumps(
-        (
-            tuple(sorted(reading.words)),
-            tuple((v.kind, v.slot, v.value, v.former, v.label) for v in reading.values),
-            tuple(sorted(reading.negated)),
-            tuple(sorted(reading.removed)),
-            tuple(sorted(reading.asserted)),
-            tuple(sorted(reading.troubled)),
-            tuple(sorted(reading.names)),
-            tuple(sorted(reading.instances)),
-            tuple(sorted(reading.qualifiers)),
-            tuple(sorted(reading.sides)),
-            reading.signature,
-            reading.vague,
-            tuple(sorted(reading.spelling.items())),
-        )
-    )
-
-
-def load(data: bytes) -> Wording:
-    """The reading `dump` stored."""
-    (words, values, negated, removed, asserted, troubled, names, instances, qualifiers, sides, signature, vague,
-     spelling) = marshal.loads(data)  # fmt: skip
-    return Wording(
-        words=_frozen(words),
-        values=tuple(Value(*v) for v in values),
-        negated=_frozen(negated),
-        removed=_frozen(removed),
-        asserted=_frozen(asserted),
-        troubled=_frozen(troubled),
-        names=_frozen(names),
-        instances=_frozen(instances),
-        qualifiers=_frozen(qualifiers),
-        sides=_frozen(sides),
-        signature=signature,
-        vague=vague,
-        spelling=dict(spelling),
-    )
 
 
 @functools.lru_cache(maxsize=4096)
 def _read(name: str, description: str) -> Wording:
     toks = tokens(description)
     clauses = _clauses(toks)
+    changed_to, gone = changes(clauses)
     spelling: dict[str, str] = {}
     for tok in toks:
         for part in tok.parts:
-            if part not in spelling:
-                spelling[part] = tok.text
-    described = _frozen(spelling)
-    name_parts = [stem(p) for p in PART.findall(name) if not p.isdigit() and p.casefold() not in STOPWORDS]
-    for part in PART.findall(name):
-        spelling.setdefault(stem(part), part)
-    negated, removed, asserted, troubled = _negation(clauses)
+            spelling.setdefault(part, tok.text)
+    for part in _patterns().part.findall(name):
+        if not part.isdigit() and part.casefold() not in STOPWORDS:
+            spelling.setdefault(stem(part), part)
     return Wording(
-        words=described.union(name_parts),
-        values=tuple(_values(clauses)),
-        negated=_frozen(negated),
-        removed=_frozen(removed),
-        asserted=_frozen(asserted),
-        troubled=_frozen(troubled),
-        names=_frozen(_names(toks)),
-        instances=_frozen(_instances(toks)),
-        qualifiers=_frozen(QUALIFIERS[t.low] for t in toks if t.low in QUALIFIERS and t.type == "word"),
-        sides=_frozen(SIDES[p] for p in asserted if p in SIDES),
+        words=_frozen(spelling),
+        values=tuple(values(clauses)),
+        names=_frozen(compound_names(toks)),
+        changed_to=_frozen(changed_to),
+        gone=_frozen(gone),
         signature=_signature([part for tok in toks for part in tok.parts], description),
         vague=vagueness(description, toks),
         spelling=spelling,
     )
-
-
-NAMED = ("identifier", "code", "path", "url", "flag", "pin")
-
-
-def _names(toks: list[_Token]) -> set[str]:
-    """The stems of what a description names: identifiers, code, paths, and capitalised words (but its first word,
-    which is capitalised anyway); a setting's key, not its value."""
-    found: set[str] = set()
-    for n, tok in enumerate(toks):
-        if tok.type == "pin":
-            found.update(_word_parts(tok.text.rpartition("@")[0]))
-        elif tok.type in NAMED:
-            found.update(p for p in tok.parts if not p.isdigit())
-        elif tok.type == "assignment":
-            found.update(_word_parts(tok.text.partition("=")[0]))
-        elif tok.type == "word" and n and _named(tok.text) and tok.low not in STOPWORDS:
-            found.update(tok.parts)
-    return found - GENERIC
-
-
-def _instances(toks: list[_Token]) -> set[tuple[str, ...]]:
-    """The compound names a description uses (`harbor-prod`, `snowflake_pool`, the bucket of `s3://atlas-curated`),
-    each as the stems of its two or three parts; not the values (an assignment, a port, a version) nor commands."""
-    found: set[tuple[str, ...]] = set()
-    for tok in toks:
-        if tok.type == "identifier" or (tok.type == "word" and "-" in tok.text.strip("-")):
-            parts = tuple(p for p in tok.parts if not p.isdigit())
-        elif tok.type == "url" and "://" in tok.text:  # a bucket or a host: s3://atlas-raw-events/...
-            parts = tuple(p for p in _word_parts(tok.text.split("://", 1)[1].split("/", 1)[0]) if not p.isdigit())
-        else:
-            continue
-        if 2 <= len(parts) <= 3:
-            found.add(parts)
-    return found
 
 
 def _signature(ordered: list[str], description: str) -> str:
@@ -1102,58 +696,169 @@ def _signature(ordered: list[str], description: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=10).hexdigest()
 
 
-CONCRETE = ("number", "version", "path", "url", "port", "assignment", "flag", "identifier", "code", "pin")
+# --- Vague descriptions: the rules, each a named function of the description, tried in order ---
 
 
-def vagueness(description: str, toks: list[_Token] | None = None) -> str | None:
-    """Why `description` is one no future agent could act on, or None: no words at all, too few words with nothing
-    concrete, or nothing concrete (a name, number, path, command, identifier) among generic words."""
-    toks = tokens(description) if toks is None else toks
-    if not (LETTER.search(description) if description.isascii() else any(ch.isalpha() for ch in description)):
-        return "it has no words, only numbers or punctuation" if description.strip() else "it is empty"
-    if any(t.type in CONCRETE for t in toks):
+@dataclass
+class Described:
+    """A description as the vague-description rules read it: its text, its tokens, and what they share, made once."""
+
+    text: str
+    toks: list[Token]
+
+    @functools.cached_property
+    def words(self) -> list[Token] | None:
+        """Its words, when it has nothing concrete (a name, number, path, command, identifier); None when it has."""
+        if any(t.type in CONCRETE for t in self.toks):
+            return None
+        return [t for t in self.toks if t.type in ("word", "cjk")]
+
+    @functools.cached_property
+    def content(self) -> list[tuple[str, str]] | None:
+        """(stem, word) for each of `words` that is not a stop word, a compound ("force-push") as its words; None when
+        it has something concrete, or words in a script whose generic words are not known (Chinese ...)."""
+        if self.words is None or any(t.type == "cjk" for t in self.words):
+            return None
+        return [(stem(p), p) for t in self.words for p in t.text.split("-") if p and p.casefold() not in STOPWORDS]
+
+    @functools.cached_property
+    def specific(self) -> list[str]:
+        """Of `content`, the words that are not generic, each once."""
+        return list(dict.fromkeys(p for s, p in self.content or () if s not in generic()))
+
+
+def no_words(d: Described) -> str | None:
+    """Nothing but numbers or punctuation: "8765 8001", "!!!"."""
+    text = d.text
+    if _patterns().letter.search(text) if text.isascii() else any(ch.isalpha() for ch in text):
         return None
-    words = [t for t in toks if t.type in ("word", "cjk")]
-    count = sum(len(t.parts) if t.type == "cjk" else 1 for t in words)
-    if count < MIN_WORDS:
-        return f"it has {count} word{'s' if count != 1 else ''} and nothing concrete (a name, number, path or command)"
-    if any(t.type == "cjk" for t in words):
-        return None  # generic words are known in English only
-    # a compound ("force-push") counts as its words
-    content = [(stem(p), p) for t in words for p in t.text.split("-") if p and p.casefold() not in STOPWORDS]
-    specific = list(dict.fromkeys(p for s, p in content if s not in GENERIC))
-    generic = list(dict.fromkeys(p for s, p in content if s in GENERIC))
-    share = sum(s in GENERIC for s, _ in content)
-    around = (
-        f"{len(specific) or 'no'} specific one{'s' if len(specific) != 1 else ''}"
-        f"{' (' + ', '.join(specific) + ')' if specific else ''}"
-    )
-    if len(specific) < MIN_SPECIFIC or (len(specific) < 3 and share > GENERIC_SHARE * len(content)):
-        return f"generic words ({', '.join(generic) or 'none'}) around {around} and nothing concrete (a name, number, path or command)"
-    if len(specific) <= TOPIC_AT_MOST:
-        lows = [t.low for t in words]
-        placeholder = next((w for w in lows if w in PLACEHOLDERS), None)
-        if placeholder:
-            return f"“{placeholder}” stands for what it does not say, around {around}, and nothing concrete"
-        if _topic_only(words):
-            return (
-                f"it names a topic ({', '.join(specific)}) and says nothing about it: no claim, name, number or command"
-            )
+    return "it has no words, only numbers or punctuation" if text.strip() else "it is empty"
+
+
+def few_words(d: Described) -> str | None:
+    """Fewer than three words, and nothing concrete (a name, number, path or command): "Misc tips", "TODO"."""
+    if d.words is None:
+        return None
+    count = sum(len(t.parts) if t.type == "cjk" else 1 for t in d.words)
+    if count >= 3:
+        return None
+    return f"it has {count} word{'s' if count != 1 else ''} and nothing concrete (a name, number, path or command)"
+
+
+def generic_words(d: Described) -> str | None:
+    """Nothing concrete, and fewer than two specific words (or fewer than three among mostly generic ones):
+    "notes about the console", "Things to keep in mind when working on billing"."""
+    if d.content is None:
+        return None
+    share = sum(s in generic() for s, _ in d.content)
+    if len(d.specific) < 2 or (len(d.specific) < 3 and share > 0.6 * len(d.content)):
+        common = ", ".join(dict.fromkeys(p for s, p in d.content if s in generic())) or "none"
+        return f"generic words ({common}) around {_around(d.specific)} and nothing concrete (a name, number, path or command)"
     return None
 
 
-def _topic_only(words: list[_Token]) -> bool:
-    """Whether a description is a generic word and a topic: "Gotcha about iOS builds", "Notes on the release", "A
-    problem we had with push notifications": articles, generic words and stop words, then a word that introduces a
-    topic, and after it no generic word (the topic is all there is)."""
+def placeholder(d: Described) -> str | None:
+    """Nothing concrete, at most three specific words, and a word that stands for what is not said: "Remember the
+    rate limit stuff", "The thing with the cache"."""
+    if d.content is None or len(d.specific) > 3:
+        return None
+    word = next((t.low for t in d.toks if t.low in PLACEHOLDERS), None)
+    if word:
+        return f"“{word}” stands for what it does not say, around {_around(d.specific)}, and nothing concrete"
+    return None
+
+
+def topic_only(d: Described) -> str | None:
+    """Nothing concrete, at most three specific words, and only a generic word and a topic: "Gotcha about iOS
+    builds", "A problem we had with push notifications" (generic and stop words, a word that introduces a topic,
+    and after it no generic word)."""
+    if d.content is None or d.words is None or len(d.specific) > 3:
+        return None
+    words = d.words
     for i, tok in enumerate(words):
         if tok.low in TOPIC_WORDS:
-            head = words[:i]
-            if not head or not any(stem(t.low) in GENERIC for t in head):
-                return False
-            if any(t.low not in STOPWORDS and stem(t.low) not in GENERIC for t in head):
-                return False
-            return not any(stem(t.low) in GENERIC for t in words[i + 1 :])
-        if tok.low not in STOPWORDS and stem(tok.low) not in GENERIC:
-            return False
-    return False
+            head, topic = words[:i], words[i + 1 :]
+            if not any(stem(t.low) in generic() for t in head):
+                return None
+            if any(t.low not in STOPWORDS and stem(t.low) not in generic() for t in head):
+                return None
+            if any(stem(t.low) in generic() for t in topic):
+                return None
+            named = ", ".join(d.specific)
+            return f"it names a topic ({named}) and says nothing about it: no claim, name, number or command"
+        if tok.low not in STOPWORDS and stem(tok.low) not in generic():
+            return None
+    return None
+
+
+VAGUE_RULES = (no_words, few_words, generic_words, placeholder, topic_only)
+
+
+def vagueness(description: str, toks: list[Token] | None = None) -> str | None:
+    """Why `description` is one no future agent could act on (the first rule of VAGUE_RULES that says so), or None."""
+    described = Described(description, tokens(description) if toks is None else toks)
+    for rule in VAGUE_RULES:
+        why = rule(described)
+        if why:
+            return why
+    return None
+
+
+def _around(specific: list[str]) -> str:
+    n = len(specific)
+    listed = f" ({', '.join(specific)})" if specific else ""
+    return f"{n or 'no'} specific one{'s' if n != 1 else ''}{listed}"
+
+
+# --- Stored readings ---
+
+
+@functools.cache
+def reader() -> bytes:
+    """What a reading depends on besides the text: these rules (this file), the stemmer and Python's marshal."""
+    try:
+        rules = Path(__file__).read_bytes()
+    except OSError:  # not a file: no stored reading is ever taken as this code's
+        rules = repr(object()).encode()
+    import Stemmer
+
+    return hashlib.blake2b(rules + f"{Stemmer.version()}|{sys.version_info[:2]}".encode(), digest_size=8).digest()
+
+
+def key(name: str, description: str) -> bytes:
+    """What a stored reading of `name` and `description` is known by: the same only for the same text read by the
+    same rules, so an index keeps its readings across runs and reads again only what changed."""
+    text = f"{name or ''}\0{description or ''}".encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(text, digest_size=16, key=reader()).digest()
+
+
+def dump(reading: Wording) -> bytes:
+    """A reading as bytes to store (sets sorted, so the same reading always gives the same bytes); its words are
+    its spelling's keys."""
+    return marshal.dumps(
+        (
+            tuple(sorted(reading.spelling.items())),
+            tuple((v.kind, v.slot, v.value, v.former, v.label) for v in reading.values),
+            tuple(sorted(reading.names)),
+            tuple(sorted(reading.changed_to)),
+            tuple(sorted(reading.gone)),
+            reading.signature,
+            reading.vague,
+        )
+    )
+
+
+def load(data: bytes) -> Wording:
+    """The reading `dump` stored."""
+    spelling, values_, names, changed_to, gone, signature, vague = marshal.loads(data)
+    spelled = dict(spelling)
+    return Wording(
+        words=_frozen(spelled),
+        values=tuple(Value(*v) for v in values_),
+        names=_frozen(names),
+        changed_to=_frozen(changed_to),
+        gone=_frozen(gone),
+        signature=signature,
+        vague=vague,
+        spelling=spelled,
+    )

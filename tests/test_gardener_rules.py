@@ -1,0 +1,240 @@
+"""The gardener's rules, each with its examples: what it fires on, and what it leaves alone (store/sameness.py,
+store/wording.py, SPEC section 12). A rule is called on its own, then `judge` says what the gardener proposes for the
+pair, which is the first rule's verdict that fires (or none). How well the rules do on the labelled stores is in
+test_gardener_reads.py and docs/performance.md."""
+
+import pytest
+
+from indexer.store import sameness, wording
+
+
+def read(description: str) -> wording.Wording:
+    return wording.read("", description)  # no name: the examples are their descriptions alone
+
+
+def fires(rule, older: str, newer: str) -> str | None:
+    a, b = read(older), read(newer)
+    return rule(a, b, sameness.similarity(a, b))
+
+
+def verdict(older: str, newer: str) -> str | None:
+    found = sameness.judge(read(older), read(newer))
+    return found.proposal if found else None
+
+
+def case(older: str, newer: str, proposal: str | None, why: str):
+    return pytest.param(older, newer, proposal, id=why)
+
+
+# --- contradictions ---
+
+
+@pytest.mark.parametrize(
+    "older, newer, proposal",
+    [
+        case("Chroma server on localhost:8765 (CHROMA_PORT=8765 in .env)",
+             "Chroma HTTP server for local dev: localhost:9000, CHROMA_PORT=9000", "contradiction", "KEY=V"),
+        case("DISABLE_SERVER_SIDE_CURSORS is True: pgbouncer transaction pooling breaks .iterator()",
+             "DISABLE_SERVER_SIDE_CURSORS is False again: pgbouncer runs in session pooling mode now",
+             "contradiction", "KEY is yes, KEY is no"),
+        case("helm upgrade of the search chart needs --timeout 15m",
+             "Helm upgrades of the search chart use --timeout 30m since the reindex hook was added",
+             "contradiction", "a flag's value"),
+        case("CHROMA_PORT=8765 in .env", "Chroma listens on localhost:8765: CHROMA_PORT is 8765", "duplicate",
+             "the same value"),
+        case("The Stripe client gives up after STRIPE_TIMEOUT=10", "STRIPE_TIMEOUT is 10 s for every Stripe call",
+             None, "the same number, a unit in one only"),
+        case("Sessions last SESSION_TTL=24h, moved from SESSION_TTL=8h",
+             "SESSION_TTL=24h keeps users logged in through a workday", "duplicate", "a value given up is not stated"),
+    ],
+)  # fmt: skip
+def test_one_setting_two_values(older, newer, proposal):
+    assert bool(fires(sameness.one_setting_two_values, older, newer)) is (proposal == "contradiction")
+    assert verdict(older, newer) == proposal
+
+
+@pytest.mark.parametrize(
+    "older, newer, proposal",
+    [
+        case("Front ends build on Node 20 LTS (.nvmrc 20)",
+             "Front ends build on Node 22 (.nvmrc 22) since Vite 6 dropped Node 18", "contradiction", "Node 20, 22"),
+        case("The app is on Rails 7.1.3; paperclip blocks the upgrade",
+             "The app runs Rails 7.2.1 since paperclip was replaced", "contradiction", "Rails 7.1.3, 7.2.1"),
+        case("The billing database runs Postgres 16", "The billing database runs Postgres 16.4 on RDS", None,
+             "16 said more exactly"),
+        case("CI images carry Python 3.12 and uv", "The legacy billing worker still runs Python 3.9 until its rewrite",
+             None, "two subjects"),
+    ],
+)  # fmt: skip
+def test_one_product_two_versions(older, newer, proposal):
+    assert bool(fires(sameness.one_product_two_versions, older, newer)) is (proposal == "contradiction")
+    assert verdict(older, newer) == proposal
+
+
+@pytest.mark.parametrize(
+    "older, newer, proposal",
+    [
+        case("Schema migrations use goose with SQL files in db/migrations",
+             "Schema migrations moved to atlas with a declarative schema; goose is retired", "contradiction",
+             "X is retired"),
+        case("ANALYTICS_WH suspends after 60 s idle; loaders use LOADING_WH",
+             "ANALYTICS_WH auto-suspend raised to 300 s: dashboards paid the cold start", "contradiction",
+             "raised to a value"),
+        case("Static assets are served from CloudFront at assets.ferry.shop",
+             "Assets moved from CloudFront to Fastly: assets.ferry.shop points at the Fastly service", "contradiction",
+             "moved from X"),
+        case("ruff format replaced Black in every Python repo",
+             "Formatting is ruff format in every Python repo; Black is gone", "duplicate", "both say it is gone"),
+        case("Celery broker is Redis, not RabbitMQ; accept the visibility_timeout caveat for long tasks",
+             "Long Celery tasks ran twice: raised visibility_timeout from 1 h to 4 h", None,
+             "a new value, none of its kind in the older"),
+        case("Sessions are stored in Redis db 3 so logins survive a key rotation",
+             "Sessions moved to Redis db 3: logins now survive a key rotation", "duplicate", "the older has the new value"),
+        case("The ANALYTICS_WH warehouse suspends after 5 minutes idle",
+             "ANALYTICS_WH auto-suspend raised to 300 s for the dashboards", None, "the new value, in other units"),
+    ],
+)  # fmt: skip
+def test_newer_says_it_changed(older, newer, proposal):
+    assert bool(fires(sameness.newer_says_it_changed, older, newer)) is (proposal == "contradiction")
+    assert verdict(older, newer) == proposal
+
+
+def test_a_change_is_news_only_from_the_newer():
+    older, newer = "Schema migrations use goose with SQL files", "Schema migrations moved to atlas; goose is retired"
+    assert verdict(older, newer) == "contradiction"
+    assert verdict(newer, older) is None  # the newer states what the older said was retired: not sure
+
+
+# --- duplicates ---
+
+
+@pytest.mark.parametrize(
+    "older, newer, proposal",
+    [
+        case("Rebuild seamless.db from the files: stop gardener, `seamless check`, `seamless index STORE --full`, "
+             "restart gardener",
+             "To rebuild the index: stop the gardener, run seamless check, then seamless index STORE --full, restart "
+             "the gardener", "duplicate", "most words in common"),
+        case("Run tests with pytest -n auto (pytest-xdist); the suite is safe to parallelise",
+             "Use pytest-xdist: pytest -n auto runs the whole suite in parallel safely", "duplicate", "other words"),
+        case("Local Postgres from docker-compose listens on localhost:5433",
+             "Local Redis from docker-compose listens on localhost:6379", None, "two ports"),
+        case("Release: bump the version in pyproject.toml, tag it and push; the publish workflow uploads to PyPI",
+             "Release: bump pyproject.toml, tag it, then `twine upload dist/*` with the PYPI_TOKEN", None,
+             "half the words or fewer"),
+    ],
+)  # fmt: skip
+def test_restates(older, newer, proposal):
+    assert bool(fires(sameness.restates, older, newer)) is (proposal == "duplicate")
+    assert verdict(older, newer) == proposal
+
+
+@pytest.mark.parametrize(
+    "older, newer, proposal",
+    [
+        case("Terraform is pinned to 1.7.5 in .terraform-version",
+             "Use Terraform 1.7.5 exactly (see .terraform-version); newer versions rewrite the state", "duplicate",
+             "one version"),
+        case("Feature flags live in Flipper, UI at /admin/flipper",
+             "The Flipper dashboard is mounted at /admin/flipper behind the admin login", "duplicate", "one path"),
+        case("Certificates for public hosts are issued through Route 53 DNS validation",
+             "Public DNS records in Route 53 use a TTL of 300 s; lower it only during a migration", None,
+             "one value, two subjects"),
+    ],
+)  # fmt: skip
+def test_same_value_restated(older, newer, proposal):
+    assert bool(fires(sameness.same_value_restated, older, newer)) is (proposal == "duplicate")
+    assert verdict(older, newer) == proposal
+
+
+# --- neither: two of a family ---
+
+
+@pytest.mark.parametrize(
+    "older, newer, family",
+    [
+        case("harbor-prod runs Kubernetes 1.29 on EKS", "harbor-ci runs Kubernetes 1.28 until the runners move", True,
+             "two names of a family"),
+        case("Public API rate limit is 600 requests per minute", "Internal API rate limit is 6000 requests per minute",
+             True, "two audiences"),
+        case("Staging runs Postgres 15 on RDS", "Production runs Postgres 16 on RDS", True, "two environments"),
+        case("harbor-prod runs Kubernetes 1.29 on EKS", "harbor-prod was upgraded to Kubernetes 1.31", False,
+             "one name"),
+    ],
+)  # fmt: skip
+def test_two_of_a_family(older, newer, family):
+    assert sameness.two_of_a_family(read(older), read(newer)) is family
+    assert (verdict(older, newer) is None) is family
+
+
+# --- vague descriptions ---
+
+
+@pytest.mark.parametrize(
+    "rule, vague, concrete",
+    [
+        (wording.no_words, ["8765 8001 6379", "!!! ??? ..."], ["Chroma on port 8765"]),
+        (wording.few_words, ["Misc tips", "Deployment notes", "TODO"], ["Use pnpm, not npm", "Postgres 16 in prod"]),
+        (wording.generic_words, ["notes about the console", "Things to keep in mind when working on billing"],
+         ["Stripe webhooks must be verified against the raw request body before parsing"]),
+        (wording.placeholder, ["Remember the rate limit stuff", "The thing with Expo"],
+         ["Ask the billing team before changing proration logic"]),
+        (wording.topic_only, ["Gotcha about iOS builds", "A problem we had with push notifications"],
+         ["Preview builds read the preview OTA channel", "Migrations must be backward compatible"]),
+    ],
+)  # fmt: skip
+def test_vague_description_rules(rule, vague, concrete):
+    for description in vague:
+        assert rule(wording.Described(description, wording.tokens(description))), description
+        assert wording.read("x", description).vague, description
+    for description in concrete:
+        assert not rule(wording.Described(description, wording.tokens(description))), description
+        assert not wording.read("x", description).vague, description
+
+
+# --- what a reading finds ---
+
+
+@pytest.mark.parametrize(
+    "description, kind, slot, value",
+    [
+        ("CHROMA_PORT=8765 in .env", "setting", "chroma port", "8765"),
+        ("maxUnavailable: 1 on every PodDisruptionBudget", "setting", "maxunavail", "1"),
+        ("pull.rebase = true on every clone", "setting", "pull rebas", "yes"),
+        ("helm upgrade --timeout 15m", "setting", "timeout", "15 min"),
+        ("Airflow is pinned to 2.9.3", "version", "airflow", "2.9.3"),
+        ("App builds on expo@51.0.28", "version", "expo", "51.0.28"),
+        ("ANALYTICS_WH suspends after 60 seconds", "quantity", "duration", "60"),
+        ("Sidekiq at 10 threads a process", "quantity", "thread", "10"),
+        ("quarry-api serves gRPC on :9090", "port", "", "9090"),
+        ("The index lives at ~/.cache/seamless/seamless.db", "path", "seamless.db", "~/.cache/seamless/seamless.db"),
+    ],
+)
+def test_the_values_a_description_states(description, kind, slot, value):
+    assert (kind, slot, value) in {(v.kind, v.slot, v.value) for v in read(description).values}
+
+
+def test_a_value_given_up_is_former():
+    found = {v.value: v.former for v in read("Postgres 14 -> 16; the port moved from 5433 to 5432").values}
+    assert found == {"14": True, "16": False, "5433": True, "5432": False}
+
+
+def test_what_a_description_says_changed():
+    reading = read("Schema migrations moved from goose to atlas 0.28; the goose binary is removed")
+    assert reading.changed_to == {"0.28"} and reading.gone == {"goos", "goos binari"}
+
+
+def test_durations_are_compared_in_seconds():
+    assert {v.value for v in read("retries after 5m").values} == {v.value for v in read("after 300 s").values}
+
+
+def test_nothing_is_compiled_or_stemmed_on_import():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from indexer.store import sameness, wording; "
+        "print(wording._patterns.cache_info().currsize, wording.generic.cache_info().currsize, 'Stemmer' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["0", "0", "False"]

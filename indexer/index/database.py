@@ -179,6 +179,24 @@ def record_store(conn: sqlite3.Connection, root: str | Path) -> None:
     )
 
 
+def meta_value(conn: sqlite3.Connection, key: str) -> str | None:
+    """A value the index keeps about itself (`index_meta`), or None."""
+    try:
+        row = conn.execute("select value from index_meta where key = ?", (key,)).fetchone()
+    except sqlite3.OperationalError:  # an index made before index_meta existed
+        return None
+    return row[0] if row else None
+
+
+def set_meta_value(db_path: str | Path, key: str, value: str) -> None:
+    """Keep `value` about the index at `db_path` (`index_meta`), as its writers take turns."""
+    with writer_lock(db_path), contextlib.closing(open_db(resolved(db_path))) as db:
+        db.execute(
+            "insert into index_meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value",
+            (key, value),
+        )
+
+
 # the index's generation (index_meta, key `generation`): how many runs have changed its content. Read at the
 # start of an explorer page and again when it is drawn: an unchanged number means one index throughout
 GENERATION = "select cast(coalesce((select value from index_meta where key = 'generation'), 0) as integer)"

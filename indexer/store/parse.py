@@ -125,9 +125,7 @@ def parse_bytes(path: str, data: bytes, max_bytes: int) -> ParsedFile:
     conflicts = conflict_markers.find(text)
     if conflicts:  # not YAML to read, nor a body to index: a merge a person has to finish
         message = f"conflict markers left by a git merge: {conflict_markers.describe(conflicts)}; "
-        parsed.problems.append(
-            error(path, conflicts[0].start, "conflict-markers", message + conflict_markers.RESOLVE)
-        )
+        parsed.problems.append(error(path, conflicts[0].start, "conflict-markers", message + conflict_markers.RESOLVE))
         return parsed
     split_frontmatter(parsed, text)
     return parsed

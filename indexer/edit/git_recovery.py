@@ -12,6 +12,7 @@ is left as it is, and `blocking` says in one line what a person runs.
 """
 
 import contextlib
+import functools
 import json
 import os
 import time
@@ -26,11 +27,18 @@ LOCKS = ("index.lock", "HEAD.lock", "ORIG_HEAD.lock", "MERGE_HEAD.lock", "config
 _held: dict[Path, int] = {}  # git folders this process has recorded itself in, with how deep
 
 
+@functools.cache
 def _boot() -> str:
+    """This boot of the machine ('' where /proc cannot say)."""
     try:
         return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
     except OSError:
         return ""
+
+
+@functools.cache
+def _own_start(pid: int) -> str:
+    return _start(pid)
 
 
 def _start(pid: int) -> str:
@@ -59,12 +67,10 @@ def running(git_dir: Path, merging: str | None = None):
     record = git_dir / RECORD
     depth = _held.get(git_dir, 0)
     if depth == 0 or merging is not None:
-        data = {"pid": os.getpid(), "boot": _boot(), "start": _start(os.getpid()), "started": time.time()}
+        data = {"pid": os.getpid(), "boot": _boot(), "start": _own_start(os.getpid()), "started": time.time()}
         if merging is not None:
             data["merging"] = merging
-        temp = record.with_name(f"{RECORD}.{os.getpid()}.tmp")
-        temp.write_text(json.dumps(data))
-        os.replace(temp, record)
+        record.write_text(json.dumps(data))  # killed while writing it, it is unreadable: before any git ran
     _held[git_dir] = depth + 1
     held = _Held()
     try:

@@ -207,3 +207,20 @@ def test_a_rename_committed_by_hand_reaches_the_index_of_the_host_that_made_it(p
         (found,) = queries.recall(host.db, "Appended", project=None, limit=5)
         assert found["name"] == "chroma-port"
         assert host.out_of_step() == []
+
+
+def test_a_write_between_a_sync_killed_mid_merge_and_the_next_sync(pair):
+    """The write commits its file (the killed sync's merge cannot be undone under it yet); the next sync undoes
+    that merge, merges again, and keeps every text."""
+    a, b = pair
+    a.append("chroma-port", "On a.")
+    a.sync()
+    b.append("chroma-port", "On b.")
+    killed = b.cli("sync", str(b.store), "--db", str(b.db), env={"SEAMLESS_WRITE_KILL_AFTER": "sync-merging"})
+    assert killed.returncode == -signal.SIGKILL and b.merging()
+    assert b.append("chroma-port", "Written after the kill.").committed.warning is None
+    assert b.sync().pushed and not b.merging() and not (b.top / ".git" / RECORD).exists()
+    a.sync()
+    body = a.files()["memories/fleet/chroma-port.md"]
+    assert a.files() == b.files() and all(text in body for text in (b"On a.", b"On b.", b"Written after the kill."))
+    assert b.out_of_step() == []

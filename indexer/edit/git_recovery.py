@@ -66,6 +66,8 @@ def running(git_dir: Path, merging: str | None = None):
     the commit a merge brings in. Nested blocks keep the outer record (a sync's commits are writes)."""
     record = git_dir / RECORD
     depth = _held.get(git_dir, 0)
+    # a killed process's record that `recover` kept (its merge not yet undone): put back once this block is done
+    kept = record.read_bytes() if depth == 0 and record.exists() else None
     if depth == 0 or merging is not None:
         data = {"pid": os.getpid(), "boot": _boot(), "start": _own_start(os.getpid()), "started": time.time()}
         if merging is not None:
@@ -79,7 +81,9 @@ def running(git_dir: Path, merging: str | None = None):
         _held[git_dir] = depth
         if depth == 0:
             del _held[git_dir]
-            if not held.kept:
+            if kept is not None and not held.kept:
+                record.write_bytes(kept)
+            elif not held.kept:
                 record.unlink(missing_ok=True)
 
 
@@ -169,7 +173,10 @@ def recover(repo: git.Repo) -> list[str]:
             cleared.append(path.name)
     merge_head = repo.git_dir / "MERGE_HEAD"
     if data.get("merging") and merge_head.exists() and merge_head.read_text().split()[:1] == [data["merging"]]:
-        abort_merge(repo.top, repo.git_dir)
+        try:
+            abort_merge(repo.top, repo.git_dir)
+        except git.GitError:
+            return cleared  # a file of the merge was changed since (a write): tried again once it is committed
         cleared.append("the merge under way")
     record.unlink(missing_ok=True)
     return cleared

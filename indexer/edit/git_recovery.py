@@ -38,6 +38,7 @@ def _boot() -> str:
 
 @functools.cache
 def _own_start(pid: int) -> str:
+    """`_start` of this process, read once (by pid: a forked child reads its own)."""
     return _start(pid)
 
 
@@ -117,8 +118,8 @@ def _alive(data: dict, git_dir: Path) -> bool:
 
 def git_processes(top: Path, git_dir: Path) -> list[str]:
     """The git processes working in this repository (`PID git ...`), by their folder; a git process whose folder
-    cannot be read (another user's) counts too. Empty where /proc cannot say (not Linux): then nothing is
-    cleared, which `blocking` reports."""
+    cannot be read (another user's) counts too. Where /proc cannot say (not Linux), one entry that says so: then
+    nothing is cleared, and `blocking` gives the command for a person."""
     if not Path("/proc/self/stat").exists():
         return ["(no /proc to look for git processes)"]
     found = []

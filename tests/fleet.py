@@ -93,6 +93,14 @@ class Host:
                 "history": {i: queries.history_chain(conn, i, None) for i in ids},
             }
 
+    def out_of_step(self) -> list[str]:
+        """What `seamless status` would list as differing between the store and this host's index (empty: in step)."""
+        from indexer.index.status import drift
+
+        with contextlib.closing(sqlite3.connect(self.db)) as conn:
+            found = drift(self.store, conn)
+        return [*found.new, *found.changed, *found.deleted] + (["seamless.toml"] if found.settings_changed else [])
+
     def merging(self) -> bool:
         """Whether the clone is in the middle of a merge."""
         return (Path(git(self.top, "rev-parse", "--absolute-git-dir").strip()) / "MERGE_HEAD").exists()

@@ -33,7 +33,7 @@ async def test_an_in_place_updates_old_text_stays_in_view_sanitised(repo):
     seamless(
         repo, "append", repo.root, "chroma-port", "--project", "seamless", "--text", "<img src=x onerror=alert(2)>"
     )
-    commits = git(repo.root, "log", "--reverse", "--format=%H").split()
+    commits = git(repo.root, "log", "--reverse", "--format=%H", "--", "memories").split()
     html = await page(repo.db_path, f"/seamless/memories/{first['id']}")
     shown = section(html, "revisions")
     items = shown.split('<li class="revision')[1:]

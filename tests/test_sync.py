@@ -10,7 +10,8 @@ import time
 import pytest
 from fleet import Host, fleet, git, isolate_git, markers
 
-from indexer.edit.sync import SyncError, driver_command, sync
+from indexer.edit.driver_setup import driver_command
+from indexer.edit.sync import SyncError, sync
 from indexer.query import queries
 
 

@@ -15,10 +15,12 @@ and `seamless status` lists the store files left uncommitted.
 
 import os
 import re
+import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from indexer.store import git
+from indexer.edit import driver_setup, git_recovery
+from indexer.store import conflict_markers, git
 
 TRAILER_UNSAFE = re.compile(r"\s+")  # a trailer is one line: any run of whitespace in a value becomes a space
 
@@ -64,11 +66,17 @@ class Committed:
     warning: str | None = None
 
 
-def commit_write(root: Path, paths: list[str], change: Change, enabled: bool = True) -> Committed:
+class MarkersRefused(ValueError):
+    """A file to commit holds conflict markers: no commit of ours carries them (the message names the line)."""
+
+
+def commit_write(root: Path, paths: list[str], change: Change, enabled: bool = True, db_path=None) -> Committed:
     """Commit the store files at `paths` (store-relative; those that no longer exist, as deleted) alone, with
-    `change`'s message. Nothing when the store is in no git work tree, `enabled` is false (`git.commit = false`)
-    or every path is ignored by git; a warning, never an exception, when the commit fails."""
-    return commit_paths(root, paths, change.message(), enabled)
+    `change`'s message, once the clone has the store's merge driver (its first write registers it). Nothing when
+    the store is in no git work tree, `enabled` is false (`git.commit = false`) or every path is ignored by git; a
+    warning naming the command that commits them (`db_path`: the index's, for it), never an exception, when the
+    commit fails."""
+    return commit_paths(root, paths, change.message(), enabled, db_path, register=True)
 
 
 def commit_leftover(
@@ -90,31 +98,82 @@ def commit_leftover(
     return commit_write(root, sorted(left), change)
 
 
-def commit_paths(root: Path, paths: list[str], message: str, enabled: bool = True) -> Committed:
+def commit_paths(
+    root: Path, paths: list[str], message: str, enabled: bool = True, db_path=None, register: bool = False
+) -> Committed:
     """Commit the store files at `paths` alone with `message` (its first line the subject), as `commit_write`
     does; a failure is a warning in the answer (the write stands)."""
     if not enabled:
         return Committed()
     try:
-        return Committed(commit=commit_files(root, paths, message))
+        return Committed(commit=commit_files(root, paths, message, register))
     except (git.GitError, OSError, ValueError) as e:
         return Committed(
-            warning=f"warning: {', '.join(paths)} written but not committed ({e}); "
-            "`seamless status` lists the store files left uncommitted"
+            warning=f"warning: {', '.join(paths)} written but not committed ({e}); {_next(root, paths, e, db_path)}"
         )
 
 
-def commit_files(root: Path, paths: list[str], message: str) -> str | None:
+def _next(root: Path, paths: list[str], error: Exception, db_path) -> str:
+    """The command that commits what a failed commit left: a sync where the clone has a remote (it commits every
+    store file left uncommitted), else git's own; first, what to do about a lock git found in the way."""
+    repo = git.repo(root)
+    if repo is None:
+        return "`seamless status` lists the store files left uncommitted"
+    if _config(root, r"^remote\..*\.url$"):
+        db = f" --db {shlex.quote(str(db_path))}" if db_path else ""
+        command = f"`seamless sync {shlex.quote(str(root))}{db}`"
+    else:
+        named = " ".join(shlex.quote(path) for path in paths)
+        folder = shlex.quote(str(root))
+        command = f"`git -C {folder} add -A -- {named} && git -C {folder} commit -m 'hand edits' -- {named}`"
+    lock = re.search(r"Unable to create '([^']+\.lock)': File exists", str(error))
+    if lock:
+        return f"{git_recovery.lock_line(repo, Path(lock.group(1)))}, then {command} commits them"
+    return f"{command} commits them"
+
+
+def commit_files(root: Path, paths: list[str], message: str, register: bool = False) -> str | None:
     """Commit the store files at `paths` (store-relative; those that no longer exist, as deleted) alone with
     `message`: the new commit, or None (no git work tree, every path ignored, nothing changed). Raises
-    git.GitError when git fails: for any caller that commits store files (the write path; `seamless sync`)."""
+    git.GitError when git fails, MarkersRefused for a file with conflict markers: for any caller that commits
+    store files (the write path; `seamless sync`). `register`: first register the store's merge driver where the
+    clone has none (`.gitattributes` committed on its own, as `seamless git-setup` does)."""
     repo = git.repo(root)
     if repo is None:
         return None
     paths = _not_ignored(root, sorted(set(paths)))
     if not paths:
         return None
-    config = _config(root)
+    _refuse_markers(root, paths)
+    git_recovery.recover(repo)  # a lock a write or sync of ours left when it was killed
+    with git_recovery.running(repo.git_dir):
+        config = _config(root)
+        if register and not config.get(driver_setup.CONFIG_KEY):
+            repo = _register(root, repo, config)
+        return _commit(root, repo, paths, message, config)
+
+
+def _register(root: Path, repo: git.Repo, config: dict[str, str]) -> git.Repo:
+    """Register the store's merge driver on a clone's first write (its command in the clone's configuration; the
+    lines `.gitattributes` lacks, committed on their own). The write's own commit matters more: a set-up commit
+    that fails (a hook's refusal) takes its lines out again, and the next sync commits them."""
+    driver_setup.configure(repo.top, None)
+    attributes = root / ".gitattributes"
+    before = attributes.read_bytes() if attributes.exists() else None
+    if not driver_setup.write_attributes(root):
+        return repo
+    try:
+        _commit(root, repo, [".gitattributes"], driver_setup.SETUP_MESSAGE, config)
+    except git.GitError:
+        if before is None:
+            attributes.unlink()
+        else:
+            attributes.write_bytes(before)
+        return repo
+    return git.repo(root) or repo  # at the new commit
+
+
+def _commit(root: Path, repo: git.Repo, paths: list[str], message: str, config: dict[str, str]) -> str | None:
     env = git.fallback_identity(config)
     signs = config.get("commit.gpgsign", "false").lower() in ("true", "yes", "on", "1")
     if signs or any(hook.is_file() and os.access(hook, os.X_OK) for hook in repo.hooks):
@@ -139,6 +198,21 @@ def uncommitted(root: Path, paths: list[str]) -> dict[str, bool]:
     return found
 
 
+def _refuse_markers(root: Path, paths: list[str]) -> None:
+    """MarkersRefused for the first of `paths` that holds conflict markers."""
+    for path in paths:
+        try:
+            data = (root / path).read_bytes()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            continue
+        found = conflict_markers.find_bytes(data)
+        if found:
+            raise MarkersRefused(
+                f"{path}:{found[0].start}: conflict markers left by a git merge ({conflict_markers.describe(found)}): "
+                f"{conflict_markers.RESOLVE}"
+            )
+
+
 def _not_ignored(root: Path, paths: list[str]) -> list[str]:
     """`paths` less those git ignores (a store kept out of git on purpose), but for those git already tracks."""
     # --no-index: the rules alone, without reading the index (a tenth of a second at 100,000 files)
@@ -151,9 +225,13 @@ def _not_ignored(root: Path, paths: list[str]) -> list[str]:
     return [path for path in paths if path not in ignored]
 
 
-def _config(root: Path) -> dict[str, str]:
-    """The settings a commit depends on, from git's configuration at any level (one `git config`)."""
-    done = git.run(root, "config", "--get-regexp", r"^(user\.name|user\.email|commit\.gpgsign)$", check=False)
+SETTINGS = rf"^(user\.name|user\.email|commit\.gpgsign|{re.escape(driver_setup.CONFIG_KEY)})$"
+
+
+def _config(root: Path, keys: str = SETTINGS) -> dict[str, str]:
+    """The settings a commit depends on (`keys`, a regular expression), from git's configuration at any level
+    (one `git config`)."""
+    done = git.run(root, "config", "--get-regexp", keys, check=False)
     found: dict[str, str] = {}
     for line in done.stdout.splitlines():
         key, _, value = line.partition(" ")

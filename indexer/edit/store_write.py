@@ -327,7 +327,7 @@ def _leftover(s: Session, paths: list[str], change: Change, known: str = "update
 
 def _index_after(s: Session, paths: list[str], change: Change) -> Committed:
     """Commit the files just written (in a git work tree), then bring the index in step with them."""
-    committed = commit_write(s.root, paths, change, bool(s.settings["git.commit"]))
+    committed = commit_write(s.root, paths, change, bool(s.settings["git.commit"]), s.db_path)
     try:
         s.sync(paths)
     except (sqlite3.DatabaseError, OSError, database.OtherStoreError) as e:
@@ -352,7 +352,7 @@ def resolve(s: Session, ref: str, project: str | None, active: bool = True) -> d
         raise WriteRefused("unknown-memory", "give the memory's id or name")
     ref = ref.strip()
     if ULID_TEXT.match(ref.upper()):
-        rows = s.rows("select * from memories where id = ?", (ref.upper(),))
+        rows = s.rows("select * from memories where id = ?", (ref.upper(),)) or _set_aside(s, ref.upper())
         if not rows:
             raise WriteRefused(
                 "unknown-memory",
@@ -392,6 +392,23 @@ def _indexed_paths(s: Session, ref: str) -> list[str]:
             return [row[0] for row in conn.execute(query, (ref.upper(), ref))]
     except sqlite3.DatabaseError:  # not an index: `refresh` says so
         return []
+
+
+def _set_aside(s: Session, memory_id: str) -> list[dict]:
+    """The memory `memory_id` where the index set its file aside for a rule across files (one name given twice in
+    a project, as two hosts' writes of one name leave it: SPEC 10 rule 4), read from that file: archiving or
+    superseding it by its id is how a person settles that."""
+    paths = s.rows(
+        "select distinct path from problems where severity = 'error' and code in ('duplicate-name', 'duplicate-id')"
+    )
+    for path in (row["path"] for row in paths):
+        try:
+            _, record, _ = s.read(path)
+        except WriteRefused:
+            continue
+        if record is not None and record["id"] == memory_id:
+            return [record | {"path": path}]
+    return []
 
 
 def _unknown(s: Session, name: str, project: str | None) -> str:

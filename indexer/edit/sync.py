@@ -9,31 +9,24 @@ says why in one line. A sync killed half way is finished off by the next one.
 """
 
 import contextlib
+import itertools
 import json
-import os
+import re
 import shlex
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from indexer.edit import atomic, merge
-from indexer.edit.commit import commit_files
+from indexer.edit import atomic, driver_setup, git_recovery, merge
+from indexer.edit.commit import MarkersRefused, commit_files
 from indexer.edit.store_write import store_lock
 from indexer.index import build, database
 from indexer.index.revisions import TRAILER
 from indexer.sqlite import sqlite3
-from indexer.store import git
+from indexer.store import conflict_markers, git
 from indexer.store.git import GitError
 
 HAND_EDITS = "hand edits"
-SETUP_MESSAGE = "seamless git-setup: merge memories and notes field by field"
-DRIVER = "seamless"  # merge=seamless in .gitattributes, merge.seamless.* in the clone's configuration
-ATTRIBUTES = (
-    "# seamless: memories and notes merge field by field (seamless git-setup; docs/sync.md)",
-    f"memories/**/*.md merge={DRIVER}",
-    f"notes/**/*.md merge={DRIVER}",
-)
-STATE = "seamless-sync.json"  # in the git folder while a sync runs: a sync killed half way leaves it
+SYNCED_HEAD = "synced_head"  # index_meta: the commit whose store files the last sync brought the index in step with
 REPORT = "seamless-merge-report.jsonl"  # in the git folder: what the merge driver did, file by file
 ATTEMPTS = 5  # pushes rejected because another host pushed first, before giving up
 RACE = ("fetch first", "non-fast-forward", "cannot lock ref", "failed to update ref", "incorrect old value")
@@ -80,10 +73,9 @@ class Repo:
 
     def __init__(self, store: Path, found: git.Repo):
         self.store = store
+        self.found = found
         self.top, self.prefix = found.top, found.prefix
-        self.git_dir = (
-            found.git_dir
-        )  # this work tree's own (a linked worktree has its own): MERGE_HEAD, our state files
+        self.git_dir = found.git_dir  # this work tree's own (a linked worktree has its own): MERGE_HEAD, our records
         self.in_store = found.store_path  # a work-tree path as a store path (`memories/...`), or None outside it
         self.config = git.config_values(self.top)
 
@@ -117,33 +109,20 @@ def open_repo(store: Path | str) -> Repo:
 # Registering the merge driver (SPEC section 10): .gitattributes committed, the command in .git/config
 
 
-def driver_command() -> str:
-    """The command git runs to merge a memory or note: this interpreter by its absolute path, so it works
-    whatever PATH the git that merges has (a cron job, an editor, a plain `git pull` outside the venv)."""
-    python = sys.executable or "python3"
-    return f"{shlex.quote(python)} -m indexer merge-driver %O %A %B %P"
-
-
 def setup(repo: Repo) -> list[str]:
     """Register the merge driver in this clone: `.gitattributes` at the store's root (committed), the driver's
     command in the clone's configuration. Returns what it changed (nothing when all was in place)."""
     done = []
-    command = driver_command()
-    if repo.config.get(f"merge.{DRIVER}.driver") != command:
-        repo.run("config", f"merge.{DRIVER}.name", "seamless: memories and notes merged field by field")
-        repo.run("config", f"merge.{DRIVER}.driver", command)
-        repo.config[f"merge.{DRIVER}.driver"] = command
-        done.append(f"merge.{DRIVER}.driver = {command} (in {git.git_path(repo.top, 'config')})")
-    attributes = repo.store / ".gitattributes"
-    text = attributes.read_text("utf-8") if attributes.exists() else ""
-    missing = [line for line in ATTRIBUTES if line not in text.splitlines()]
+    configured = driver_setup.configure(repo.top, repo.config.get(driver_setup.CONFIG_KEY))
+    if configured:
+        repo.config[driver_setup.CONFIG_KEY] = driver_setup.driver_command()
+        done.append(configured)
+    missing = driver_setup.write_attributes(repo.store)
     if missing:
-        text = text + ("\n" if text and not text.endswith("\n") else "") + "\n".join(missing) + "\n"
-        attributes.write_text(text, "utf-8")
         done.append(f"{repo.prefix}.gitattributes: " + "; ".join(m for m in missing if not m.startswith("#")))
     name = f"{repo.prefix}.gitattributes"
     if repo.run("status", "--porcelain", "--", name).stdout.strip():
-        _commit(repo, [name], SETUP_MESSAGE)
+        _commit(repo, [name], driver_setup.SETUP_MESSAGE)
         done.append(f"committed {name}")
     return done
 
@@ -160,8 +139,11 @@ def git_setup(store: Path | str) -> list[str]:
 
 def _commit(repo: Repo, paths: list[str], message: str) -> None:
     """Commit exactly `paths` (work-tree paths in the store: changed, new or deleted) with `message`, as a write
-    commits its files (edit/commit.py), nothing else staged."""
-    commit_files(repo.store, [path[len(repo.prefix) :] for path in paths], message)
+    commits its files (edit/commit.py), nothing else staged; never a file with conflict markers."""
+    try:
+        commit_files(repo.store, [path[len(repo.prefix) :] for path in paths], message)
+    except MarkersRefused as e:
+        raise SyncError(f"{e}, then sync again") from None
 
 
 def hand_edited(repo: Repo) -> list[str]:
@@ -218,33 +200,49 @@ def _sync(store: Path | str, db_path: str | Path, remote: str | None) -> SyncRes
     repo = open_repo(store)
     branch = git.branch(repo.top)
     if branch is None:
-        raise SyncError("HEAD is detached: check out the store's branch (git switch main), then sync again")
+        raise SyncError(f"HEAD is detached: check out the store's branch ({_switch(repo)}), then sync again")
     remote, remote_branch = _remote(repo, branch, remote)
-    _check_index(repo.store, db_path)
+    synced = _check_index(repo.store, db_path)
     run = _Run(repo, remote, branch, remote_branch)
-    fetched = _fetch(run)  # before anything changes: an unreachable remote changes nothing
     with store_lock(repo.store):
-        recovered = _recover(repo)
-        _refuse_unfinished(repo)
-        run.orig_head = git.head(repo.top)
-        run.orig_tree = repo.run("write-tree").stdout.strip()
-        state = repo.git_file(STATE)  # left behind only by a sync that was killed, or could not put things back
-        state.write_text(json.dumps({"pid": os.getpid(), "head": run.orig_head, "tree": run.orig_tree}))
-        try:
-            _commits(run, fetched)
-            atomic.crash_point("sync-committed")
-            _merge_and_push(run, fetched)
-        except (SyncError, GitError, OSError) as e:
+        git_recovery.recover(repo.found)  # a sync or write of ours killed half way: its locks, files and merge
+        blocked = git_recovery.blocking(repo.found, (f"refs/heads/{branch}", run.tracking))
+        if blocked:
+            raise SyncError(f"{blocked}, then sync again")
+        with git_recovery.running(repo.git_dir) as held:
+            fetched = _fetch(run)  # before anything changes: an unreachable remote changes nothing
+            _refuse_unfinished(repo)
+            run.orig_head = git.head(repo.top)
+            run.orig_tree = repo.run("write-tree").stdout.strip()
             try:
-                changed = _restore(run)
-            except GitError as failed:
-                raise SyncError(
-                    f"{e}; the branch could not be put back ({failed}): the next sync finishes it"
-                ) from None
-            _index(run, db_path, changed, state, reason=str(e))
-            raise SyncError(str(e)) from None
-        _index(run, db_path, _changed_paths(run, run.orig_head), state, walk=recovered)
+                _commits(run, fetched)
+                atomic.crash_point("sync-committed")
+                _merge_and_push(run, fetched)
+            except (SyncError, GitError, OSError) as e:
+                try:
+                    changed = _restore(run)
+                except GitError as failed:
+                    held.keep()  # as if killed: the next sync (or write) clears what is left
+                    raise SyncError(
+                        f"{e}; the branch could not be put back ({failed}): the next sync finishes it"
+                    ) from None
+                _index(run, db_path, synced, changed, reason=str(e))
+                raise SyncError(str(e)) from None
+        _index(run, db_path, synced, [])
     return run.result
+
+
+def _switch(repo: Repo) -> str:
+    """The command that checks out the store's branch again, for a detached HEAD: the clone's branch (its remote's
+    default among several), as this clone names it (`main`, `master`, ...)."""
+    branches = repo.run("for-each-ref", "--format=%(refname:short)", "refs/heads").stdout.split()
+    default = repo.run("symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD", check=False).stdout.strip()
+    default = default.partition("/")[2]
+    if len(branches) == 1 or default in branches:
+        return f"git -C {shlex.quote(str(repo.top))} switch {branches[0] if len(branches) == 1 else default}"
+    if branches:
+        return f"git -C {shlex.quote(str(repo.top))} switch BRANCH, one of: {', '.join(branches)}"
+    return f"git -C {shlex.quote(str(repo.top))} switch -c {default or 'main'}"
 
 
 def _remote(repo: Repo, branch: str, remote: str | None) -> tuple[str, str]:
@@ -263,17 +261,22 @@ def _remote(repo: Repo, branch: str, remote: str | None) -> tuple[str, str]:
     return name, (upstream_branch if upstream_branch and name == upstream else branch)
 
 
-def _check_index(store: Path, db_path: str | Path) -> None:
-    """Refuse, before anything changes, an index built from another store."""
+def _check_index(store: Path, db_path: str | Path) -> str | None:
+    """Refuse, before anything changes, an index built from another store. The commit whose store files the
+    last sync brought the index in step with (None: no index, or none recorded)."""
     if not Path(db_path).is_file():
-        return
+        return None
     try:
         with contextlib.closing(sqlite3.connect(db_path)) as conn:
             database.check_store(conn, store, db_path)
+            return database.meta_value(conn, SYNCED_HEAD)
     except database.OtherStoreError as e:
         raise SyncError(str(e)) from None
     except sqlite3.DatabaseError as e:
-        raise SyncError(f"cannot read the index at {db_path}: {e}") from None
+        raise SyncError(
+            f"cannot read the index at {db_path}: {e}; rebuild it (seamless index {store} --db {db_path} --full), "
+            "then sync again"
+        ) from None
 
 
 def _fetch(run: _Run) -> str | None:
@@ -285,24 +288,21 @@ def _fetch(run: _Run) -> str | None:
         if "couldn't find remote ref" in done.stderr:
             return None
         reason = next((line.strip() for line in done.stderr.splitlines() if line.strip()), f"exit {done.returncode}")
-        raise SyncError(f"cannot fetch from {run.remote}: {reason.removeprefix('fatal: ')}; nothing was changed")
+        raise SyncError(
+            f"cannot fetch from {run.remote}: {reason.removeprefix('fatal: ')}; nothing was changed: sync again once "
+            f"`git -C {shlex.quote(str(run.repo.top))} fetch {run.remote}` works"
+        )
     return run.repo.run("rev-parse", "--verify", "-q", run.tracking).stdout.strip() or None
-
-
-def _recover(repo: Repo) -> bool:
-    """Finish off a sync that was killed: abort the merge it left. True when there was one to finish."""
-    state = repo.git_file(STATE)
-    if not state.exists():
-        return False
-    _abort_merge(repo)
-    state.unlink(missing_ok=True)
-    return True
 
 
 def _refuse_unfinished(repo: Repo) -> None:
     """Refuse to start while a merge, rebase, cherry-pick or revert of someone else's is under way."""
     for name, what, finish in (
-        ("MERGE_HEAD", "a merge", "git commit, or git merge --abort"),
+        (
+            "MERGE_HEAD",
+            "a merge",
+            "git merge --abort, then sync: it merges by the store's rules; or resolve, git add, git commit",
+        ),
         ("rebase-merge", "a rebase", "git rebase --continue, or --abort"),
         ("rebase-apply", "a rebase or git am", "git rebase --continue, or --abort"),
         ("CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick --continue, or --abort"),
@@ -346,6 +346,7 @@ def _merge_and_push(run: _Run, fetched: str | None) -> None:
         head = git.head(run.repo.top)
         if head is None or head == fetched:
             return  # nothing of ours to send
+        _refuse_markers(run, fetched, head)
         done = run.repo.run("push", "--porcelain", run.remote, f"HEAD:refs/heads/{run.remote_branch}", check=False)
         if done.returncode == 0:
             run.result.pushed = True
@@ -354,10 +355,49 @@ def _merge_and_push(run: _Run, fetched: str | None) -> None:
                 run.repo.run("branch", "-q", f"--set-upstream-to={run.remote}/{run.remote_branch}", check=False)
             return
         output = done.stdout + done.stderr
+        lock = re.search(r"Unable to create '([^']+\.lock)': File exists", output)
+        if lock:  # a push to the remote that was killed half way (a shared folder's): never ours to remove
+            raise SyncError(
+                f"cannot push to {run.remote}: {lock.group(1)} is left by a push that did not finish: if no host "
+                f"is pushing to {run.remote}, remove it there (rm {lock.group(1)}), then sync again"
+            )
         if "rejected]" not in output or not any(reason in output for reason in RACE):
             reason = next((line for line in done.stderr.splitlines() if line.strip()), f"exit {done.returncode}")
-            raise SyncError(f"cannot push to {run.remote}: {reason.strip().removeprefix('fatal: ')}")
+            top = shlex.quote(str(run.repo.top))
+            raise SyncError(
+                f"cannot push to {run.remote}: {reason.strip().removeprefix('fatal: ')}; the branch is as it was: "
+                f"sync again once `git -C {top} push --dry-run {run.remote} HEAD:{run.remote_branch}` works"
+            )
     raise SyncError(f"{run.remote} kept moving: other hosts pushed first {ATTEMPTS} times; sync again")
+
+
+def _refuse_markers(run: _Run, fetched: str | None, head: str) -> None:
+    """Refuse to push a store file holding conflict markers (a merge by hand, committed unfinished) that the
+    remote's branch does not hold already: a sync never spreads them (what another host pushed is fixed there)."""
+    repo = run.repo
+    if fetched is None:  # the first push: every file, as git grep finds the candidates
+        out = repo.run(
+            "grep", "-l", "-z", "-E", "-e", "^<{7}( |$)", head, "--", *repo.store_paths(), check=False
+        ).stdout
+        paths = [entry.partition(":")[2] for entry in out.split("\0") if entry]
+    else:
+        out = repo.run(
+            "diff", "--name-only", "-z", "--no-renames", "--diff-filter=AM", fetched, head, "--", *repo.store_paths()
+        ).stdout
+        paths = [path for path in out.split("\0") if path]
+    for (_, data), path in zip(git.read_objects(repo.top, [f"{head}:{path}" for path in paths]), paths):
+        found = conflict_markers.find_bytes(data or b"")
+        if not found or (fetched and conflict_markers.find_bytes(_blob_at(repo, fetched, path))):
+            continue
+        raise SyncError(
+            f"{repo.in_store(path) or path}:{found[0].start}: conflict markers left by a git merge, committed "
+            f"({conflict_markers.describe(found)}): {conflict_markers.RESOLVE} in that file, then sync again "
+            "(it commits the fix); nothing was pushed"
+        )
+
+
+def _blob_at(repo: Repo, commit: str, path: str) -> bytes:
+    return next(git.read_objects(repo.top, [f"{commit}:{path}"]))[1] or b""
 
 
 def _merge(run: _Run, fetched: str | None) -> None:
@@ -370,14 +410,24 @@ def _merge(run: _Run, fetched: str | None) -> None:
         return  # we have it all already
     run.result.pulled += len(_commits_between(repo, head, fetched))
     if head is None or repo.run("merge-base", "--is-ancestor", head, fetched, check=False).returncode == 0:
-        _git_merge(repo, "--ff-only", fetched)
+        done = _git_merge(repo, "--ff-only", fetched)
+        if done.returncode != 0:
+            raise _merge_refused(run, done)
         return
+    with git_recovery.running(repo.git_dir, merging=fetched):  # killed meanwhile, the next sync aborts this merge
+        _merge_commit(run, fetched)
+
+
+def _merge_commit(run: _Run, fetched: str) -> None:
+    """A merge commit of the fetched branch: the driver merges the files changed on both sides, `_file_rules`
+    the rest; anything else ends the sync."""
+    repo = run.repo
     report = repo.git_file(REPORT)
     report.unlink(missing_ok=True)
     # a clone that shares no history with the remote yet (two hosts that set up at once) is merged all the same
     done = _git_merge(repo, "--no-ff", "--no-commit", "--allow-unrelated-histories", fetched, report=report)
     if not repo.git_file("MERGE_HEAD").exists():  # refused before it began (a local change in the way)
-        raise SyncError(f"git merge failed: {_reason(done)}")
+        raise _merge_refused(run, done)
     atomic.crash_point("sync-merging")
     resolved = _file_rules(run)
     concurrent = []
@@ -391,7 +441,7 @@ def _merge(run: _Run, fetched: str | None) -> None:
     run.result.conflicts_resolved += resolved
     left = repo.run("diff", "--name-only", "--diff-filter=U").stdout.split("\n")
     if any(left):
-        raise SyncError(f"{left[0]} could not be merged: merge it by hand (git pull), then sync again")
+        raise SyncError(f"{left[0]} could not be merged: {_by_hand(run, left[0])}")
     message = f"Merge {run.remote}/{run.remote_branch} into {run.branch} (seamless sync)"
     trailers = "".join(f"{TRAILER}: {memory_id}\n" for memory_id in sorted(set(concurrent)))
     repo.run(
@@ -410,15 +460,43 @@ def _merge(run: _Run, fetched: str | None) -> None:
 
 def _git_merge(repo: Repo, *args: str, report: Path | None = None):
     env = {**git.fallback_identity(repo.config), **({merge.REPORT: str(report)} if report else {})}
-    done = repo.run("merge", "-q", "--no-edit", *args, check=False, env=env)
-    if done.returncode != 0 and "--ff-only" in args:
-        raise SyncError(f"git merge failed: {_reason(done)}")
-    return done
+    return repo.run("merge", "-q", "--no-edit", *args, check=False, env=env)
 
 
 def _reason(done) -> str:
-    lines = [line.strip() for line in (done.stderr + done.stdout).splitlines() if line.strip()]
-    return next((line for line in lines if line.startswith(("error:", "fatal:"))), lines[0] if lines else "failed")
+    """Git's reason on one line: its first `error:` or `fatal:` line, with the files it lists below it."""
+    lines = (done.stderr + done.stdout).splitlines()
+    first = next((n for n, line in enumerate(lines) if line.startswith(("error:", "fatal:"))), None)
+    if first is None:
+        return next((line.strip() for line in lines if line.strip()), "failed")
+    named = list(itertools.takewhile(lambda line: line.startswith((" ", "\t")), lines[first + 1 :]))
+    reason = lines[first].strip().rstrip(":").removeprefix("error: ").removeprefix("fatal: ")
+    return reason + (": " + ", ".join(line.strip() for line in named) if named else "")
+
+
+def _merge_refused(run: _Run, done) -> SyncError:
+    """A merge git refused before it began: its reason whole, and what to do about the files it names (the user's
+    own changes outside the store: sync commits every change inside it first)."""
+    reason = _reason(done)
+    named = " ".join(shlex.quote(name) for name in reason.rpartition(": ")[2].split(", "))
+    top = shlex.quote(str(run.repo.top))
+    if "untracked working tree files" in reason:
+        return SyncError(f"git merge failed: {reason}; move them out of the way, then sync again")
+    if "local changes" in reason:
+        return SyncError(
+            f"git merge failed: {reason}; commit them (git -C {top} commit -m MESSAGE -- {named}), or unstage them "
+            f"where the remote leaves them alone (git -C {top} restore --staged -- {named}), then sync again"
+        )
+    return SyncError(f"git merge failed: {reason}")
+
+
+def _by_hand(run: _Run, path: str) -> str:
+    """The advice for a file sync cannot merge: a merge by hand, as a person types it, then a sync."""
+    top = shlex.quote(str(run.repo.top))
+    return (
+        f"merge it by hand: git -C {top} merge {run.remote}/{run.remote_branch}, resolve {path} (edit it), "
+        f"git -C {top} add {shlex.quote(path)}, git -C {top} commit --no-edit; then sync again"
+    )
 
 
 def _file_rules(run: _Run) -> list[dict]:
@@ -435,9 +513,7 @@ def _file_rules(run: _Run) -> list[dict]:
         store_path = repo.in_store(path)
         in_store = store_path is not None and store_path.startswith(("memories/", "notes/"))
         if not in_store or not path.endswith(".md"):
-            raise SyncError(
-                f"{path} changed on both sides and git cannot merge it: merge it by hand (git pull), then sync again"
-            )
+            raise SyncError(f"{path} changed on both sides and git cannot merge it: {_by_hand(run, path)}")
         if present == {1, 2} or present == {1, 3}:  # deleted on one side, edited on the other: kept
             repo.run("checkout", "--ours" if 2 in present else "--theirs", "--", path)
             repo.run("add", "--", path)
@@ -447,7 +523,7 @@ def _file_rules(run: _Run) -> list[dict]:
         else:
             raise SyncError(
                 f"{store_path} cannot be merged by the store's rules (a file git's own merge left in conflict): "
-                "merge it by hand (git pull), then sync again"
+                + _by_hand(run, path)
             )
     return resolved
 
@@ -462,10 +538,17 @@ def _both_added(repo: Repo, path: str) -> dict:
     while (repo.top / f"{stem}-{n}.md").exists() or repo.run("ls-files", "--", f"{stem}-{n}.md").stdout:
         n += 1
     moved = f"{stem}-{n}.md"
+    # git's index first, then the files: killed in between, the merge's abort takes both away (a file written
+    # first and not yet added would stay behind, and the next sync would commit it as a hand edit)
+    entries = [f"100644,{_blob(repo, data)},{where}" for where, data in ((path, earlier), (moved, later))]
+    repo.run("update-index", "--add", "--cacheinfo", entries[0], "--cacheinfo", entries[1])
     (repo.top / path).write_bytes(earlier)
     (repo.top / moved).write_bytes(later)
-    repo.run("add", "--", path, moved)
     return {"id": _id_of(repo.top / moved), "path": repo.in_store(moved), "rule": "add-add"}
+
+
+def _blob(repo: Repo, data: bytes) -> str:
+    return repo.run("hash-object", "-w", "--stdin", input=data, text=False).stdout.decode().strip()
 
 
 def _created(data: bytes) -> str:
@@ -486,8 +569,8 @@ def _restore(run: _Run) -> list[str]:
     """Put the branch, the index and the work tree back as they were before this sync; return the store paths
     that changed meanwhile (for the index). The hand edits are uncommitted changes again."""
     repo = run.repo
-    _abort_merge(repo)
-    changed = _changed_paths(run, run.committed_head)
+    git_recovery.abort_merge(repo.top, repo.git_dir)
+    changed = _changed_paths(repo, run.committed_head or run.orig_head)
     if run.committed_head and git.head(repo.top) != run.committed_head:
         repo.run("reset", "-q", "--keep", run.committed_head)
     if git.head(repo.top) != run.orig_head:
@@ -501,15 +584,8 @@ def _restore(run: _Run) -> list[str]:
     return changed
 
 
-def _abort_merge(repo: Repo) -> None:
-    """Leave a merge under way: the branch, index and work tree as before it (local changes kept)."""
-    if repo.git_file("MERGE_HEAD").exists() and repo.run("merge", "--abort", check=False).returncode != 0:
-        repo.run("reset", "-q", "--merge")
-
-
-def _changed_paths(run: _Run, since: str | None) -> list[str]:
+def _changed_paths(repo: Repo, since: str | None) -> list[str]:
     """The store files that differ between `since` and HEAD (all the store's files when `since` is None)."""
-    repo = run.repo
     head = git.head(repo.top)
     if head is None or since == head:
         return []
@@ -520,22 +596,39 @@ def _changed_paths(run: _Run, since: str | None) -> list[str]:
     return [p for p in (repo.in_store(path) for path in out.split("\0") if path) if p]
 
 
-def _index(run: _Run, db_path: str | Path, paths: list[str], state: Path, walk: bool = False, reason: str = "") -> None:
-    """Bring the index in step with the files this sync changed (after a killed sync, with a run over the whole
-    store: what that one changed is not known); then the sync is over (its state file goes)."""
+def _touched_since(repo: Repo, synced: str, head: str) -> list[str] | None:
+    """The store files any commit changed between `synced` and `head`, on either side (a reset back, a hand
+    commit, a pull by hand, a merge's own result): what the index may not hold. None when git no longer knows
+    `synced` (a rewritten history)."""
+    done = repo.run(
+        "log", "--format=", "--name-only", "-z", "--no-renames", "--diff-merges=first-parent",
+        f"{synced}...{head}", "--", *repo.store_paths(), check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        return None
+    return [p for p in (repo.in_store(path) for path in dict.fromkeys(done.stdout.split("\0")) if path) if p]
+
+
+def _index(run: _Run, db_path: str | Path, synced: str | None, paths: list[str], reason: str = "") -> None:
+    """Bring the index in step with the store files that changed since the last sync brought it in step (the
+    commits between, whoever made them, and `paths`), then record HEAD as the commit it is in step with. An
+    index that records none (new, or built by `seamless index`) is brought in step by a run over the whole store."""
+    repo = run.repo
+    head = git.head(repo.top)
     try:
-        if walk or not Path(db_path).exists():
-            summary = build.index_store(run.repo.store, db_path)
-        elif paths or git.head(run.repo.top) != run.orig_head:  # new commits: their revisions, trailers too
-            summary = build.index_paths(run.repo.store, db_path, paths)
+        touched = _touched_since(repo, synced, head) if synced and head and Path(db_path).exists() else None
+        if touched is None:
+            summary = build.index_store(repo.store, db_path)
+        elif paths or synced != head:  # new commits: their files, revisions and trailers
+            summary = build.index_paths(repo.store, db_path, sorted({*touched, *paths}))
         else:
             return
         run.result.indexed = summary.files_changed + summary.files_deleted
+        if head:
+            database.set_meta_value(db_path, SYNCED_HEAD, head)
     except (sqlite3.DatabaseError, OSError, database.OtherStoreError) as e:
         done = reason + "; and" if reason else "the store is synced, but"
         raise SyncError(
             f"{done} the index at {db_path} could not be brought in step ({e}): run `seamless index "
-            f"{run.repo.store} --db {db_path}`"
+            f"{repo.store} --db {db_path}`"
         ) from None
-    finally:
-        state.unlink(missing_ok=True)

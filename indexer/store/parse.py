@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
-from indexer.store import yaml_loader
+from indexer.store import conflict_markers, yaml_loader
 from indexer.store.problems import Problem, error
 from indexer.store.walk import FolderFds
 
@@ -122,6 +122,11 @@ def parse_bytes(path: str, data: bytes, max_bytes: int) -> ParsedFile:
     text = text.removeprefix("\ufeff")
     if "\r" in text:
         text = text.replace("\r\n", "\n")
+    conflicts = conflict_markers.find(text)
+    if conflicts:  # not YAML to read, nor a body to index: a merge a person has to finish
+        message = f"conflict markers left by a git merge: {conflict_markers.describe(conflicts)}; "
+        parsed.problems.append(error(path, conflicts[0].start, "conflict-markers", message + conflict_markers.RESOLVE))
+        return parsed
     split_frontmatter(parsed, text)
     return parsed
 

@@ -33,6 +33,12 @@ RULES = (
         "a folder under `memories/` or `notes/` cannot be listed (permissions): its files are unknown, so none "
         "is indexed, and the folder's path carries the error",
     ),
+    Rule(
+        "conflict-markers",
+        ERROR,
+        "a git merge left its conflict markers in the file (`<<<<<<<`, `=======`, `>>>>>>>` lines; the message names "
+        "them): it is not indexed until a person keeps the text they want and deletes the markers",
+    ),
     Rule("no-frontmatter", ERROR, "a memory without frontmatter"),
     Rule("unclosed-frontmatter", ERROR, "a `---` that opens the frontmatter is never closed"),
     Rule(

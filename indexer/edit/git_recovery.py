@@ -1,0 +1,210 @@
+"""What a git command of ours leaves when it is killed (kill -9 of its process group, a power cut), and clearing
+it, so that the next write or sync finishes by itself (docs/sync.md, "When a sync is killed").
+
+Before the write path or `seamless sync` runs a git command that changes the repository, it records itself in
+the git folder (`seamless-git.json`: its pid, the machine's boot and the process's start, and the merge it is
+making), and removes the record once git is done. Both hold the store's lock meanwhile, so one record is enough.
+A record whose process is gone means one of ours was killed while git may have been running. Then, once no git
+process runs in the repository, what it left is ours to clear: the locks git takes (`index.lock`, `HEAD.lock`, a
+ref's `.lock`) made since it started, a merge driver's temporary `.merge_file_*` files at the top of the work
+tree, and the merge it had under way. Anything else (a lock and no record of ours, a git process still running)
+is left as it is, and `blocking` says in one line what a person runs.
+"""
+
+import contextlib
+import functools
+import json
+import os
+import time
+from pathlib import Path
+
+from indexer.store import git
+
+RECORD = "seamless-git.json"
+SLACK = 2.0  # seconds: a file's time and a clock read a moment apart, on a coarse file system
+# the locks a write or a sync needs free (refs/heads/BRANCH.lock and the remote-tracking ref's are added)
+LOCKS = ("index.lock", "HEAD.lock", "ORIG_HEAD.lock", "MERGE_HEAD.lock", "config.lock", "packed-refs.lock")
+_held: dict[Path, int] = {}  # git folders this process has recorded itself in, with how deep
+
+
+@functools.cache
+def _boot() -> str:
+    """This boot of the machine ('' where /proc cannot say)."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
+@functools.cache
+def _own_start(pid: int) -> str:
+    """`_start` of this process, read once (by pid: a forked child reads its own)."""
+    return _start(pid)
+
+
+def _start(pid: int) -> str:
+    """When process `pid` started, in clock ticks since boot ('' where /proc cannot say)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return stat[stat.rindex(")") + 2 :].split()[19]
+
+
+class _Held:
+    """A record of this process in a git folder, which `keep` leaves behind as a killed process would."""
+
+    def __init__(self):
+        self.kept = False
+
+    def keep(self) -> None:
+        self.kept = True
+
+
+@contextlib.contextmanager
+def running(git_dir: Path, merging: str | None = None):
+    """Record this process in `git_dir` while the block runs git commands that change the repository; `merging`,
+    the commit a merge brings in. Nested blocks keep the outer record (a sync's commits are writes)."""
+    record = git_dir / RECORD
+    depth = _held.get(git_dir, 0)
+    # a killed process's record that `recover` kept (its merge not yet undone): put back once this block is done
+    kept = record.read_bytes() if depth == 0 and record.exists() else None
+    if depth == 0 or merging is not None:
+        data = {"pid": os.getpid(), "boot": _boot(), "start": _own_start(os.getpid()), "started": time.time()}
+        if merging is not None:
+            data["merging"] = merging
+        record.write_text(json.dumps(data))  # killed while writing it, it is unreadable: before any git ran
+    _held[git_dir] = depth + 1
+    held = _Held()
+    try:
+        yield held
+    finally:
+        _held[git_dir] = depth
+        if depth == 0:
+            del _held[git_dir]
+            if kept is not None and not held.kept:
+                record.write_bytes(kept)
+            elif not held.kept:
+                record.unlink(missing_ok=True)
+
+
+def _read(record: Path) -> dict | None:
+    try:
+        data = json.loads(record.read_text())
+    except (OSError, ValueError):
+        return None if not record.exists() else {}  # unreadable: left by a process killed while writing it
+    return data if isinstance(data, dict) else {}
+
+
+def _alive(data: dict, git_dir: Path) -> bool:
+    """Whether the process a record names still runs."""
+    pid = data.get("pid")
+    if not isinstance(pid, int):
+        return False
+    if pid == os.getpid():
+        return git_dir in _held
+    if data.get("boot") and data.get("boot") != _boot():
+        return False  # the machine started again since: a power cut, a reboot
+    if data.get("start") and _start(pid):
+        return _start(pid) == data["start"]  # the same pid may be another process now
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def git_processes(top: Path, git_dir: Path) -> list[str]:
+    """The git processes working in this repository (`PID git ...`), by their folder; a git process whose folder
+    cannot be read (another user's) counts too. Where /proc cannot say (not Linux), one entry that says so: then
+    nothing is cleared, and `blocking` gives the command for a person."""
+    if not Path("/proc/self/stat").exists():
+        return ["(no /proc to look for git processes)"]
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if not Path(entry.path, "comm").read_text().startswith("git"):
+                continue
+            folder = os.readlink(os.path.join(entry.path, "cwd"))
+        except FileNotFoundError:
+            continue  # it ended meanwhile
+        except OSError:
+            folder = None
+        if folder is None or Path(folder).is_relative_to(top) or Path(folder).is_relative_to(git_dir):
+            try:
+                command = Path(entry.path, "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                command = "git"
+            found.append(f"{entry.name} {command.strip()}")
+    return found
+
+
+def _ours(path: Path, since: float) -> bool:
+    try:
+        return path.lstat().st_mtime >= since - SLACK
+    except OSError:
+        return False
+
+
+def recover(repo: git.Repo) -> list[str]:
+    """Clear what a process of ours left when it was killed running git, when that is safe (see the module's
+    docstring): its locks, `.merge_file_*` files and merge. Returns what was cleared, as paths from the top."""
+    record = repo.git_dir / RECORD
+    data = _read(record)
+    if data is None or _alive(data, repo.git_dir) or git_processes(repo.top, repo.git_dir):
+        return []
+    started = data.get("started")
+    since = float(started) if isinstance(started, int | float) else time.time()
+    cleared = []
+    for folder, names, files in os.walk(repo.git_dir):
+        if Path(folder) == repo.git_dir:
+            names[:] = [n for n in names if n not in ("objects", "worktrees", "modules")]
+        for name in files:
+            path = Path(folder, name)
+            if name.endswith(".lock") and _ours(path, since):
+                path.unlink(missing_ok=True)
+                cleared.append(str(path.relative_to(repo.top)) if path.is_relative_to(repo.top) else str(path))
+    for path in repo.top.glob(".merge_file_*"):  # git makes a merge driver's files where it runs
+        if path.is_file() and _ours(path, since):
+            path.unlink(missing_ok=True)
+            cleared.append(path.name)
+    merge_head = repo.git_dir / "MERGE_HEAD"
+    if data.get("merging") and merge_head.exists() and merge_head.read_text().split()[:1] == [data["merging"]]:
+        try:
+            abort_merge(repo.top, repo.git_dir)
+        except git.GitError:
+            return cleared  # a file of the merge was changed since (a write): tried again once it is committed
+        cleared.append("the merge under way")
+    record.unlink(missing_ok=True)
+    return cleared
+
+
+def abort_merge(top: Path, git_dir: Path) -> None:
+    """Leave a merge under way: the branch, index and work tree as before it (local changes kept)."""
+    if (git_dir / "MERGE_HEAD").exists() and git.run(top, "merge", "--abort", check=False).returncode != 0:
+        git.run(top, "reset", "-q", "--merge")
+
+
+def blocking(repo: git.Repo, refs: tuple[str, ...] = ()) -> str | None:
+    """One line for a lock that stops git and is not ours to clear (`refs`: the refs about to change, as
+    `refs/heads/main`), saying what to run; None when there is none."""
+    for name in (*LOCKS, *(f"{ref}.lock" for ref in refs)):
+        lock = repo.git_dir / name
+        if lock.exists():
+            return lock_line(repo, lock)
+    return None
+
+
+def lock_line(repo: git.Repo, lock: Path) -> str:
+    """What to do about `lock`, a lock of git's in this repository that is not ours to remove."""
+    running = git_processes(repo.top, repo.git_dir)
+    if running and not running[0].startswith("("):
+        return f"{lock} is held by a git command still running in {repo.top} ({running[0][:120]}): let it finish"
+    return (
+        f"{lock} is left by a git command that did not finish (none of seamless's): if no git command is "
+        f"running in {repo.top}, remove it (rm {lock})"
+    )

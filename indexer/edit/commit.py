@@ -80,7 +80,7 @@ def commit_write(root: Path, paths: list[str], change: Change, enabled: bool = T
 
 
 def commit_leftover(
-    root: Path, paths: list[str], change: Change, enabled: bool = True, known: str = "update"
+    root: Path, paths: list[str], change: Change, enabled: bool = True, known: str = "update", db_path=None
 ) -> Committed:
     """For a retried write that had nothing to write: commit those of the files at `paths` that an earlier run
     wrote but was stopped before committing (git shows them uncommitted), with `change`'s message, its action
@@ -95,7 +95,7 @@ def commit_leftover(
         return Committed()
     if all(left.values()):
         change = replace(change, action=known)
-    return commit_write(root, sorted(left), change)
+    return commit_write(root, sorted(left), change, db_path=db_path)
 
 
 def commit_paths(

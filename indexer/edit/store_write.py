@@ -322,7 +322,7 @@ def _write_file(root: Path, path: str, data: bytes, create: bool) -> None:
 def _leftover(s: Session, paths: list[str], change: Change, known: str = "update") -> Committed:
     """A retried write answers `unchanged` and writes nothing; but an earlier run of it that wrote these files and
     was killed before its commit left them uncommitted: that commit is made now (`commit.commit_leftover`)."""
-    return commit_leftover(s.root, paths, change, bool(s.settings["git.commit"]), known)
+    return commit_leftover(s.root, paths, change, bool(s.settings["git.commit"]), known, s.db_path)
 
 
 def _index_after(s: Session, paths: list[str], change: Change) -> Committed:

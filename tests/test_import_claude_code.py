@@ -250,4 +250,5 @@ def test_an_import_killed_midway_is_committed_by_the_next_run(store, folder, tmp
     subjects = git(store.root, "log", "--format=%s").splitlines()
     assert f"write testing-preferences ({done['feedback_testing.md']['id']})" in subjects
     assert subjects[0] == f"note Claude Code memory index (MEMORY.md) ({done['MEMORY.md']['id']})"
-    assert len(subjects) == 6  # five memories and the note, each once
+    # five memories and the note, each once, after the driver's set-up commit that a clone's first write makes
+    assert len(subjects) == 7 and subjects[-1].startswith("seamless git-setup:")

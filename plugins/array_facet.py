@@ -13,8 +13,8 @@ from datasette.database import QueryInterrupted
 from datasette.facets import ArrayFacet
 from datasette.utils import escape_sqlite, path_with_added_args, path_with_removed_args
 
-FACET_SQL = """select j.value as value, count(*) as count
-from (select {col} from ({sql})) as rows join json_each(rows.{col}) as j
+FACET_SQL = """select j.value as value, sum(arrays.n) as count
+from (select {col}, count(*) as n from ({sql}) group by {col}) as arrays join json_each(arrays.{col}) as j
 group by j.value order by count desc, value limit {limit}"""
 
 

@@ -137,9 +137,11 @@ async def test_memories_open_newest_first_with_facets(ds):
     assert {r["value"] for r in facets["status"]["results"]} == {"active", "superseded", "archived"}
 
 
-async def test_the_tags_facet_counts_as_datasettes_own_array_facet(ds):
-    # ?_facet_array=tags asks Datasette's own array facet too: both appear, with the same counts and links
-    data = await get_json(ds, "/seamless/memories.json?_facet_array=tags&_size=0")
+@pytest.mark.parametrize("rows", ["", "&status=active", "&_search=chroma", "&tags__arraycontains=chroma"])
+async def test_the_tags_facet_counts_as_datasettes_own_array_facet(ds, rows):
+    # ?_facet_array=tags asks Datasette's own array facet too: both appear, with the same counts and links, over
+    # every row or the rows a filter or a search leaves (ours counts each distinct array once, then its tags)
+    data = await get_json(ds, f"/seamless/memories.json?_facet_array=tags&_size=0{rows}")
     ours, datasettes = data["facet_results"]["tags"], data["facet_results"]["tags_2"]
     assert ours["type"] == datasettes["type"] == "array"
     assert ours["results"] and ours["results"] == datasettes["results"]
@@ -155,7 +157,8 @@ async def test_the_tags_facet_counts_a_memory_once_per_tag(store):
 
 
 def test_the_tables_default_order_and_column_facets_read_an_index_not_every_row(example_db):
-    """At 100,000 memories a scan of the table took 0.1 s per facet; an index makes each a few ms (tags: 0.12 s, not 0.3)."""
+    """At 100,000 memories a scan of the table took 0.1 s per facet; an index in the facet's order makes each a few
+    ms (status and model: 4 ms, against 18 over an index in another order, which sorts every row first)."""
     metadata = yaml.safe_load((ROOT / "metadata.yml").read_text())["databases"]["seamless"]["tables"]
     with sqlite3.connect(example_db) as conn:
         for table in ("memories", "notes"):
@@ -165,13 +168,14 @@ def test_the_tables_default_order_and_column_facets_read_an_index_not_every_row(
             ).fetchall()
             assert "USING INDEX" in order[-1][3], (table, order)
             for column in (f for f in config["facets"] if isinstance(f, str)):
-                plan = conn.execute(
-                    f"explain query plan select {column}, count(*) from {table} group by {column}"
-                ).fetchall()
-                assert "COVERING INDEX" in plan[0][3], (table, column, plan)
+                # Datasette's facet: the values of the page's rows, counted, the most frequent first
+                facet = f"""select {column} as value, count(*) as count from (select * from {table})
+                    where {column} is not null group by {column} order by count desc, value limit 31"""
+                plan = [step[3] for step in conn.execute("explain query plan " + facet)]
+                assert "COVERING INDEX" in plan[0] and "TEMP B-TREE FOR GROUP BY" not in " ".join(plan), (column, plan)
         tags_facet = load_plugin("array_facet").FACET_SQL.format(col="tags", sql="select * from memories", limit=31)
-        plan = conn.execute("explain query plan " + tags_facet).fetchall()
-        assert "COVERING INDEX memories_tags" in plan[0][3], plan
+        plan = [step[3] for step in conn.execute("explain query plan " + tags_facet)]
+        assert any("COVERING INDEX memories_tags" in step for step in plan), plan
 
 
 async def test_memories_page(ds):

@@ -283,6 +283,28 @@ async def test_recall_says_which_old_truths_matched_and_what_replaced_them(audit
     assert "old-truths" not in await text(audited, "/seamless/recall?q=findings")  # nothing superseded matches
 
 
+@pytest.mark.parametrize(("q", "limit"), [("widget", "20"), ("widget", "2"), ("widget", ""), ("something old", "1")])
+async def test_the_recall_pages_old_truths_are_the_clis_for_the_same_search(store, q, limit):
+    # the page hands its results to the SQL instead of ranking recall again: it must tell the same old truths
+    new = store.memory("widget-now", description="Widget fact, current")
+    store.memory("widget-also", description="Widget fact, also current")
+    store.memory(
+        "widget-then",
+        description="Something old",
+        body="Text. " * 300 + "widget",  # a weak match: ranked last, shown only when recall gives every match
+        invalid_at="2026-07-01T00:00:00Z",
+        superseded_by=new["id"],
+    )
+    store.index()
+    html = await text(await started(store.db_path), f"/seamless/recall?q={q}&limit={limit}")
+    told = html.split('<section class="old-truths"')[1].split("</section>")[0] if "old-truths" in html else ""
+    cli = queries.recall_superseded(store.db_path, q, limit=int(limit or queries.RECALL_DEFAULT))
+    assert [r["id"] for r in cli] == [
+        s.split('"')[0] for s in told.split('(superseded) → now <a href="/seamless/memories/')[1:]
+    ]
+    assert bool(cli) == (limit != "2")  # at 2 the two current ones fill the results: the old one is not told
+
+
 async def test_the_briefing_page_shows_the_agents_lines_with_badges(audited):
     html = await text(audited, f"/seamless/briefing?project=alpha&as_of={AS_OF}")
     rows = queries.run(audited.get_database("seamless").path, "briefing", project="alpha", as_of=AS_OF)

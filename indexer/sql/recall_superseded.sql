@@ -3,13 +3,26 @@
 -- memory reached by following superseded_by (cycles and dangling links end the walk without a row).
 --
 -- A fragment: CTEs ending in `recall_superseded`, placed after recall_params(q, project, max_rows, as_of, every,
--- superseded_limit), recall_query.sql and recall.sql. Only the best few superseded matches
--- (superseded_limit) are followed, and only those that would have ranked among recall's results are told.
+-- superseded_limit), recall_query.sql and `recall_shown(worst)`: recall_shown.sql (recall's results ranked
+-- here) or, where recall's results are at hand (the recall page), their worst rank given. Only the best few
+-- superseded matches (superseded_limit) are followed, and only those that would have ranked among recall's
+-- results are told. An old match is ranked as recall ranks a candidate: bm25 less the common terms' bonus.
+
+recall_old_held AS MATERIALIZED (
+    -- how many common terms each superseded match holds: recall.sql's recall_memory_held for these rows alone, as
+    -- the recall page runs this without recall.sql (and recall's hits are of the rows it ranks)
+    SELECT memories_fts.rowid AS fts_rowid, count(*) AS common_held
+    FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN memories_fts
+    WHERE NOT q.every_term AND t.common
+        AND memories_fts MATCH '(' || q.fts || ') AND ' || t.fts
+        AND +memories_fts.rowid IN (SELECT rowid FROM memories WHERE superseded_by IS NOT NULL)
+    GROUP BY memories_fts.rowid
+),
 
 recall_old AS (
     SELECT m.id, m.name, m.superseded_by, MEMORY_RANK - RECALL_BONUS(h) AS rank
     FROM memories_fts CROSS JOIN memories AS m ON m.rowid = memories_fts.rowid
-        LEFT JOIN recall_memory_held AS h ON h.fts_rowid = memories_fts.rowid
+        LEFT JOIN recall_old_held AS h ON h.fts_rowid = memories_fts.rowid
     WHERE memories_fts MATCH (SELECT fts FROM recall_query)
         AND m.superseded_by IS NOT NULL
         AND m.invalid_at <= (SELECT as_of FROM recall_params)
@@ -48,12 +61,8 @@ recall_superseded_all AS (
 ),
 
 recall_superseded AS (
-    -- only old truths that would have ranked among recall's results are told: all of them when recall gave
-    -- fewer rows than it could (every match was shown)
+    -- only old truths that would have ranked among recall's results are told (all of them when worst is NULL)
     SELECT a.*
-    FROM recall_superseded_all AS a, (
-        SELECT CASE WHEN count(*) < (SELECT max_rows FROM recall_params) THEN NULL ELSE max(rank) END AS worst
-        FROM recall
-    ) AS shown
+    FROM recall_superseded_all AS a, recall_shown AS shown
     WHERE shown.worst IS NULL OR a.rank <= shown.worst
 )

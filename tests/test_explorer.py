@@ -176,6 +176,23 @@ def test_the_tables_default_order_and_column_facets_read_an_index_not_every_row(
         tags_facet = load_plugin("array_facet").FACET_SQL.format(col="tags", sql="select * from memories", limit=31)
         plan = [step[3] for step in conn.execute("explain query plan " + tags_facet)]
         assert any("COVERING INDEX memories_tags" in step for step in plan), plan
+        for column in metadata["memories"]["sortable_columns"]:  # Datasette's page of a sort: no sort of every row
+            for direction in ("", " desc"):
+                sort = f"select * from memories order by {column}{direction} limit 51"
+                plan = [step[3] for step in conn.execute("explain query plan " + sort)]
+                assert plan == [plan[0]] and "USING INDEX" in plan[0], (column, direction, plan)
+
+
+async def test_the_memories_table_sorts_by_the_columns_an_index_serves(ds):
+    html = (await ds.client.get("/seamless/memories")).text
+    for column in ("id", "kind", "name", "project", "status", "created", "updated"):
+        assert f"_sort={column}" in html or f"_sort_desc={column}" in html, column  # a link in its header
+    for column in ("description", "body", "valid_from"):
+        assert f"_sort={column}" not in html and f"_sort_desc={column}" not in html, column
+    rows = await get_json(ds, "/seamless/memories.json?_sort=name&_shape=array")
+    assert [r["name"] for r in rows] == sorted(r["name"] for r in rows)
+    response = await ds.client.get("/seamless/memories.json?_sort=body")
+    assert response.status_code == 400 and "Cannot sort table by body" in response.text
 
 
 async def test_memories_page(ds):

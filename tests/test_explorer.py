@@ -157,8 +157,8 @@ async def test_the_tags_facet_counts_a_memory_once_per_tag(store):
 
 
 def test_the_tables_default_order_and_column_facets_read_an_index_not_every_row(example_db):
-    """At 100,000 memories a scan of the table took 0.1 s per facet; an index in the facet's order makes each a few
-    ms (status and model: 4 ms, against 18 over an index in another order, which sorts every row first)."""
+    """At 100,000 memories a scan of the table took 0.1 s per facet; an index makes each a few ms, and one in the
+    facet's order saves sorting every row (model: 4 ms against 18; status, left to memories_facets, is the 18)."""
     metadata = yaml.safe_load((ROOT / "metadata.yml").read_text())["databases"]["seamless"]["tables"]
     with sqlite3.connect(example_db) as conn:
         for table in ("memories", "notes"):
@@ -172,11 +172,15 @@ def test_the_tables_default_order_and_column_facets_read_an_index_not_every_row(
                 facet = f"""select {column} as value, count(*) as count from (select * from {table})
                     where {column} is not null group by {column} order by count desc, value limit 31"""
                 plan = [step[3] for step in conn.execute("explain query plan " + facet)]
-                assert "COVERING INDEX" in plan[0] and "TEMP B-TREE FOR GROUP BY" not in " ".join(plan), (column, plan)
+                assert "COVERING INDEX" in plan[0], (column, plan)
+                if column != "status":  # see schema.sql: no index may lead with status
+                    assert "TEMP B-TREE FOR GROUP BY" not in " ".join(plan), (column, plan)
         tags_facet = load_plugin("array_facet").FACET_SQL.format(col="tags", sql="select * from memories", limit=31)
         plan = [step[3] for step in conn.execute("explain query plan " + tags_facet)]
         assert any("COVERING INDEX memories_tags" in step for step in plan), plan
         for column in metadata["memories"]["sortable_columns"]:  # Datasette's page of a sort: no sort of every row
+            if column == "created":  # but this one (no index led by it: see schema.sql)
+                continue
             for direction in ("", " desc"):
                 sort = f"select * from memories order by {column}{direction} limit 51"
                 plan = [step[3] for step in conn.execute("explain query plan " + sort)]
@@ -185,9 +189,9 @@ def test_the_tables_default_order_and_column_facets_read_an_index_not_every_row(
 
 async def test_the_memories_table_sorts_by_the_columns_an_index_serves(ds):
     html = (await ds.client.get("/seamless/memories")).text
-    for column in ("id", "kind", "name", "project", "status", "created", "updated"):
+    for column in ("id", "kind", "name", "project", "model", "created", "updated"):
         assert f"_sort={column}" in html or f"_sort_desc={column}" in html, column  # a link in its header
-    for column in ("description", "body", "valid_from"):
+    for column in ("description", "body", "valid_from", "status"):
         assert f"_sort={column}" not in html and f"_sort_desc={column}" not in html, column
     rows = await get_json(ds, "/seamless/memories.json?_sort=name&_shape=array")
     assert [r["name"] for r in rows] == sorted(r["name"] for r in rows)

@@ -81,6 +81,7 @@ async def test_database_page_hides_bookkeeping_and_fts_tables(ds):
         "memories_fts",
         "notes_fts",
         "memories_fts_data",
+        "memory_tags",
     ):
         assert tables[hidden]["hidden"], hidden
     for shown in ("memories", "notes", "problems", "settings"):
@@ -175,9 +176,13 @@ def test_the_tables_default_order_and_column_facets_read_an_index_not_every_row(
                 assert "COVERING INDEX" in plan[0], (column, plan)
                 if column != "status":  # see schema.sql: no index may lead with status
                     assert "TEMP B-TREE FOR GROUP BY" not in " ".join(plan), (column, plan)
-        tags_facet = load_plugin("array_facet").FACET_SQL.format(col="tags", sql="select * from memories", limit=31)
+        array_facet = load_plugin("array_facet")
+        tags_facet = array_facet.FACET_SQL.format(col="tags", sql="select * from memories where 1", limit=31)
         plan = [step[3] for step in conn.execute("explain query plan " + tags_facet)]
         assert any("COVERING INDEX memories_tags" in step for step in plan), plan
+        every_tag = array_facet.WHOLE_TABLE_SQL[("memories", "tags")].format(limit=31)
+        plan = [step[3] for step in conn.execute("explain query plan " + every_tag)]
+        assert plan[0] == "SCAN memory_tags" and "GROUP BY" not in " ".join(plan), plan  # counted in tag order
         for column in metadata["memories"]["sortable_columns"]:  # Datasette's page of a sort: no sort of every row
             if column == "created":  # but this one (no index led by it: see schema.sql)
                 continue

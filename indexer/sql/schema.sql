@@ -40,8 +40,16 @@ CREATE INDEX IF NOT EXISTS memories_updated ON memories (updated);
 CREATE INDEX IF NOT EXISTS memories_facets ON memories (kind, status, stage_status, model);
 CREATE INDEX IF NOT EXISTS memories_model ON memories (model);
 CREATE INDEX IF NOT EXISTS memories_stage_status ON memories (stage_status);
--- the tags facet reads only this (plugins/array_facet.py), not the wide rows of the table
+-- the tags facet over a filtered page reads only this (plugins/array_facet.py), not the wide rows of the table
 CREATE INDEX IF NOT EXISTS memories_tags ON memories (tags);
+-- each memory's tags, a row a tag, in tag order: the tags facet of the whole table counts them in one pass, where
+-- splitting the arrays and sorting their 227,000 tags took 100 ms at 100,000 memories. The indexer keeps it in
+-- step with `memories` as it keeps the FTS indexes (indexer/index/memory_tags.py)
+CREATE TABLE IF NOT EXISTS memory_tags (
+    tag TEXT NOT NULL,
+    memory INTEGER NOT NULL,      -- memories.rowid
+    PRIMARY KEY (tag, memory)
+) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS notes (
     path TEXT PRIMARY KEY,        -- relative to the store, forward slashes

@@ -23,7 +23,7 @@ SCHEMA_VERSION = 18  # 8: real-time timestamps, note titles outside code, YAML e
 # 14: gardener_words, gardener_terms, gardener_findings; 15: gardener_words' key, member and reading,
 # gardener_groups, gardener_common, gardener_findings' rank and updated; 16: memories_project_newest;
 # 17: conflict-markers;
-# 18: memories_model, memories_stage_status (the explorer's facets and orders)
+# 18: memories_model, memories_stage_status, memory_tags (the explorer's facets and orders)
 _savepoints = itertools.count()
 # PRAGMA application_id of every index (the bytes "SEAM"): a SQLite file without it is not ours, unless it is
 # an index made before it was set (our user_version and bookkeeping tables), which is stamped when next written

@@ -14,6 +14,7 @@ from datasette import hookimpl
 from datasette.database import QueryInterrupted
 from datasette.facets import ArrayFacet
 from datasette.utils import escape_sqlite, path_with_added_args, path_with_removed_args
+from datasette.utils.sqlite import sqlite3
 
 FACET_SQL = """select j.value as value, sum(arrays.n) as count
 from (select {col}, count(*) as n from ({sql}) group by {col}) as arrays join json_each(arrays.{col}) as j
@@ -34,16 +35,15 @@ class JsonArrayFacet(ArrayFacet):
         pairs = self.get_querystring_pairs()
         for config in self.get_configs():
             column = config["config"].get("column") or config["config"]["simple"]
+            sql = FACET_SQL.format(col=escape_sqlite(column), sql=self.sql, limit=size + 1)
             whole = WHOLE_TABLE_SQL.get((self.table, column)) if self._whole_table() else None
-            sql = (whole or FACET_SQL).format(col=escape_sqlite(column), sql=self.sql, limit=size + 1)
             try:
-                rows = await self.ds.execute(
-                    self.database,
-                    sql,
-                    self.params,
-                    truncate=False,
-                    custom_time_limit=self.ds.setting("facet_time_limit_ms"),
-                )
+                try:
+                    rows = await self._count(whole.format(limit=size + 1) if whole else sql)
+                except sqlite3.OperationalError:
+                    if not whole:
+                        raise
+                    rows = await self._count(sql)  # an index made before memory_tags, not yet indexed again
             except QueryInterrupted:
                 timed_out.append(column)
                 continue
@@ -75,6 +75,11 @@ class JsonArrayFacet(ArrayFacet):
                 }
             )
         return results, timed_out
+
+    async def _count(self, sql: str):
+        return await self.ds.execute(
+            self.database, sql, self.params, truncate=False, custom_time_limit=self.ds.setting("facet_time_limit_ms")
+        )
 
     def _whole_table(self) -> bool:
         """Whether the page shows every row of its table: Datasette's SQL for it is `select <columns> from <table>`."""

@@ -212,6 +212,23 @@ def test_an_index_from_before_schema_16_gets_the_briefing_walks_index_instead_of
     ]
 
 
+def test_an_index_from_schema_17_gets_the_facets_indexes_and_memory_tags_filled_by_a_full_run(store, tmp_path):
+    populate(store)
+    store.index()
+    with sqlite3.connect(store.db_path) as conn:  # as schema 17 (conflict-markers) left it
+        conn.execute("drop index memories_model")
+        conn.execute("drop index memories_stage_status")
+        conn.execute("drop table memory_tags")
+        conn.execute("pragma user_version = 17")
+    assert store.index().mode == "full"  # memory_tags is filled from every memory, as a new index's
+    facets = "select name from sqlite_master where name in ('memories_model', 'memories_stage_status') order by name"
+    assert store.rows(facets) == [("memories_model",), ("memories_stage_status",)]
+    tables = dump(store.db_path)
+    assert tables == full_dump(store, tmp_path)
+    assert tables["memory_tags"] == tables["memory_tags_of_memories"] != []
+    assert store.index().mode == "no-op"
+
+
 def age(store, hours: int = 1) -> None:
     """Give every store file an mtime `hours` ago, well outside the window where mtimes are not trusted."""
     then = time.time_ns() - hours * 3600 * 10**9

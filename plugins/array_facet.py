@@ -2,8 +2,10 @@
 
 Datasette counts a row once per distinct value by de-duplicating (value, row) pairs of whole rows, which
 timed out at 100,000 memories even over (primary key, tags) alone. The indexer stores each row's tags
-distinct (indexer/store/validate.py), so counting the pairs gives the same counts, read from the `memories_tags`
-index, which holds every tags array (docs/performance.md has the figures).
+distinct (indexer/store/validate.py), so counting the pairs gives the same counts. For the whole memories table
+they are counted from `memory_tags` (a row a tag, in tag order, kept by the indexer): one pass, no sort. For a
+filtered page, rows that have the same tags are counted together first, in the order of the `memories_tags`
+index (which holds every tags array), and each distinct array is split once (docs/performance.md).
 metadata.yml configures it as `json_array: tags`; pages and JSON show it as an ordinary array facet, with
 the same filter links as Datasette's own (tests/test_explorer.py compares the two).
 """
@@ -12,10 +14,16 @@ from datasette import hookimpl
 from datasette.database import QueryInterrupted
 from datasette.facets import ArrayFacet
 from datasette.utils import escape_sqlite, path_with_added_args, path_with_removed_args
+from datasette.utils.sqlite import sqlite3
 
-FACET_SQL = """select j.value as value, count(*) as count
-from (select {col} from ({sql})) as rows join json_each(rows.{col}) as j
+FACET_SQL = """select j.value as value, sum(arrays.n) as count
+from (select {col}, count(*) as n from ({sql}) group by {col}) as arrays join json_each(arrays.{col}) as j
 group by j.value order by count desc, value limit {limit}"""
+# every memory's tags: splitting 100,000 arrays and sorting their 227,000 tags took 100 ms, this pass 10-25
+WHOLE_TABLE_SQL = {
+    ("memories", "tags"): "select tag as value, count(*) as count from memory_tags group by tag "
+    "order by count desc, value limit {limit}"
+}
 
 
 class JsonArrayFacet(ArrayFacet):
@@ -28,14 +36,14 @@ class JsonArrayFacet(ArrayFacet):
         for config in self.get_configs():
             column = config["config"].get("column") or config["config"]["simple"]
             sql = FACET_SQL.format(col=escape_sqlite(column), sql=self.sql, limit=size + 1)
+            whole = WHOLE_TABLE_SQL.get((self.table, column)) if self._whole_table() else None
             try:
-                rows = await self.ds.execute(
-                    self.database,
-                    sql,
-                    self.params,
-                    truncate=False,
-                    custom_time_limit=self.ds.setting("facet_time_limit_ms"),
-                )
+                try:
+                    rows = await self._count(whole.format(limit=size + 1) if whole else sql)
+                except sqlite3.OperationalError:
+                    if not whole:
+                        raise
+                    rows = await self._count(sql)  # an index made before memory_tags, not yet indexed again
             except QueryInterrupted:
                 timed_out.append(column)
                 continue
@@ -67,6 +75,16 @@ class JsonArrayFacet(ArrayFacet):
                 }
             )
         return results, timed_out
+
+    async def _count(self, sql: str):
+        return await self.ds.execute(
+            self.database, sql, self.params, truncate=False, custom_time_limit=self.ds.setting("facet_time_limit_ms")
+        )
+
+    def _whole_table(self) -> bool:
+        """Whether the page shows every row of its table: Datasette's SQL for it is `select <columns> from <table>`."""
+        words = self.sql.split()
+        return bool(self.table) and not self.params and words[-2:] == ["from", escape_sqlite(self.table)]
 
 
 @hookimpl

@@ -9,10 +9,13 @@ the viewer's browser run a query of our own just by opening the page, so it is d
 
 Rendering runs off the event loop, one body at a time, within indexer/query/page_budget.py's budget: some
 markdown takes markdown-it seconds (64 KB of `![` take 3 s, a megabyte minutes). A body over its
-MAX_CHARS, or one that takes longer, is shown as plain text. The JSON API is untouched: it returns the raw body text.
+MAX_CHARS, or one that takes longer, is shown as plain text. A body rendered before is taken from the cache on the
+event loop: a table page has 50 to 100 body cells, and a trip to the worker thread and back for each cost more than
+the page's own queries on a busy machine. The JSON API is untouched: it returns the raw body text.
 """
 
-from functools import lru_cache
+import threading
+from collections import OrderedDict
 from urllib.parse import urlsplit
 
 import nh3
@@ -47,10 +50,30 @@ def _foreign_src(tag: str, attribute: str, value: str) -> str | None:
     return value
 
 
-@lru_cache(maxsize=2048)
+CACHED = 2048  # rendered bodies kept, the least recently shown dropped first
+_cache: OrderedDict[str, Markup] = OrderedDict()
+_cache_lock = threading.Lock()  # the worker thread fills the cache, the event loop reads it
+
+
+def _cached(text: str) -> Markup | None:
+    with _cache_lock:
+        html = _cache.get(text)
+        if html is not None:
+            _cache.move_to_end(text)
+        return html
+
+
 def render_markdown(text: str | None) -> Markup:
     """Markdown text -> sanitised HTML, safe to put in a page as is (no time budget: see rendered)."""
-    return sanitise(_md.render(text or ""))
+    text = text or ""
+    html = _cached(text)
+    if html is None:
+        html = sanitise(_md.render(text))
+        with _cache_lock:
+            _cache[text] = html
+            if len(_cache) > CACHED:
+                _cache.popitem(last=False)
+    return html
 
 
 def sanitise(html: str) -> Markup:
@@ -71,6 +94,9 @@ async def rendered(text: str | None) -> Markup:
     text = text or ""
     if len(text) > MAX_CHARS:
         return plain_text(text)
+    html = _cached(text)
+    if html is not None:
+        return html
     return await within_budget(plain_text(text), render_markdown, text)
 
 

@@ -3,8 +3,9 @@ why a search that holds no word finds nothing, and each result's matched terms r
 
 Recall never returns a superseded memory, but a person searching for what the store used to believe (an
 old port, a dropped library) should hear what changed its mind, as `seamless recall` says it: the same
-SQL (indexer.sql.canned.RECALL_SUPERSEDED): the best five superseded matches that rank among the results shown,
-followed to their current truth.
+SQL (indexer.sql.canned.RECALL_SUPERSEDED_SHOWN): the best five superseded matches that rank among the results
+shown, followed to their current truth. The page hands it the results it shows (how many, the worst rank) rather
+than have it rank recall's matches again: at 100,000 memories that second recall was most of the page's time.
 """
 
 import json
@@ -13,7 +14,7 @@ from datasette import hookimpl
 
 from indexer.index.database import DATABASE
 from indexer.query.recall_terms import nothing_to_search
-from indexer.sql.canned import PARAMS, RECALL_SUPERSEDED
+from indexer.sql.canned import PARAMS, RECALL_SUPERSEDED_SHOWN
 
 SUPERSEDED_SHOWN = 5
 
@@ -23,17 +24,22 @@ def extra_template_vars(template, database, request, datasette):
     if template != "query-seamless-recall.html" or database != DATABASE or not request.args.get("q", "").strip():
         return {}
 
-    async def inner():
+    async def old_truths(rows) -> list[dict]:
+        """The old truths among the matches, given the rows recall's canned query gave for this request."""
         params = {name: request.args.get(name, "") for name in PARAMS["recall"]}  # the canned query's
-        params["superseded_limit"] = SUPERSEDED_SHOWN
-        why = nothing_to_search(params["q"])
+        ranks = [row["rank"] for row in rows]
+        params |= {
+            "superseded_limit": SUPERSEDED_SHOWN,
+            "shown_rows": len(ranks),
+            "shown_worst": max(ranks, default=None),
+        }
         try:
-            rows = (await datasette.get_database(DATABASE).execute(RECALL_SUPERSEDED, params)).rows
+            found = (await datasette.get_database(DATABASE).execute(RECALL_SUPERSEDED_SHOWN, params)).rows
         except Exception:  # the canned query itself shows why a query cannot run; nothing to add here
-            return {"superseded": [], "nothing_to_search": why}
-        return {"superseded": [dict(row) for row in rows], "nothing_to_search": why}
+            return []
+        return [dict(row) for row in found]
 
-    return inner
+    return {"old_truths": old_truths, "nothing_to_search": nothing_to_search(request.args["q"])}
 
 
 def matched_terms(value) -> list[str]:

@@ -25,6 +25,9 @@ TABLES = {
     "memories_fts": "select m.id, f.name, f.description, f.tags, f.body from memories_fts f "
     "join memories m on m.rowid = f.rowid order by m.id",
     "notes_fts": "select n.path, f.title, f.body from notes_fts f join notes n on n.rowid = f.rowid order by n.path",
+    # a row left behind by a memory that is gone has no id here; one that names another memory's rowid, its tags
+    "memory_tags": "select m.id, t.tag from memory_tags t left join memories m on m.rowid = t.memory order by m.id, t.tag",
+    "memory_tags_of_memories": "select m.id, j.value from memories m, json_each(m.tags) j order by m.id, j.value",
     "gardener_words": "select id, scope, signature, hex(key) from gardener_words order by id",
     "gardener_groups": "select scope, signature, terms from gardener_groups order by scope, signature",
     "gardener_terms": "select scope, term, signature from gardener_terms order by scope, term, signature",

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from bench.generate import generate
-from bench.measure import paired_latency_ms
+from bench.measure import paired_latency_ms, percentile
 from indexer.index.build import index_store
 from indexer.sqlite import sqlite3
 from indexer.store.rules import KINDS
@@ -72,9 +72,12 @@ def test_smoke_run_at_1k_prints_the_table(tmp_path):
         "recall_http",
         "page_home",
     } <= set(figures)
-    pages = ("page_home", "page_life", "page_memory", "page_recall", "page_briefing")
+    pages = ("page_table", "page_home", "page_life", "page_memory", "page_recall", "page_briefing")
     for key in ("briefing_sql", "recall_sql", "briefing_http", "recall_http", "recall_http_100", *pages):
         assert figures[key]["floor"] > 0 and figures[key]["value"] > 0, figures[key]
+    for page in pages:  # each page's median and 95th percentile, each beside the floor's
+        assert figures[page]["value"] <= figures[f"{page}_p95"]["value"], page
+        assert figures[page]["floor"] <= figures[f"{page}_p95"]["floor"], page
     for key in ("watch_edit_p50", "watch_edit_p95", "watch_burst", "watch_rss"):  # bench/watch.py
         assert figures[key]["value"] > 0, figures[key]
     assert figures["watch_edit_p50"]["value"] <= figures["watch_edit_p95"]["value"]
@@ -82,6 +85,12 @@ def test_smoke_run_at_1k_prints_the_table(tmp_path):
     for key in ("hook_p50", "hook_p95", "hook_unmapped_p50"):  # bench/hook.py
         assert figures[key]["floor"] > 0 and figures[key]["value"] > 0, figures[key]
     assert figures["hook_p50"]["value"] <= figures["hook_p95"]["value"] and figures["export"]["value"] > 0
+
+
+def test_a_percentile_is_a_value_measured_at_that_rank():
+    values = [float(v) for v in range(20, 0, -1)]
+    assert (percentile(values, 50), percentile(values, 95), percentile(values, 100)) == (10.0, 19.0, 20.0)
+    assert percentile([7.0], 95) == 7.0
 
 
 def test_a_query_and_its_floor_are_called_in_turn():

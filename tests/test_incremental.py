@@ -20,9 +20,12 @@ def full_dump(store, tmp_path) -> dict:
 
 
 def populate(store):
-    store.memory("chroma-boot-race", description="Chroma: wait for the heartbeat before the first query")
+    store.memory(
+        "chroma-boot-race", description="Chroma: wait for the heartbeat before the first query", tags=["chroma", "boot"]
+    )
     store.memory(
         "old-port",
+        tags=["chroma", "ports"],
         id="01K0000000000000000000A1D0",
         description="Chroma listens on 8000",
         invalid_at="2026-08-01T00:00:00Z",
@@ -54,14 +57,19 @@ def test_incremental_edits_deletes_and_renames_match_full_rebuild(store, tmp_pat
         "retry-first-query",
         id="01K0000000000000000000000Z",
         description="Chroma: retry the first query until the heartbeat answers",
+        tags=["chroma", "retry"],
     )
-    store.memory("brand-new", description="Celery: set acks_late for idempotent tasks only")
+    store.memory("brand-new", description="Celery: set acks_late for idempotent tasks only", tags=["celery"])
     os.rename(store.root / "memories/_global/global-rule.md", store.root / "memories/_global/no-force-push.md")
     os.remove(store.root / "notes/seamless/research.md")
     store.write("memories/seamless/broken.md", "---\nkind: gotcha\n---\nno id\n")
     summary = store.index()
     assert summary.mode == "incremental"
-    assert dump(store.db_path) == full_dump(store, tmp_path)
+    tables = dump(store.db_path)
+    assert tables == full_dump(store, tmp_path)
+    assert tables["memory_tags"] == tables["memory_tags_of_memories"]  # the tags facet's rows, kept in step
+    assert ("01K0000000000000000000000Z", "retry") in tables["memory_tags"]
+    assert ("01K0000000000000000000000Z", "boot") not in tables["memory_tags"]
 
 
 def test_a_renamed_file_keeps_its_id(store):
@@ -202,6 +210,23 @@ def test_an_index_from_before_schema_16_gets_the_briefing_walks_index_instead_of
         ("memories_project_newest",),
         ("memories_project_pinned",),
     ]
+
+
+def test_an_index_from_schema_17_gets_the_facets_indexes_and_memory_tags_filled_by_a_full_run(store, tmp_path):
+    populate(store)
+    store.index()
+    with sqlite3.connect(store.db_path) as conn:  # as schema 17 (conflict-markers) left it
+        conn.execute("drop index memories_model")
+        conn.execute("drop index memories_stage_status")
+        conn.execute("drop table memory_tags")
+        conn.execute("pragma user_version = 17")
+    assert store.index().mode == "full"  # memory_tags is filled from every memory, as a new index's
+    facets = "select name from sqlite_master where name in ('memories_model', 'memories_stage_status') order by name"
+    assert store.rows(facets) == [("memories_model",), ("memories_stage_status",)]
+    tables = dump(store.db_path)
+    assert tables == full_dump(store, tmp_path)
+    assert tables["memory_tags"] == tables["memory_tags_of_memories"] != []
+    assert store.index().mode == "no-op"
 
 
 def age(store, hours: int = 1) -> None:

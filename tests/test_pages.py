@@ -2,6 +2,7 @@
 diff, recall and the briefing. Each store is written file by file here; what the page must say follows from it."""
 
 import asyncio
+import re
 
 import pytest
 from conftest import load_plugin, started_explorer
@@ -281,6 +282,71 @@ async def test_recall_says_which_old_truths_matched_and_what_replaced_them(audit
     assert '<a href="/seamless/memories/01K0000000000000000000PAST"><del>port-8000</del></a>' in old
     assert 'now <a href="/seamless/memories/01K00000000000000000000NEW">port-8001</a>: The port is 8001' in old
     assert "old-truths" not in await text(audited, "/seamless/recall?q=findings")  # nothing superseded matches
+
+
+def old_truths_told(html: str) -> list[tuple[str, list[str]]]:
+    """The recall page's old truths: each current memory's id with the ids of the old ones it replaces."""
+    if "old-truths" not in html:
+        return []
+    section = html.split('<section class="old-truths"')[1].split("</section>")[0]
+    return [
+        (re.search(r'now <a href="/seamless/memories/([^"]+)"', item)[1], re.findall(r'memories/([^"]+)"><del>', item))
+        for item in section.split("<li>")[1:]
+    ]
+
+
+def old_truths_of_the_cli(db_path, q: str, limit: str, as_of: str = "") -> list[tuple[str, list[str]]]:
+    found = queries.recall_superseded(db_path, q, limit=int(limit or queries.RECALL_DEFAULT), as_of=as_of or None)
+    return [(r["id"], r["replaces_ids"].split(", ")) for r in found]
+
+
+@pytest.mark.parametrize(("q", "limit"), [("widget", "20"), ("widget", "2"), ("widget", ""), ("something old", "1")])
+async def test_the_recall_pages_old_truths_are_the_clis_for_the_same_search(store, q, limit):
+    # the page hands its results to the SQL instead of ranking recall again: it must tell the same old truths
+    new = store.memory("widget-now", description="Widget fact, current")
+    store.memory("widget-also", description="Widget fact, also current")
+    store.memory(
+        "widget-then",
+        description="Something old",
+        body="Text. " * 300 + "widget",  # a weak match: ranked last, shown only when recall gives every match
+        invalid_at="2026-07-01T00:00:00Z",
+        superseded_by=new["id"],
+    )
+    store.index()
+    html = await text(await started(store.db_path), f"/seamless/recall?q={q}&limit={limit}")
+    cli = old_truths_of_the_cli(store.db_path, q, limit)
+    assert old_truths_told(html) == cli
+    assert bool(cli) == (limit != "2")  # at 2 the two current ones fill the results: the old one is not told
+
+
+@pytest.mark.parametrize(
+    ("limit", "as_of", "told"),
+    [
+        ("1", "", ["race-then-chroma"]),  # only the common term's bonus ranks it above the one result shown
+        ("20", "", ["race-then-chroma", "race-then"]),  # recall gave every match: every old truth is told
+        ("1", "2026-06-01T00:00:00Z", []),  # both were still true then: recall shows them, none is an old truth
+    ],
+)
+async def test_the_recall_pages_old_truths_rank_as_recall_does_with_common_terms_and_as_of(
+    store, monkeypatch, limit, as_of, told
+):
+    from indexer.query import recall_terms
+
+    monkeypatch.setattr(recall_terms, "COMMON_DOCS", 3)  # chroma, in 5 memories, is common; race, in 3, is not
+    for i in range(4):
+        store.memory(f"chroma-{i}", description=f"Chroma fact {i}")
+    now = store.memory("race-now", description="A race at boot")
+    fixed = store.memory("boot-fixed", description="The boot order is fixed")
+    old = {"invalid_at": "2026-07-01T00:00:00Z", "description": "A race at boot, seen long ago in the old days"}
+    ids = {
+        "race-then-chroma": store.memory("race-then-chroma", body="Chroma.", superseded_by=now["id"], **old)["id"],
+        "race-then": store.memory("race-then", superseded_by=fixed["id"], **old)["id"],
+    }
+    store.index()
+    html = await text(await started(store.db_path), f"/seamless/recall?q=chroma+race&limit={limit}&as_of={as_of}")
+    cli = old_truths_of_the_cli(store.db_path, "chroma race", limit, as_of)
+    assert old_truths_told(html) == cli
+    assert [old_ids for _, old_ids in cli] == [[ids[name]] for name in told]
 
 
 async def test_the_briefing_page_shows_the_agents_lines_with_badges(audited):

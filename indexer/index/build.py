@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
 
-from indexer.index import changes, database, fts, gardener_pairs, revisions
+from indexer.index import changes, database, fts, gardener_pairs, memory_tags, revisions
 from indexer.sql import views
 from indexer.store import crossfile, timestamps
 from indexer.store.problems import Problem, error
@@ -388,6 +388,7 @@ def _carry_out(db: database.IndexConnection, run: Run, plan: Plan, progress: Pro
 
 def _empty_tables(db: database.IndexConnection) -> None:
     fts.begin_rebuild(db)
+    memory_tags.clear(db)
     for table in (
         "memories",
         "notes",

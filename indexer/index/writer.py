@@ -11,7 +11,7 @@ import operator
 from dataclasses import astuple, fields
 
 from indexer import sql
-from indexer.index import fts
+from indexer.index import fts, memory_tags
 from indexer.index.background import Background
 from indexer.index.prepare import Prepared
 from indexer.store import crossfile
@@ -80,12 +80,16 @@ def _move_batch(conn, after: dict[str, int]) -> None:
         conn.execute(f"delete from temp.{table}_stage")
         if table in after:
             fts.index_rows(conn, table, after[table])
+        if table == "memories":
+            memory_tags.add_rows(conn, after[table])
 
 
 def _delete_paths(conn, paths: list[str], tables=("memories", "notes", "problems", "index_files")) -> None:
     for table in tables:
         if table in fts.COLUMNS:
             fts.unindex_paths(conn, table, paths)
+        if table == "memories":
+            memory_tags.remove_paths(conn, paths)
         conn.executemany(f"delete from {table} where path = ?", ((p,) for p in paths))
 
 

@@ -107,9 +107,15 @@ if PROPOSAL_RANK not in sql_source("needs_human"):
     raise RuntimeError("needs_human.sql orders the proposals differently from canned.PROPOSAL_RANK")
 
 
-def compose(params_name: str, params_sql: str, cores: list[str], select: str) -> str:
-    """One statement: `WITH RECURSIVE <params_name> AS (<params_sql>), <each core .sql> <select>`."""
-    parts = [f"{params_name} AS (\n{params_sql}\n)"] + [sql_source(core).strip() for core in cores]
+def compose(
+    params_name: str, params_sql: str, cores: list[str], select: str, given: dict[str, str] | None = None
+) -> str:
+    """One statement: `WITH RECURSIVE <params_name> AS (<params_sql>), <each given name AS (its SQL)>, <each core
+    .sql> <select>`: `given` are relations a core reads that the caller fills instead of another core."""
+    relations = {params_name: params_sql, **(given or {})}
+    parts = [f"{name} AS (\n{body}\n)" for name, body in relations.items()] + [
+        sql_source(core).strip() for core in cores
+    ]
     return "WITH RECURSIVE\n" + ",\n\n".join(parts) + "\n" + select
 
 
@@ -178,11 +184,24 @@ NEEDS_HUMAN_FIRST = compose(
 
 # Not a canned query: what replaced the superseded memories a recall matches, for those that would have
 # ranked among the results recall gives for the same parameters (:limit as recall's).
+RECALL_SUPERSEDED_SELECT = "SELECT id, kind, name, description, project, replaces, replaces_ids, rank\nFROM recall_superseded ORDER BY rank, id"
 RECALL_SUPERSEDED = compose(
     "recall_params",
     f"{RECALL_PARAMS}, :superseded_limit AS superseded_limit",
-    ["recall_query", "recall", "recall_superseded"],
-    "SELECT id, kind, name, description, project, replaces, replaces_ids, rank\nFROM recall_superseded ORDER BY rank, id",
+    ["recall_query", "recall", "recall_shown", "recall_superseded"],
+    RECALL_SUPERSEDED_SELECT,
+)
+# The same for a caller that has recall's results for the same parameters (the recall page): :shown_rows of them,
+# the worst ranked :shown_worst. Recall is not run again (at 100,000 memories it was most of the page's time).
+RECALL_SUPERSEDED_SHOWN = compose(
+    "recall_params",
+    f"{RECALL_PARAMS}, :superseded_limit AS superseded_limit",
+    ["recall_query", "recall_superseded"],
+    RECALL_SUPERSEDED_SELECT,
+    given={
+        "recall_shown": "SELECT CASE WHEN :shown_rows < (SELECT max_rows FROM recall_params) THEN NULL "
+        "ELSE :shown_worst END AS worst"
+    },
 )
 
 # Not canned queries: one memory's or note's revisions, oldest first (parents before children, the same order

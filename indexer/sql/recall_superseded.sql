@@ -1,16 +1,22 @@
 -- What replaced the superseded memories a recall query matches (superseded by as_of): recall never returns
--- invalid memories, but when the best matches are old truths, the user should hear what replaced them. One row per current
--- memory reached by following superseded_by (cycles and dangling links end the walk without a row).
+-- invalid memories, but when the best matches are old truths, the user should hear what replaced them. One row
+-- per current memory reached by following superseded_by (cycles and dangling links end the walk without a row).
 --
 -- A fragment: CTEs ending in `recall_superseded`, placed after recall_params(q, project, max_rows, as_of, every,
--- superseded_limit), recall_query.sql and recall.sql. Only the best few superseded matches
--- (superseded_limit) are followed, and only those that would have ranked among recall's results are told.
+-- superseded_limit), recall_query.sql and `recall_shown(worst)`: recall_shown.sql (recall's results ranked
+-- here) or, where recall's results are at hand (the recall page), their worst rank given. Only the best few
+-- superseded matches (superseded_limit) are followed, and only those that would have ranked among recall's
+-- results are told. An old match is ranked as recall ranks a candidate: bm25 less the common terms' bonus.
 
-recall_old AS (
-    SELECT m.id, m.name, m.superseded_by, MEMORY_RANK - RECALL_BONUS(h) AS rank
+recall_old_match AS MATERIALIZED (
+    -- the superseded matches in scope that were no longer true at as_of, with their bm25
+    SELECT memories_fts.rowid AS fts_rowid, m.id, m.name, m.superseded_by, MEMORY_RANK AS fts_rank
     FROM memories_fts CROSS JOIN memories AS m ON m.rowid = memories_fts.rowid
-        LEFT JOIN recall_memory_held AS h ON h.fts_rowid = memories_fts.rowid
     WHERE memories_fts MATCH (SELECT fts FROM recall_query)
+        -- the superseded memories' rowids, from their partial index: a match that is not one is passed over
+        -- without reading its row (a common word matches half the store: 50,000 rows read at 100,000 memories,
+        -- most of this query's time). The unary + keeps the list from being pushed into FTS5 as a rowid lookup.
+        AND +memories_fts.rowid IN (SELECT rowid FROM memories WHERE superseded_by IS NOT NULL)
         AND m.superseded_by IS NOT NULL
         AND m.invalid_at <= (SELECT as_of FROM recall_params)
         AND (
@@ -18,7 +24,23 @@ recall_old AS (
             OR m.project IS NULL
             OR m.project = (SELECT project FROM recall_params)
         )
-    ORDER BY rank, m.id
+),
+
+recall_old_held AS MATERIALIZED (
+    -- how many common terms each holds, as recall.sql's recall_memory_held counts them (a match holds a common term
+    -- when it matches the term too; the recall page runs this without recall.sql), looked up by rowid for these rows
+    -- alone: cheaper than going through each common term's matches (docs/performance.md)
+    SELECT o.fts_rowid, count(*) AS common_held
+    FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN recall_old_match AS o CROSS JOIN memories_fts
+    WHERE NOT q.every_term AND t.common AND memories_fts MATCH t.fts AND memories_fts.rowid = o.fts_rowid
+    GROUP BY o.fts_rowid
+),
+
+recall_old AS (
+    -- the best superseded matches, ranked as recall ranks its candidates: bm25 less the common terms' bonus
+    SELECT o.id, o.name, o.superseded_by, o.fts_rank - RECALL_BONUS(h) AS rank
+    FROM recall_old_match AS o LEFT JOIN recall_old_held AS h ON h.fts_rowid = o.fts_rowid
+    ORDER BY rank, o.id
     LIMIT (SELECT superseded_limit FROM recall_params)
 ),
 
@@ -48,12 +70,8 @@ recall_superseded_all AS (
 ),
 
 recall_superseded AS (
-    -- only old truths that would have ranked among recall's results are told: all of them when recall gave
-    -- fewer rows than it could (every match was shown)
+    -- only old truths that would have ranked among recall's results are told (all of them when worst is NULL)
     SELECT a.*
-    FROM recall_superseded_all AS a, (
-        SELECT CASE WHEN count(*) < (SELECT max_rows FROM recall_params) THEN NULL ELSE max(rank) END AS worst
-        FROM recall
-    ) AS shown
+    FROM recall_superseded_all AS a, recall_shown AS shown
     WHERE shown.worst IS NULL OR a.rank <= shown.worst
 )

@@ -1,12 +1,12 @@
 """The freshness line in headless Chromium: a page left open follows the watcher's state by itself."""
 
 import pytest
-from test_served import Server, browser, page, screenshot  # noqa: F401 (fixtures, used by name)
+from test_served import Server, screenshot
 from watching import Watching
 
 
 @pytest.mark.browser
-def test_an_open_page_says_not_watching_once_the_watcher_stops(store, tmp_path, page):  # noqa: F811
+def test_an_open_page_says_not_watching_once_the_watcher_stops(store, tmp_path, page):
     store.memory("a-memory")
     with Watching(store.root, store.db_path) as watcher:
         server = Server(store.db_path, tmp_path / "serve.log")

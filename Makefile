@@ -39,8 +39,8 @@ lint: $(STAMP)  ## ruff (lint, import order, format) and mypy on indexer/
 docs: $(STAMP)  ## write the generated parts of docs/ (the rules table, the CLI reference)
 	$(BIN)/python -m docs.generate
 
-test: $(STAMP) browser lint  ## the whole test suite, after the lint
-	$(BIN)/pytest -q
+test: $(STAMP) browser lint  ## the whole test suite on parallel workers (WORKERS=2; 0: serially), after the lint
+	$(BIN)/pytest -q -n $(or $(WORKERS),2)
 
 bench: $(STAMP)  ## performance figures (SIZES="1000 10000 100000"); sync, history, the gardener and recall at the largest size
 	$(BIN)/python -m bench $(if $(SIZES),--sizes "$(SIZES)")

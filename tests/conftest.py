@@ -1,6 +1,7 @@
-"""Shared test helpers: build real stores on disk and real indexes from them."""
+"""Shared test helpers: build real stores on disk and real indexes from them, and the browser."""
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,67 @@ def started_explorer(db_path):
     loop.run_until_complete(ds.invoke_startup())
     loop.close()
     return ds
+
+
+# --- the browser ---
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+_chromium: dict = {}  # "playwright" and "browser" while open
+
+
+@pytest.fixture
+def browser():
+    """Debian's chromium through Playwright: skipped when missing, but a failure under CI.
+
+    One Chromium serves a run of consecutive browser tests on a worker (a file's, or more). It is closed before
+    any other test: Playwright's sync API marks the thread's event loop as running while it is open, and an
+    asyncio test after it could not start its own."""
+    if not _chromium:
+        missing = None
+        try:
+            from playwright.sync_api import sync_playwright
+        except ImportError:
+            missing = "playwright is not installed (pip install -e '.[test]')"
+        if not missing and not os.path.exists(CHROMIUM):
+            missing = f"no chromium at {CHROMIUM} (apt-get install chromium, or make browser)"
+        if missing:
+            if os.environ.get("CI"):
+                pytest.fail(f"CI is set, so the browser tests must run: {missing}")
+            pytest.skip(missing)
+        playwright = sync_playwright().start()
+        try:
+            launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        except BaseException:
+            playwright.stop()
+            raise
+        _chromium.update(playwright=playwright, browser=launched)
+    return _chromium["browser"]
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After the test's own fixtures are torn down: close Chromium unless the next test uses it too."""
+    try:
+        return (yield)
+    finally:
+        if _chromium and (nextitem is None or "browser" not in nextitem.fixturenames):
+            _chromium.pop("browser").close()
+            _chromium.pop("playwright").stop()

@@ -81,21 +81,25 @@ class Campaign:
             seamless_command(*args), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
         )
 
-    def measure(self, mode: str) -> None:
-        """Time an uninterrupted run and see how large its write-ahead log grows."""
-        self.fresh_copy()
-        started = time.perf_counter()
-        process = self.start(mode)
-        wal, largest = Path(f"{self.db}-wal"), 0
-        while process.poll() is None:
-            try:
-                largest = max(largest, wal.stat().st_size)
-            except FileNotFoundError:
-                pass
-            time.sleep(0.001)
-        self.run_seconds[mode] = time.perf_counter() - started
-        self.wal_bytes[mode] = largest
-        assert process.returncode == 0 and dump(self.db) == self.new
+    def measure(self, mode: str, runs: int = 3) -> None:
+        """Time uninterrupted runs and see how large their write-ahead log grows. The run time is the fastest of
+        `runs`: one slowed by a busy moment of the machine (tests on parallel workers) would spread the kills past
+        the end of the quicker runs that follow, and "most kills must land mid-run" would fail."""
+        for _ in range(runs):
+            self.fresh_copy()
+            started = time.perf_counter()
+            process = self.start(mode)
+            wal, largest = Path(f"{self.db}-wal"), 0
+            while process.poll() is None:
+                try:
+                    largest = max(largest, wal.stat().st_size)
+                except FileNotFoundError:
+                    pass
+                time.sleep(0.001)
+            seconds = time.perf_counter() - started
+            self.run_seconds[mode] = min(seconds, self.run_seconds.get(mode, seconds))
+            self.wal_bytes[mode] = min(largest, self.wal_bytes.get(mode, largest))  # a size every run reaches
+            assert process.returncode == 0 and dump(self.db) == self.new
 
     def kill_at(self, mode: str, delay: float | None = None, wal_bytes: int | None = None) -> Outcome:
         """Start a run, SIGKILL it after `delay` seconds or once its WAL reaches `wal_bytes`, and check."""

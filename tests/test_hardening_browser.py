@@ -1,17 +1,17 @@
 """Hardening (issue 18), in headless Chromium: viewing a body requests nothing of ours.
 
-Its own module: Playwright's browser, kept for the module, runs an event loop that the async tests of
+Its own module: Playwright's browser (conftest.browser) runs an event loop that the async tests of
 test_hardening.py must not share.
 """
 
 import pytest
 from conftest import Store
 from test_hardening import FOREIGN_IMAGE, body_store
-from test_served import Server, browser, page  # noqa: F401 (the browser fixtures)
+from test_served import Server
 
 
 @pytest.mark.browser
-def test_viewing_a_body_requests_nothing_of_ours(tmp_path, page):  # noqa: F811 (test_served's fixture)
+def test_viewing_a_body_requests_nothing_of_ours(tmp_path, page):
     store = Store(tmp_path / "store")
     ids = body_store(store)
     server = Server(store.db_path, tmp_path / "serve.log")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_served import Server, browser, page, screenshot  # noqa: F401 (fixtures, used by name)
+from test_served import Server, screenshot
 
 from indexer.index.build import index_store
 
@@ -34,7 +34,7 @@ def example_served(tmp_path_factory):
 
 
 @pytest.fixture
-def narrow(browser):  # noqa: F811 (the fixture imported above)
+def narrow(browser):
     """A phone-sized page: 390 pixels wide."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
     narrow_page = context.new_page()
@@ -115,7 +115,7 @@ def watch_errors(page_) -> list[str]:
 
 
 @pytest.mark.browser
-def test_needs_a_human_is_what_the_seeds_rules_say(example_served, page):  # noqa: F811
+def test_needs_a_human_is_what_the_seeds_rules_say(example_served, page):
     expected = needs_a_human(EXAMPLE, AS_OF)
     assert expected["stage"] and expected["proposal"]  # the example store has both, so the test can fail
     errors = watch_errors(page)
@@ -133,7 +133,7 @@ def test_needs_a_human_is_what_the_seeds_rules_say(example_served, page):  # noq
 
 
 @pytest.mark.browser
-def test_the_home_cards_link_to_each_briefing_and_ledger(example_served, page):  # noqa: F811
+def test_the_home_cards_link_to_each_briefing_and_ledger(example_served, page):
     page.goto(f"{example_served.url}/?as_of={AS_OF}")
     projects = {m["project"] or "global" for m in read_memories(EXAMPLE)}
     titles = [t.split("(")[0].strip().lower() for t in page.locator(".scope-card h3").all_inner_texts()]
@@ -149,7 +149,7 @@ def test_the_home_cards_link_to_each_briefing_and_ledger(example_served, page): 
 
 
 @pytest.mark.browser
-def test_the_diff_and_the_timeline_link_the_right_memories(example_served, page):  # noqa: F811
+def test_the_diff_and_the_timeline_link_the_right_memories(example_served, page):
     chain = chain_of(EXAMPLE, "chroma-port-8000")
     assert len(chain) >= 3
     old, successor = chain[0], chain[1]
@@ -175,7 +175,7 @@ def test_the_diff_and_the_timeline_link_the_right_memories(example_served, page)
 
 
 @pytest.mark.browser
-def test_recall_reads_like_search_results(example_served, page):  # noqa: F811
+def test_recall_reads_like_search_results(example_served, page):
     page.goto(f"{example_served.url}/seamless/recall")
     page.fill("input[name=q]", "chroma")
     page.press("input[name=q]", "Enter")
@@ -215,7 +215,7 @@ def test_each_page_renders_at_390_pixels_without_script_errors(example_served, n
 
 
 @pytest.mark.browser
-def test_the_store_life_chart_has_its_figures_as_text(example_served, page):  # noqa: F811
+def test_the_store_life_chart_has_its_figures_as_text(example_served, page):
     page.goto(f"{example_served.url}/-/life?as_of={AS_OF}&by=month")
     memories = read_memories(EXAMPLE)
     rows = page.locator(".life-table tbody tr")

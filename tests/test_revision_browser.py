@@ -4,11 +4,11 @@ test-artifacts/memory-revisions.png."""
 
 import pytest
 from gitstores import init, isolate, write
-from test_served import Server, browser, page, screenshot  # noqa: F401 (fixtures, used by name)
+from test_served import Server, screenshot
 
 
 @pytest.mark.browser
-def test_the_memory_page_shows_each_revision_against_the_one_before(store, tmp_path, monkeypatch, page):  # noqa: F811
+def test_the_memory_page_shows_each_revision_against_the_one_before(store, tmp_path, monkeypatch, page):
     isolate(monkeypatch, tmp_path)
     init(store.root)
     first = write(store, "chroma-port", "Chroma listens on 8000", "--body", "Port 8000. <img src=x onerror=alert(1)>")

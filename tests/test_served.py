@@ -6,7 +6,6 @@ long ago so they sit at the bottom of the list). Screenshots go to test-artifact
 
 import importlib.util
 import json
-import os
 import shutil
 import socket
 import subprocess
@@ -24,16 +23,6 @@ from indexer.sqlite import sqlite3
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def free_port() -> int:
@@ -139,35 +128,6 @@ def memory_id(db_path, name):
 
 
 # --- the browser ---
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """Debian's chromium through Playwright: skipped when missing, but a failure under CI."""
-    missing = None
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing = "playwright is not installed (pip install -e '.[test]')"
-    if not missing and not os.path.exists(CHROMIUM):
-        missing = f"no chromium at {CHROMIUM} (apt-get install chromium, or make browser)"
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI is set, so the browser tests must run: {missing}")
-        pytest.skip(missing)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    yield page
-    context.close()
 
 
 def screenshot(page, name: str, scroll_to: str | None = None) -> None:

@@ -6,13 +6,13 @@ the canned queries (`canned`), an index run installs the views (`views`). It imp
 """
 
 import functools
+import os
 import re
-from importlib import resources
 
 from indexer.sqlite import sqlite3
 
 SHARED = "shared"  # the file of shared expressions
-DEFINITION = re.compile(r"^([A-Z_]+)(?:\(([^)]*)\))? = (.+)$", re.MULTILINE)
+DEFINITION = r"^([A-Z_]+)(?:\(([^)]*)\))? = (.+)$"  # a line of shared.sql (multiline)
 
 
 def source(name: str) -> str:
@@ -21,7 +21,10 @@ def source(name: str) -> str:
 
 
 def _text(name: str) -> str:
-    return resources.files(__package__).joinpath(f"{name}.sql").read_text("utf-8")
+    # beside this module, in a checkout and an installed wheel alike; importlib.resources would cost every command
+    # its imports (tempfile, zipfile, shutil...: about 5 ms of start-up)
+    with open(os.path.join(os.path.dirname(__file__), f"{name}.sql"), encoding="utf-8") as file:
+        return file.read()
 
 
 @functools.cache
@@ -29,7 +32,7 @@ def shared() -> dict[str, tuple[list[str], str]]:
     """shared.sql's expressions: name -> (parameters, SQL)."""
     return {
         m[1]: ([p.strip() for p in m[2].split(",")] if m[2] else [], m[3].strip())
-        for m in DEFINITION.finditer(_text(SHARED))
+        for m in re.finditer(DEFINITION, _text(SHARED), re.MULTILINE)
     }
 
 

@@ -29,7 +29,7 @@ from indexer.edit.frontmatter_edit import MEMORY_ORDER, NOTE_ORDER, Document, Ed
 from indexer.index import build, database
 from indexer.query import queries
 from indexer.sqlite import sqlite3
-from indexer.store import rules, timestamps
+from indexer.store import lazy_re, rules, timestamps
 from indexer.store.parse import parse_bytes
 from indexer.store.problems import Problem
 from indexer.store.settings import load_settings
@@ -38,7 +38,7 @@ from indexer.store.walk import FolderFds
 
 NAME_MAX = 200
 PROJECT_MAX = 100
-UNSAFE_PROJECT = re.compile(r"[/\\\x00-\x1f\x7f]|\A\.|\.\.")
+UNSAFE_PROJECT = lazy_re.compile(r"[/\\\x00-\x1f\x7f]|\A\.|\.\.")
 COMMIT_ACTIONS = {"appended": "append", "archived": "archive"}  # a change's action as its commit names it
 
 

@@ -1,7 +1,8 @@
 """A problem found in one file of the store, how it is printed, and the registry of every problem code."""
 
-import re
 from dataclasses import dataclass
+
+from indexer.store import lazy_re
 
 ERROR = "error"
 WARNING = "warning"
@@ -120,7 +121,7 @@ class Problem:
         return f"{escaped(path)}:{self.line}: {self.severity} {self.code}: {escaped(self.message)}"
 
 
-CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # C0, DEL, C1, and the Unicode line separators
+CONTROL = lazy_re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # C0, DEL, C1, and the Unicode line separators
 
 
 def escaped(text: str) -> str:

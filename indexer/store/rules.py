@@ -2,15 +2,17 @@
 
 import re
 
+from indexer.store import lazy_re
+
 KINDS = ("constraint", "runbook", "protocol", "gotcha", "decision", "refuted", "reference", "stage")
 STAGE_STATUSES = ("open", "in_progress", "blocked", "done")
 LIVE_STAGE_STATUSES = ("open", "in_progress", "blocked")
 GATES = ("human", "ai")
 DESCRIPTION_MAX = 150
 
-KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
-STATUS_LINE = re.compile(r"status[ \t]*:[ \t]*([A-Za-z_]+)[ \t]*(.*)\Z", re.IGNORECASE)
-GATE_TEXT = re.compile(r"[ \t|,;]*gate[ \t]*:[ \t]*([A-Za-z]+)[ \t]*\Z", re.IGNORECASE)
+KEBAB = lazy_re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+STATUS_LINE = lazy_re.compile(r"status[ \t]*:[ \t]*([A-Za-z_]+)[ \t]*(.*)\Z", re.IGNORECASE)
+GATE_TEXT = lazy_re.compile(r"[ \t|,;]*gate[ \t]*:[ \t]*([A-Za-z]+)[ \t]*\Z", re.IGNORECASE)
 
 
 def is_kebab_case(name: str) -> bool:

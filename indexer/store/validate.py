@@ -7,17 +7,17 @@ import re
 from json.encoder import encode_basestring
 from pathlib import PurePosixPath
 
-from indexer.store import rules, timestamps
+from indexer.store import lazy_re, rules, timestamps
 from indexer.store.parse import ParsedFile
 from indexer.store.problems import Problem, error, warning
 from indexer.store.yaml_loader import Trap
 
 # The whole heading line; closing spaces and #s are stripped in Python (see heading_text): a lazy `(.+?)` before
 # `[ \t#]*$` retried the tail at every character, hours for `# a` and four megabytes of spaces before `x`.
-HEADING = re.compile(r"^#[ \t]+(.+)$", re.MULTILINE)
-FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")  # a fenced code block opens or closes: a `#` line in it is code
+HEADING = lazy_re.compile(r"^#[ \t]+(.+)$", re.MULTILINE)
+FENCE = lazy_re.compile(r" {0,3}(`{3,}|~{3,})")  # a fenced code block opens or closes: a `#` line in it is code
 # a ULID as text: 26 characters of Crockford base32, the first at most 7 so it fits 128 bits
-ULID_TEXT = re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}\Z")
+ULID_TEXT = lazy_re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}\Z")
 
 
 class FieldReader:
@@ -298,7 +298,7 @@ def note_record(parsed: ParsedFile) -> tuple[dict | None, list[Problem]]:
     return record, f.problems
 
 
-FRONTMATTER_ID = re.compile(rb"^id[ \t]*:[ \t]*['\"]?([0-9A-Za-z]{26})['\"]?[ \t]*(?:#.*)?\r?$", re.MULTILINE)
+FRONTMATTER_ID = lazy_re.compile(rb"^id[ \t]*:[ \t]*['\"]?([0-9A-Za-z]{26})['\"]?[ \t]*(?:#.*)?\r?$", re.MULTILINE)
 
 
 def frontmatter_id(data: bytes) -> str | None:

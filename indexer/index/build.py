@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
 
-from indexer.index import changes, database, fts, gardener_pairs, revisions
+from indexer.index import changes, database, fts, revisions
 from indexer.sql import views
 from indexer.store import crossfile, timestamps
 from indexer.store.problems import Problem, error
@@ -399,6 +399,8 @@ def _empty_tables(db: database.IndexConnection) -> None:
 
 def _write_changes(db: database.IndexConnection, run: Run, plan: Plan, writer, changed: bool) -> None:
     """Write the last rows; if anything changed, settle the cross-file rules and store the settings."""
+    # here: the gardener's reading (its words, values and stems) is imported only by a run that changed something
+    from indexer.index import gardener_pairs
     from indexer.index.writer import insert_problems
 
     if changed:

@@ -24,7 +24,6 @@ from collections.abc import Iterable
 
 from indexer.index.database import IndexConnection
 from indexer.store import git
-from indexer.store.validate import ULID_TEXT, frontmatter_id
 
 HEAD_KEY = "revisions_head"
 WHERE_KEY = "revisions_store"  # the work tree's top and the store's place in it, for the recorded head
@@ -170,6 +169,8 @@ def _indexed(path: str) -> bool:
 
 def _ids(root, blobs: Iterable[str | None], max_bytes: int):
     """Each blob with the id its frontmatter names (or None)."""
+    from indexer.store.validate import frontmatter_id  # here: validate's parser and YAML cost every run's start-up
+
     for blob, data in git.read_objects(root, [b for b in blobs if b], limit=max_bytes):
         yield blob, frontmatter_id(data) if data is not None else None
 
@@ -197,5 +198,7 @@ def _keep_texts(db: IndexConnection, root, ids: set[str], max_bytes: int) -> Non
 def _trailer_id(value: str) -> str:
     """A trailer's memory id as the index spells ids (upper case); a note's path, which sync names where the note
     has no id, as it is."""
+    from indexer.store.validate import ULID_TEXT
+
     value = value.strip()
     return value.upper() if ULID_TEXT.match(value.upper()) else value

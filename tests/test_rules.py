@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from ulid import ULID
 
 from indexer.store import rules
-from indexer.store.validate import ULID_TEXT
+from indexer.store.rules import ULID_TEXT
 
 
 @pytest.mark.parametrize(

@@ -32,8 +32,9 @@ from indexer.sqlite import sqlite3
 from indexer.store import lazy_re, rules, timestamps
 from indexer.store.parse import parse_bytes
 from indexer.store.problems import Problem
+from indexer.store.rules import ULID_TEXT
 from indexer.store.settings import load_settings
-from indexer.store.validate import ULID_TEXT, memory_record, note_record
+from indexer.store.validate import memory_record, note_record
 from indexer.store.walk import FolderFds
 
 NAME_MAX = 200

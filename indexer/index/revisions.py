@@ -24,6 +24,7 @@ from collections.abc import Iterable
 
 from indexer.index.database import IndexConnection
 from indexer.store import git
+from indexer.store.rules import ULID_TEXT
 
 HEAD_KEY = "revisions_head"
 WHERE_KEY = "revisions_store"  # the work tree's top and the store's place in it, for the recorded head
@@ -198,7 +199,5 @@ def _keep_texts(db: IndexConnection, root, ids: set[str], max_bytes: int) -> Non
 def _trailer_id(value: str) -> str:
     """A trailer's memory id as the index spells ids (upper case); a note's path, which sync names where the note
     has no id, as it is."""
-    from indexer.store.validate import ULID_TEXT
-
     value = value.strip()
     return value.upper() if ULID_TEXT.match(value.upper()) else value

@@ -1,4 +1,4 @@
-"""The store's small rules, as pure functions: names, scope, status, stage headers, pins."""
+"""The store's small rules, as pure functions: names, ids, scope, status, stage headers, pins."""
 
 import re
 
@@ -13,6 +13,8 @@ DESCRIPTION_MAX = 150
 KEBAB = lazy_re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 STATUS_LINE = lazy_re.compile(r"status[ \t]*:[ \t]*([A-Za-z_]+)[ \t]*(.*)\Z", re.IGNORECASE)
 GATE_TEXT = lazy_re.compile(r"[ \t|,;]*gate[ \t]*:[ \t]*([A-Za-z]+)[ \t]*\Z", re.IGNORECASE)
+# a ULID as text: 26 characters of Crockford base32, the first at most 7 so it fits 128 bits
+ULID_TEXT = lazy_re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}\Z")
 
 
 def is_kebab_case(name: str) -> bool:

@@ -16,8 +16,6 @@ from indexer.store.yaml_loader import Trap
 # `[ \t#]*$` retried the tail at every character, hours for `# a` and four megabytes of spaces before `x`.
 HEADING = lazy_re.compile(r"^#[ \t]+(.+)$", re.MULTILINE)
 FENCE = lazy_re.compile(r" {0,3}(`{3,}|~{3,})")  # a fenced code block opens or closes: a `#` line in it is code
-# a ULID as text: 26 characters of Crockford base32, the first at most 7 so it fits 128 bits
-ULID_TEXT = lazy_re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}\Z")
 
 
 class FieldReader:
@@ -76,7 +74,7 @@ class FieldReader:
 
     def ulid(self, key: str, required: bool) -> str | None:
         value = self.meta.get(key)
-        if type(value) is str and ULID_TEXT.match(value):  # the usual case: a ULID as it is stored
+        if type(value) is str and rules.ULID_TEXT.match(value):  # the usual case: a ULID as it is stored
             return value
         if value is not None:
             value = self.text(key)
@@ -85,7 +83,7 @@ class FieldReader:
                 self.error(key, "missing-id", f"{key} is required (a ULID)")
             return None
         value = value.strip().upper()
-        if ULID_TEXT.match(value):
+        if rules.ULID_TEXT.match(value):
             return value
         self.error(key, "malformed-id", f"{key}: {value!r} is not a ULID (26 characters of Crockford base32)")
         return None
@@ -310,4 +308,4 @@ def frontmatter_id(data: bytes) -> str | None:
     end = data.find(b"\n---", 3)
     found = FRONTMATTER_ID.search(data, 3, end if end >= 0 else len(data))
     value = found.group(1).decode("ascii").upper() if found else None
-    return value if value and ULID_TEXT.match(value) else None
+    return value if value and rules.ULID_TEXT.match(value) else None

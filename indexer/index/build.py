@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TypedDict
 
 from indexer.index import changes, database, fts, revisions
-from indexer.sql import views
 from indexer.store import crossfile, timestamps
 from indexer.store.problems import Problem, error
 from indexer.store.settings import FILE as SETTINGS_FILE
@@ -77,10 +76,10 @@ def index_store(
         db_path = database.resolved(db_path)
         if db_path != ":memory:" and not os.path.exists(db_path):  # the first run: no reader to protect
             with database.fresh_db(db_path) as db:
-                views.ensure_views(db)
+                _ensure_views(db)
                 return _run_store(db, Path(root), True, progress)
         with contextlib.closing(database.open_db(db_path)) as db:
-            views.ensure_views(db)  # compared with sqlite_master each time: changed SQL sources reach old indexes
+            _ensure_views(db)
             return _run_store(db, Path(root), full, progress)
 
 
@@ -105,12 +104,21 @@ def index_paths(
             return index_store(root, db_path, progress=progress)
         with contextlib.closing(database.open_db(db_path)) as db:
             database.check_store(db, root, db_path)
-            views.ensure_views(db)
+            _ensure_views(db)
             if database.store_of(db) is not None:
                 run = Run.start(Path(root))
                 if not _settings_changed(db, run.settings, run.settings_problems):
                     return _carry_out(db, run, plan_paths(db, run.root, paths), progress)
         return index_store(root, db_path, progress=progress)  # the index does not say what it holds yet
+
+
+def _ensure_views(db: database.IndexConnection) -> None:
+    """Install the views, compared with sqlite_master each time (changed SQL sources reach old indexes); not in an
+    index in memory (`seamless check`), which no one reads."""
+    if not database.in_memory(db):
+        from indexer.sql import views  # here: composing them is a cost `seamless check` need not pay
+
+        views.ensure_views(db)
 
 
 @contextlib.contextmanager
@@ -399,14 +407,16 @@ def _empty_tables(db: database.IndexConnection) -> None:
 
 def _write_changes(db: database.IndexConnection, run: Run, plan: Plan, writer, changed: bool) -> None:
     """Write the last rows; if anything changed, settle the cross-file rules and store the settings."""
-    # here: the gardener's reading (its words, values and stems) is imported only by a run that changed something
-    from indexer.index import gardener_pairs
     from indexer.index.writer import insert_problems
 
     if changed:
         writer.finish()
-        # the gardener's findings, for the memories this run touched (all of them in a full run)
-        gardener_pairs.settle(db, database.store_root(run.root), None if plan.full else writer.link_ids)
+        # the gardener's findings, for the memories this run touched (all of them in a full run); an index in
+        # memory (`seamless check`) is read for its problems only, and the gardener makes none
+        if not database.in_memory(db):
+            from indexer.index import gardener_pairs  # here: the gardener's reading, imported by a run that uses it
+
+            gardener_pairs.settle(db, database.store_root(run.root), None if plan.full else writer.link_ids)
         if plan.full:
             fts.end_rebuild(db)
         if plan.mode != "paths":  # a paths run goes ahead only with the stored settings unchanged

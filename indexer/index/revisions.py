@@ -22,6 +22,7 @@ import json
 import time
 from collections.abc import Iterable
 
+from indexer.index import database
 from indexer.index.database import IndexConnection
 from indexer.store import git
 from indexer.store.rules import ULID_TEXT
@@ -39,7 +40,7 @@ def update(db: IndexConnection, root, max_bytes: int, full: bool = False) -> Non
     A failure of git leaves the revisions as they were, to be read again by the next run; the files' index is
     never held up by the history.
     """
-    if not db.execute("PRAGMA database_list").fetchone()[2]:  # an index in memory (`seamless check`) keeps none
+    if database.in_memory(db):  # `seamless check` keeps none
         return
     try:
         repo = git.repo(root)

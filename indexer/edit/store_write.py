@@ -9,7 +9,6 @@ are then committed alone (`commit`), before the index is brought in step, so the
 """
 
 import contextlib
-import difflib
 import errno
 import fcntl
 import itertools
@@ -20,8 +19,6 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from ulid import ULID
 
 from indexer.edit import atomic
 from indexer.edit.commit import Change, Committed, commit_leftover, commit_write
@@ -412,10 +409,20 @@ def _set_aside(s: Session, memory_id: str) -> list[dict]:
     return []
 
 
+def _new_id() -> str:
+    """A new memory's or note's id: a ULID. Imported here, as only a new file needs one: importing python-ulid
+    reads its version from the installed metadata (importlib.metadata), about 10 ms of a command's start-up."""
+    from ulid import ULID
+
+    return str(ULID())
+
+
 def _unknown(s: Session, name: str, project: str | None) -> str:
     where = f" in project {project!r} or global" if project is not None else ""
     inactive = s.rows("select * from memories where name = ? and status != 'active'", (name,))
     names = [r["name"] for r in s.rows("select distinct name from memories where status = 'active'")]
+    import difflib  # here: only a name not found asks
+
     close = difflib.get_close_matches(name, names, n=5, cutoff=0.6)
     message = f"no active memory is named {name!r}{where}"
     if inactive:
@@ -623,7 +630,7 @@ def write_memory(
             s.check(path, new_data, expected, problems)
             memory_id, valid_from, created = record["id"], record["valid_from"], False
         else:
-            memory_id = str(ULID())
+            memory_id = _new_id()
             if s.rows("select 1 from memories where id = ?", (memory_id,)):  # never in practice: 80 random bits
                 raise WriteRefused("duplicate-id", f"id {memory_id} is taken; try again")
             fields = {
@@ -813,7 +820,7 @@ def write_note(
             ):
                 committed = _leftover(s, [path], Change("note", title, record["id"], scope))
                 return Written(record["id"], path, scope, "active", "unchanged", title=title, committed=committed)
-        now, note_id = timestamps.now(), str(ULID())
+        now, note_id = timestamps.now(), _new_id()
         fields: dict[str, FieldValue] = {
             "id": note_id,
             "title": title,

@@ -28,7 +28,6 @@ BODY_COLUMNS = {("memories", "body"), ("notes", "body"), ("active_memories", "bo
 URL_SCHEMES = {"http", "https", "mailto"}
 # names that reach this machine whatever the page's own address; a src to any of them is dropped too
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "[::1]"}
-_md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
 
 
 def _foreign_src(tag: str, attribute: str, value: str) -> str | None:
@@ -47,10 +46,16 @@ def _foreign_src(tag: str, attribute: str, value: str) -> str | None:
     return value
 
 
+@lru_cache(maxsize=1)
+def _markdown() -> MarkdownIt:
+    """The parser, built (its rules' patterns compiled) when a page first renders a body."""
+    return MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+
+
 @lru_cache(maxsize=2048)
 def render_markdown(text: str | None) -> Markup:
     """Markdown text -> sanitised HTML, safe to put in a page as is (no time budget: see rendered)."""
-    return sanitise(_md.render(text or ""))
+    return sanitise(_markdown().render(text or ""))
 
 
 def sanitise(html: str) -> Markup:

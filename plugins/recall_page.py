@@ -13,7 +13,8 @@ from datasette import hookimpl
 
 from indexer.index.database import DATABASE
 from indexer.query.recall_terms import nothing_to_search
-from indexer.sql.canned import PARAMS, RECALL_SUPERSEDED
+from indexer.sql import canned
+from indexer.sql.canned import PARAMS
 
 SUPERSEDED_SHOWN = 5
 
@@ -28,7 +29,7 @@ def extra_template_vars(template, database, request, datasette):
         params["superseded_limit"] = SUPERSEDED_SHOWN
         why = nothing_to_search(params["q"])
         try:
-            rows = (await datasette.get_database(DATABASE).execute(RECALL_SUPERSEDED, params)).rows
+            rows = (await datasette.get_database(DATABASE).execute(canned.RECALL_SUPERSEDED, params)).rows
         except Exception:  # the canned query itself shows why a query cannot run; nothing to add here
             return {"superseded": [], "nothing_to_search": why}
         return {"superseded": [dict(row) for row in rows], "nothing_to_search": why}

@@ -89,13 +89,19 @@ def statements(script: str) -> list[str]:
     return found
 
 
-@functools.cache
 def columns(table: str) -> tuple[str, ...]:
     """The columns of `table` in schema.sql, in order: the one list of them (a record has these keys)."""
+    return _schema_columns().get(table, ())
+
+
+@functools.cache
+def _schema_columns() -> dict[str, tuple[str, ...]]:
+    """Every table's columns, from schema.sql run once in memory."""
     conn = sqlite3.connect(":memory:")
     try:
         for statement in statements(source("schema")):
             conn.execute(statement)
-        return tuple(row[1] for row in conn.execute(f"pragma table_info({table})"))
+        tables = [row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")]
+        return {table: tuple(row[1] for row in conn.execute(f"pragma table_info({table})")) for table in tables}
     finally:
         conn.close()

@@ -16,7 +16,6 @@ first, as an install would leave it.
 
 import argparse
 import compileall
-import importlib.util
 import itertools
 import json
 import shutil
@@ -96,12 +95,11 @@ def measure(args, stdin: bytes, runs: int) -> dict:
 
 
 def compiled() -> None:
-    """Byte-compile the indexer the commands will import, as pip does on install and Python on a first run: with
-    PYTHONDONTWRITEBYTECODE set, each run would compile every module it imports again."""
-    spec = importlib.util.find_spec("indexer")
-    assert spec is not None and spec.submodule_search_locations, "no indexer package"
-    for folder in spec.submodule_search_locations:
-        compileall.compile_dir(folder, quiet=1)
+    """Byte-compile the indexer the commands will import (PYTHONPATH's, if it names one), as pip does on install
+    and Python on a first run: with PYTHONDONTWRITEBYTECODE set, each run would compile every module again."""
+    where = "import indexer, os; print(os.path.dirname(indexer.__file__))"
+    folder = subprocess.run([sys.executable, "-c", where], capture_output=True, text=True, check=True, cwd="/")
+    compileall.compile_dir(folder.stdout.strip(), quiet=1)
 
 
 def main(argv: list[str] | None = None) -> None:

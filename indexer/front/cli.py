@@ -237,7 +237,7 @@ def _echo_json(rows: list[dict], booleans: tuple[str, ...] = ()) -> None:
 def _echo_line(line: str) -> None:
     """Print one line of store text (titles, names, descriptions, paths) with control characters escaped,
     as problem lines are: a store file cannot forge a line, nor send the terminal an escape sequence."""
-    from indexer.store.problems import escaped
+    from indexer.store.printable import escaped
 
     click.echo(escaped(line))
 

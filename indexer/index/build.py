@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from indexer.index import changes, database, fts, revisions
-from indexer.store import crossfile, timestamps
+from indexer.store import timestamps
 from indexer.store.problems import Problem, error
 from indexer.store.settings import FILE as SETTINGS_FILE
 from indexer.store.settings import FILE_SETTINGS, load_settings
@@ -486,6 +486,8 @@ def _settings_changed(db: database.IndexConnection, settings: dict, problems: li
 
 
 def _conflict_losers(db: database.IndexConnection) -> set[str]:
+    from indexer.store import crossfile  # here: a run that changed nothing applies no cross-file rule
+
     codes = crossfile.CONFLICT_CODES
     return {
         r[0]

@@ -1,23 +1,23 @@
 """Start-up: each command as a whole process on the bundled example store, against `python -c pass` (issue 31).
 
 Agents run the CLI and the hook many times a session, on stores that are mostly small: what a command costs
-there is its start-up. Each command below is run RUNS times in turn with its yardstick, `python -c pass` of
-the same interpreter (A B A B ...), after one warm-up run of each; the ratio is taken pair by pair, so it
-holds whichever state the machine is in. The target is on the wall time; the CPU time (user + system, from
-wait4) and its ratio are printed beside it, steadier on a busy machine. A copy of examples/store in a git repository of its own (a write
-commits), indexed once before; `write` writes a new memory each run into a second copy, its commit included.
+there is its start-up. Each command is run RUNS times, each run followed by its yardstick, `python -c pass` of
+the same interpreter, after one warm-up run of each; the ratio is taken pair by pair, so it holds whichever
+state the machine is in. The target is on the wall time; the CPU time (user + system, from wait4) and its ratio
+are printed beside it, steadier on a busy machine. The store is a copy of examples/store in a git repository of
+its own, indexed once before; `write` writes a new memory each run into a second copy, its commit included.
 
-    python -m bench.startup [--runs 20] [--only recall,hook]
+    python -m bench.startup [--runs 20] [--only recall,write] [--before ../old-checkout]
 
-The commands run with this interpreter's `seamless`; with PYTHONPATH set, both arms use the code it names
-(to measure another checkout's code: PYTHONPATH=../old/ python -m bench.startup). The indexer is byte-compiled
-first, as an install would leave it.
+The commands run with this interpreter's `seamless`. `--before DIR` also runs, in the same rounds, the code of
+another checkout (PYTHONPATH=DIR for its commands). The indexer is byte-compiled first, as an install leaves it.
 """
 
 import argparse
 import compileall
 import itertools
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -76,29 +76,42 @@ def commands(store: Path, db: Path, written: Path, written_db: Path) -> dict[str
     }
 
 
-def measure(args, stdin: bytes, runs: int) -> dict:
-    """`args` and the floor in turn, `runs` times each after a warm-up of each: medians and the pair-by-pair ratio."""
+def measure(args, stdin: bytes, runs: int, codes: list[str | None]) -> list[dict]:
+    """`args` run with each of `codes` (None: this checkout; else PYTHONPATH), each run followed by the floor, `runs`
+    rounds after a warm-up: per code, the medians and the ratio to the floor, pair by pair."""
     argv = args if callable(args) else lambda: args
-    run(argv(), stdin)
-    run(FLOOR)
-    pairs = []
+    envs = [None if code is None else {**os.environ, "PYTHONPATH": code} for code in codes]
+    for env in envs:
+        run(argv(), stdin, env=env)
+        run(FLOOR)
+    pairs: list[list] = [[] for _ in envs]
     for _ in range(runs):
-        pairs.append((run(argv(), stdin)[:2], run(FLOOR)[:2]))
-    return {
-        "ms": statistics.median(a[0] for a, _ in pairs) * 1000,
-        "cpu_ms": statistics.median(a[1] for a, _ in pairs) * 1000,
-        "cpu_ratio": statistics.median(a[1] / b[1] for a, b in pairs if b[1]),
-        "floor_ms": statistics.median(b[0] for _, b in pairs) * 1000,
-        "ratio": statistics.median(a[0] / b[0] for a, b in pairs),
-        "ratio_range": (min(a[0] / b[0] for a, b in pairs), max(a[0] / b[0] for a, b in pairs)),
-    }
+        for found, env in zip(pairs, envs):
+            found.append((run(argv(), stdin, env=env)[:2], run(FLOOR)[:2]))
+    return [
+        {
+            "ms": statistics.median(a[0] for a, _ in found) * 1000,
+            "cpu_ms": statistics.median(a[1] for a, _ in found) * 1000,
+            "cpu_ratio": statistics.median(a[1] / b[1] for a, b in found if b[1]),
+            "floor_ms": statistics.median(b[0] for _, b in found) * 1000,
+            "ratio": statistics.median(a[0] / b[0] for a, b in found),
+            "ratio_range": (min(a[0] / b[0] for a, b in found), max(a[0] / b[0] for a, b in found)),
+        }
+        for found in pairs
+    ]
 
 
-def compiled() -> None:
-    """Byte-compile the indexer the commands will import (PYTHONPATH's, if it names one), as pip does on install
+def cells(f: dict) -> str:
+    low, high = f["ratio_range"]
+    return f"{f['ms']:.1f} ms | {f['ratio']:.2f}x ({low:.2f}-{high:.2f}) | {f['cpu_ms']:.0f} ms | {f['cpu_ratio']:.2f}x"
+
+
+def compiled(code: str | None) -> None:
+    """Byte-compile the indexer the commands will import (`code`'s, or this interpreter's), as pip does on install
     and Python on a first run: with PYTHONDONTWRITEBYTECODE set, each run would compile every module again."""
     where = "import indexer, os; print(os.path.dirname(indexer.__file__))"
-    folder = subprocess.run([sys.executable, "-c", where], capture_output=True, text=True, check=True, cwd="/")
+    env = None if code is None else {**os.environ, "PYTHONPATH": code}
+    folder = subprocess.run([sys.executable, "-c", where], capture_output=True, text=True, check=True, cwd="/", env=env)
     compileall.compile_dir(folder.stdout.strip(), quiet=1)
 
 
@@ -106,8 +119,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.startup", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20, help="timed runs of each command, each beside its floor")
     parser.add_argument("--only", help="comma-separated names of the commands to measure (default: all)")
+    parser.add_argument(
+        "--before", metavar="DIR", help="also run the code of another checkout (DIR holds its indexer/), in turn"
+    )
     args = parser.parse_args(argv)
-    compiled()
+    codes = [None] if args.before is None else [None, str(Path(args.before).resolve())]
+    for code in codes:
+        compiled(code)
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
         store, written = store_in_git(tmp / "store"), store_in_git(tmp / "written")
@@ -116,22 +134,29 @@ def main(argv: list[str] | None = None) -> None:
             subprocess.run([SEAMLESS, "index", where, "--db", index], check=True, capture_output=True)
         measured = commands(store, db, written, written_db)
         only = set(args.only.split(",")) if args.only else set(measured)
-        print(f"`python -m bench.startup --runs {args.runs}`: the example store ({EXAMPLE.relative_to(REPO)}), in turn")
-        print("with `python -c pass`, medians\n")
-        print("| command | whole process | `python -c pass` | ratio (min-max) | CPU | CPU ratio | target |")
-        print("| --- | ---: | ---: | --- | ---: | ---: | --- |")
+        print(
+            f"`python -m bench.startup --runs {args.runs}`: the example store ({EXAMPLE.relative_to(REPO)}), each run"
+        )
+        print("followed by `python -c pass`; medians, and the ratio to `python -c pass` pair by pair\n")
+        head = "whole process | ratio (min-max) | CPU | CPU ratio"
+        if args.before:
+            print(f"| command | {head} | before: {head} | target |")
+            print("| --- |" + " ---: | --- | ---: | ---: |" * 2 + " --- |")
+        else:
+            print(f"| command | {head} | target |")
+            print("| --- | ---: | --- | ---: | ---: | --- |")
         for name, (command, stdin) in measured.items():
             if name not in only:
                 continue
-            f = measure(command, stdin, args.runs)
+            found = measure(command, stdin, args.runs, codes)
             target = TARGET.get(name, 2.0)
-            verdict = "" if target is None else f"{target:g}x: " + ("met" if f["ratio"] <= target else "**missed**")
-            low, high = f["ratio_range"]
-            print(
-                f"| {name} | {f['ms']:.1f} ms | {f['floor_ms']:.1f} ms | {f['ratio']:.2f}x ({low:.2f}-{high:.2f}) "
-                f"| {f['cpu_ms']:.0f} ms | {f['cpu_ratio']:.2f}x | {verdict} |",
-                flush=True,
+            verdict = (
+                "" if target is None else f"{target:g}x: " + ("met" if found[0]["ratio"] <= target else "**missed**")
             )
+            print(f"| {name} | {' | '.join(cells(f) for f in found)} | {verdict} |", flush=True)
+        print(
+            f"\n`python -c pass`: {statistics.median(f['floor_ms'] for f in found):.1f} ms in the last command's runs"
+        )
 
 
 if __name__ == "__main__":

@@ -23,13 +23,15 @@ PROJECT = PROJECTS[0]  # the biggest project: its pinned memories alone are far 
 SEAMLESS = str(Path(sys.executable).with_name("seamless"))
 
 
-def run(args: list, stdin: bytes = b"", cwd: Path | None = None) -> tuple[float, float, bytes]:
-    """Run `args` to completion with `stdin`; its wall time, its CPU time (from wait4) and its output."""
+def run(args: list, stdin: bytes = b"", cwd: Path | None = None, env: dict | None = None) -> tuple[float, float, bytes]:
+    """Run `args` to completion with `stdin` (and `env`); its wall time, its CPU time (from wait4) and its output."""
     with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as out:
         given.write(stdin)
         given.seek(0)
         started = time.perf_counter()
-        child = subprocess.Popen([str(a) for a in args], stdin=given, stdout=out, stderr=subprocess.DEVNULL, cwd=cwd)
+        child = subprocess.Popen(
+            [str(a) for a in args], stdin=given, stdout=out, stderr=subprocess.DEVNULL, cwd=cwd, env=env
+        )
         _, status, usage = os.wait4(child.pid, 0)
         seconds = time.perf_counter() - started
         if os.waitstatus_to_exitcode(status) != 0:

@@ -15,7 +15,7 @@ from indexer.index.database import DATABASE
 async def _freshness(datasette) -> dict:
     """The freshness row, with its two sentences; `unknown` when the index cannot say (an older index)."""
     try:
-        result = await datasette.get_database(DATABASE).execute(freshness.FRESHNESS, freshness.PARAMETERS)
+        result = await datasette.get_database(DATABASE).execute(freshness.statement(), freshness.PARAMETERS)
     except Exception as e:  # no such database, or an index made before index_watch: say so, never look fresh
         return {"unknown": f"freshness unknown: {e}", "watching": 0}
     row = dict(result.first())

@@ -14,7 +14,8 @@ from datasette.utils import tilde_encode
 from datasette.utils.asgi import BadRequest, Response
 
 from indexer.index.database import DATABASE
-from indexer.sql.canned import NEEDS_HUMAN_FIRST, QUERIES
+from indexer.sql import canned
+from indexer.sql.canned import QUERIES
 from indexer.store.timestamps import normalize
 
 SHOWN_PER_SECTION = 20  # the rest are one link away
@@ -80,7 +81,7 @@ async def home(datasette, request):
     # side by side on Datasette's SQL threads: the page waits for the slower of the two, not for both
     overview, first = await asyncio.gather(
         db.execute(QUERIES["overview"], {"as_of": as_of}),
-        db.execute(NEEDS_HUMAN_FIRST, {"as_of": as_of, "shown": SHOWN_PER_SECTION}),
+        db.execute(canned.NEEDS_HUMAN_FIRST, {"as_of": as_of, "shown": SHOWN_PER_SECTION}),
     )
     cards = [dict(r) for r in overview.rows]
     sections = {name: {"title": title, "rows": [], "count": 0} for name, title in SECTIONS.items()}

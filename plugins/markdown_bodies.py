@@ -16,6 +16,7 @@ the page's own queries on a busy machine. The JSON API is untouched: it returns 
 
 import threading
 from collections import OrderedDict
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 import nh3
@@ -31,7 +32,6 @@ BODY_COLUMNS = {("memories", "body"), ("notes", "body"), ("active_memories", "bo
 URL_SCHEMES = {"http", "https", "mailto"}
 # names that reach this machine whatever the page's own address; a src to any of them is dropped too
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "[::1]"}
-_md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
 
 
 def _foreign_src(tag: str, attribute: str, value: str) -> str | None:
@@ -48,6 +48,12 @@ def _foreign_src(tag: str, attribute: str, value: str) -> str | None:
     if host.startswith("127.") or host.replace("[", "").startswith(("::ffff:127.", "::1")):
         return None
     return value
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> MarkdownIt:
+    """The parser, built (its rules' patterns compiled) when a page first renders a body."""
+    return MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
 
 
 CACHED = 2048  # rendered bodies kept, the least recently shown dropped first
@@ -68,7 +74,7 @@ def render_markdown(text: str | None) -> Markup:
     text = text or ""
     html = _cached(text)
     if html is None:
-        html = sanitise(_md.render(text))
+        html = sanitise(_markdown().render(text))
         with _cache_lock:
             _cache[text] = html
             if len(_cache) > CACHED:

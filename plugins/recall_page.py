@@ -14,7 +14,8 @@ from datasette import hookimpl
 
 from indexer.index.database import DATABASE
 from indexer.query.recall_terms import nothing_to_search
-from indexer.sql.canned import PARAMS, RECALL_SUPERSEDED_SHOWN
+from indexer.sql import canned
+from indexer.sql.canned import PARAMS
 
 SUPERSEDED_SHOWN = 5
 
@@ -34,7 +35,7 @@ def extra_template_vars(template, database, request, datasette):
             "shown_worst": max(ranks, default=None),
         }
         try:
-            found = (await datasette.get_database(DATABASE).execute(RECALL_SUPERSEDED_SHOWN, params)).rows
+            found = (await datasette.get_database(DATABASE).execute(canned.RECALL_SUPERSEDED_SHOWN, params)).rows
         except Exception:  # the canned query itself shows why a query cannot run; nothing to add here
             return []
         return [dict(row) for row in found]

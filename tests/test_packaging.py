@@ -156,6 +156,15 @@ def test_the_installed_wheel_indexes_and_serves_from_any_folder(wheel_install, t
     )
     assert index.returncode == 0, index.stderr
     assert "problems: 0 errors" in index.stderr
+    # the commands of modules of their own are found, and the SQL files read, from the install (sql/*.sql)
+    recall = subprocess.run(
+        ["seamless", "recall", "chroma port", "--db", "idx.db"], cwd=tmp_path, env=env, capture_output=True
+    )
+    assert recall.returncode == 0 and b"chroma" in recall.stdout.lower(), recall.stderr
+    hook = ["seamless", "hook", "session-start", "--store", "store", "--db", "idx.db", "--project", "seamless"]
+    briefed = subprocess.run(hook, cwd=tmp_path, env=env, input=b"{}", capture_output=True)
+    context = json.loads(briefed.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert briefed.returncode == 0 and context.startswith("# Briefing: seamless"), context
     port = _free_port()
     server = subprocess.Popen(
         ["seamless", "serve", "--db", "idx.db", "--port", str(port)],

@@ -210,7 +210,7 @@ def test_limit_is_how_many_results_at_most_100_and_20_when_missing_or_unreadable
 
 
 @pytest.mark.parametrize("project", ["", "seamless"])
-@pytest.mark.parametrize("sql", [queries.QUERIES["recall"], queries.RECALL_SUPERSEDED], ids=["recall", "superseded"])
+@pytest.mark.parametrize("sql", [queries.QUERIES["recall"], canned.RECALL_SUPERSEDED], ids=["recall", "superseded"])
 def test_recall_reads_the_matches_once_and_joins_rows_to_them(example_db, sql, project):
     # The full-text index drives every join (a table looked up by project first, then matched row by row,
     # made recall with a project take 560 ms instead of 100 at 100k on SQLite 3.51), and each ranked arm

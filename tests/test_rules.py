@@ -1,12 +1,15 @@
 """The small rules of the store, each on its own, with the seed's own examples."""
 
+import time
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ulid import ULID
 
+from indexer.edit.store_write import new_id
 from indexer.store import rules
-from indexer.store.validate import ULID_TEXT
+from indexer.store.rules import ULID_TEXT
 
 
 @pytest.mark.parametrize(
@@ -108,6 +111,18 @@ def test_the_id_check_agrees_with_python_ulid(text):
 
 def test_fresh_ulids_are_accepted():
     assert all(ULID_TEXT.match(str(ULID())) for _ in range(100))
+
+
+def test_a_new_id_is_a_ulid_of_its_time():
+    """The write path's ids, read back by python-ulid: the moment they were made, then 80 random bits."""
+    before = time.time_ns() // 1_000_000
+    ids = [new_id() for _ in range(200)]
+    after = time.time_ns() // 1_000_000
+    assert len(set(ids)) == len(ids)
+    for text in ids:
+        assert ULID_TEXT.match(text)
+        assert before <= ULID.from_str(text).milliseconds <= after
+        assert str(ULID.from_str(text)) == text
 
 
 @pytest.mark.parametrize(

@@ -137,7 +137,7 @@ def test_an_edit_changes_only_the_fields_asked(store):
 # The round trip: whatever write accepts, the index holds field for field
 
 line_text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=60)
-names = st.from_regex(rules.KEBAB, fullmatch=True).filter(lambda n: 0 < len(n) <= 60)
+names = st.from_regex(rules.KEBAB.pattern, fullmatch=True).filter(lambda n: 0 < len(n) <= 60)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

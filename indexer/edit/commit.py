@@ -20,9 +20,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from indexer.edit import driver_setup, git_recovery
-from indexer.store import conflict_markers, git
+from indexer.store import conflict_markers, git, lazy_re
 
-TRAILER_UNSAFE = re.compile(r"\s+")  # a trailer is one line: any run of whitespace in a value becomes a space
+TRAILER_UNSAFE = lazy_re.compile(r"\s+")  # a trailer is one line: any run of whitespace in a value becomes a space
 
 
 @dataclass

@@ -4,6 +4,7 @@ Kept free of Datasette imports so that `seamless index` starts fast.
 """
 
 import contextlib
+import importlib
 import sys
 from pathlib import Path
 
@@ -17,7 +18,36 @@ def store_argument(function):
     return click.argument("store", type=click.Path(exists=True, file_okay=False, path_type=Path))(function)
 
 
-@click.group()
+# The commands kept in modules of their own, as "module:attribute": each module is imported only when its command
+# runs (or `seamless --help` lists it), so a command pays for no other's imports
+ELSEWHERE = {
+    "problems": "indexer.front.problem_list:problems",
+    "show": "indexer.front.revisions:show",  # the store's history
+    "sync": "indexer.front.fleet:sync",  # a fleet (docs/sync.md)
+    "git-setup": "indexer.front.fleet:git_setup",
+    "merge-driver": "indexer.front.fleet:merge_driver",
+    "hook": "indexer.front.hook:hook",  # agents' harnesses (docs/agents.md)
+    "init": "indexer.front.init:init",
+    "export": "indexer.front.export:export",
+    "import": "indexer.front.imports:import_group",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group that loads the commands of ELSEWHERE when asked for them (click's "lazily loading
+    subcommands")."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *ELSEWHERE})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in ELSEWHERE and name not in self.commands:
+            module, attribute = ELSEWHERE[name].split(":")
+            self.add_command(getattr(importlib.import_module(module), attribute), name)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup)
 @click.version_option(package_name="seamless-explorer")
 def cli():
     """Index and explore a Seamless memory store."""
@@ -207,7 +237,7 @@ def _echo_json(rows: list[dict], booleans: tuple[str, ...] = ()) -> None:
 def _echo_line(line: str) -> None:
     """Print one line of store text (titles, names, descriptions, paths) with control characters escaped,
     as problem lines are: a store file cannot forge a line, nor send the terminal an escape sequence."""
-    from indexer.store.problems import escaped
+    from indexer.store.printable import escaped
 
     click.echo(escaped(line))
 
@@ -663,22 +693,3 @@ def _uncommitted(store: Path) -> list[str]:
         return git.uncommitted(store)
     except git.GitError as e:
         raise click.ClickException(str(e)) from None
-
-
-def _register() -> None:
-    """The commands kept in modules of their own."""
-    from indexer.front import fleet
-    from indexer.front.export import export
-    from indexer.front.hook import hook
-    from indexer.front.imports import import_group
-    from indexer.front.init import init
-    from indexer.front.problem_list import problems
-    from indexer.front.revisions import show
-
-    for command in (problems, show, fleet.sync, fleet.git_setup, fleet.merge_driver):  # the store's history, a fleet
-        cli.add_command(command)
-    for command in (hook, init, export, import_group):  # agents' harnesses (docs/agents.md)
-        cli.add_command(command)
-
-
-_register()

@@ -49,7 +49,7 @@ def show(x, project, at, db_path):
     from indexer.front.cli import _connect
     from indexer.query import revisions
     from indexer.store import git
-    from indexer.store.problems import escaped
+    from indexer.store.printable import escaped
 
     conn = _connect(db_path)
     try:

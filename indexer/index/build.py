@@ -19,9 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
 
-from indexer.index import changes, database, fts, gardener_pairs, memory_tags, revisions
-from indexer.sql import views
-from indexer.store import crossfile, timestamps
+from indexer.index import changes, database, fts, memory_tags, revisions
+from indexer.store import timestamps
 from indexer.store.problems import Problem, error
 from indexer.store.settings import FILE as SETTINGS_FILE
 from indexer.store.settings import FILE_SETTINGS, load_settings
@@ -77,10 +76,10 @@ def index_store(
         db_path = database.resolved(db_path)
         if db_path != ":memory:" and not os.path.exists(db_path):  # the first run: no reader to protect
             with database.fresh_db(db_path) as db:
-                views.ensure_views(db)
+                _ensure_views(db)
                 return _run_store(db, Path(root), True, progress)
         with contextlib.closing(database.open_db(db_path)) as db:
-            views.ensure_views(db)  # compared with sqlite_master each time: changed SQL sources reach old indexes
+            _ensure_views(db)
             return _run_store(db, Path(root), full, progress)
 
 
@@ -105,12 +104,21 @@ def index_paths(
             return index_store(root, db_path, progress=progress)
         with contextlib.closing(database.open_db(db_path)) as db:
             database.check_store(db, root, db_path)
-            views.ensure_views(db)
+            _ensure_views(db)
             if database.store_of(db) is not None:
                 run = Run.start(Path(root))
                 if not _settings_changed(db, run.settings, run.settings_problems):
                     return _carry_out(db, run, plan_paths(db, run.root, paths), progress)
         return index_store(root, db_path, progress=progress)  # the index does not say what it holds yet
+
+
+def _ensure_views(db: database.IndexConnection) -> None:
+    """Install the views, compared with sqlite_master each time (changed SQL sources reach old indexes); not in an
+    index in memory (`seamless check`), which no one reads."""
+    if not database.in_memory(db):
+        from indexer.sql import views  # here: composing them is a cost `seamless check` need not pay
+
+        views.ensure_views(db)
 
 
 @contextlib.contextmanager
@@ -404,8 +412,12 @@ def _write_changes(db: database.IndexConnection, run: Run, plan: Plan, writer, c
 
     if changed:
         writer.finish()
-        # the gardener's findings, for the memories this run touched (all of them in a full run)
-        gardener_pairs.settle(db, database.store_root(run.root), None if plan.full else writer.link_ids)
+        # the gardener's findings, for the memories this run touched (all of them in a full run); an index in
+        # memory (`seamless check`) is read for its problems only, and the gardener makes none
+        if not database.in_memory(db):
+            from indexer.index import gardener_pairs  # here: the gardener's reading, imported by a run that uses it
+
+            gardener_pairs.settle(db, database.store_root(run.root), None if plan.full else writer.link_ids)
         if plan.full:
             fts.end_rebuild(db)
         if plan.mode != "paths":  # a paths run goes ahead only with the stored settings unchanged
@@ -475,6 +487,8 @@ def _settings_changed(db: database.IndexConnection, settings: dict, problems: li
 
 
 def _conflict_losers(db: database.IndexConnection) -> set[str]:
+    from indexer.store import crossfile  # here: a run that changed nothing applies no cross-file rule
+
     codes = crossfile.CONFLICT_CODES
     return {
         r[0]

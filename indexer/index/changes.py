@@ -7,8 +7,12 @@ rows of one folder. A folder holding a file too recent to trust (build.RACY_NS) 
 without a fingerprint, so the next run looks at it again.
 """
 
-import hashlib
 from array import array
+
+try:  # what hashlib.blake2b is; hashlib would also load OpenSSL, 1-3 ms of every run's start (docs/performance.md)
+    from _blake2 import blake2b
+except ImportError:  # a Python without the module
+    from hashlib import blake2b
 
 from indexer.sqlite import sqlite3
 from indexer.store.walk import Folder
@@ -25,7 +29,7 @@ def fingerprints(walked: dict[str, Folder]) -> dict[str, str]:
     """
     found = {}
     for name, folder in walked.items():
-        digest = hashlib.blake2b(digest_size=16)
+        digest = blake2b(digest_size=16)
         digest.update("\n".join(folder.paths).encode())  # paths are text: the walk shows names that are not UTF-8
         digest.update(array("q", folder.stats).tobytes())
         digest.update(folder.error.encode())  # a folder that becomes listable again, or stops being, has changed

@@ -226,6 +226,11 @@ def check_store(conn: sqlite3.Connection, root: str | Path, db_path: str | Path)
         )
 
 
+def in_memory(conn: sqlite3.Connection) -> bool:
+    """An index in memory (`seamless check`): no reader ever sees its views, history or gardener's findings."""
+    return not conn.execute("PRAGMA database_list").fetchone()[2]
+
+
 def resolved(db_path: str | Path) -> str:
     """The file `db_path` names, symlinks followed: what the lock and the writers work on."""
     return str(db_path) if str(db_path) == ":memory:" else os.path.realpath(db_path)

@@ -4,16 +4,23 @@ One SQL source (sql/freshness.sql) read by `seamless status`, the explorer's ban
 the sentences below are the words all three use.
 """
 
+import functools
+
 from indexer.sql import source as sql_source
 
-FRESHNESS = sql_source("freshness")
 ALIVE_SECONDS = 15  # SPEC 9: a watcher whose heartbeat is older is not alive
 PARAMETERS = {"alive_seconds": ALIVE_SECONDS}
 
 
+@functools.cache
+def statement() -> str:
+    """sql/freshness.sql, read (and its shared expressions written out) when first asked for."""
+    return sql_source("freshness")
+
+
 def read(conn) -> dict:
     """The freshness row of the index open on `conn` (a sqlite3 connection)."""
-    cursor = conn.execute(FRESHNESS, PARAMETERS)
+    cursor = conn.execute(statement(), PARAMETERS)
     return dict(zip([column[0] for column in cursor.description], cursor.fetchone()))
 
 

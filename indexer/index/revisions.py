@@ -18,13 +18,13 @@ the same way on every clone: parents first.
 memory page diffs them without running git; a store imported in one commit costs nothing there.
 """
 
-import json
 import time
 from collections.abc import Iterable
 
+from indexer.index import database
 from indexer.index.database import IndexConnection
 from indexer.store import git
-from indexer.store.validate import ULID_TEXT, frontmatter_id
+from indexer.store.rules import ULID_TEXT
 
 HEAD_KEY = "revisions_head"
 WHERE_KEY = "revisions_store"  # the work tree's top and the store's place in it, for the recorded head
@@ -39,7 +39,7 @@ def update(db: IndexConnection, root, max_bytes: int, full: bool = False) -> Non
     A failure of git leaves the revisions as they were, to be read again by the next run; the files' index is
     never held up by the history.
     """
-    if not db.execute("PRAGMA database_list").fetchone()[2]:  # an index in memory (`seamless check`) keeps none
+    if database.in_memory(db):  # `seamless check` keeps none
         return
     try:
         repo = git.repo(root)
@@ -78,11 +78,18 @@ def _update(db: IndexConnection, repo: git.Repo | None, root, max_bytes: int, fu
         )
 
 
+def _json(values: list) -> str:
+    """`values` as JSON, for json_each(?). Imported here: a run with no new commit (most runs) needs no json."""
+    import json
+
+    return json.dumps(values)
+
+
 def _forget(db: IndexConnection, dropped: list[str]) -> None:
     """Take out the rows of commits no longer in the history."""
     if not dropped:
         return
-    listed = json.dumps(dropped)
+    listed = _json(dropped)
     for table in ("revisions", "revision_commits", "concurrent_edits"):
         db.execute(f'delete from {table} where "commit" in (select value from json_each(?))', (listed,))
     db.execute("delete from revision_texts where blob not in (select blob from revisions where blob is not null)")
@@ -160,7 +167,7 @@ WHERE m.path IS NOT NULL OR n.path IS NOT NULL"""
 def _known_ids(db: IndexConnection, rows: list[list]) -> dict[str, str | None]:
     """The ids of the files the index holds as they were committed: blob -> the id of the index's row."""
     pairs = [(row[5], row[4]) for row in rows if row[5] and row[6] != "deleted"]
-    return dict(db.execute(KNOWN_IDS, (json.dumps(pairs),))) if pairs else {}
+    return dict(db.execute(KNOWN_IDS, (_json(pairs),))) if pairs else {}
 
 
 def _indexed(path: str) -> bool:
@@ -170,6 +177,8 @@ def _indexed(path: str) -> bool:
 
 def _ids(root, blobs: Iterable[str | None], max_bytes: int):
     """Each blob with the id its frontmatter names (or None)."""
+    from indexer.store.validate import frontmatter_id  # here: validate's parser and YAML cost every run's start-up
+
     for blob, data in git.read_objects(root, [b for b in blobs if b], limit=max_bytes):
         yield blob, frontmatter_id(data) if data is not None else None
 
@@ -184,7 +193,7 @@ def _keep_texts(db: IndexConnection, root, ids: set[str], max_bytes: int) -> Non
     """Store the texts of every revision of `ids` that now have more than one revision."""
     if not ids:
         return
-    wanted = [row[0] for row in db.execute(TEXTS_WANTED, (json.dumps(sorted(ids)),))]
+    wanted = [row[0] for row in db.execute(TEXTS_WANTED, (_json(sorted(ids)),))]
     db.executemany(
         "insert or replace into revision_texts (blob, text) values (?, ?)",
         (

@@ -7,6 +7,7 @@ records together (crossfile.duplicate_losers), so the earliest `created` wins wh
 order the files arrived in.
 """
 
+import functools
 import operator
 from dataclasses import astuple, fields
 
@@ -20,15 +21,11 @@ from indexer.store.parse import ParsedFile, read_store_file
 from indexer.store.problems import Problem
 from indexer.store.walk import StoreFile
 
-MEMORY_COLUMNS = sql.columns("memories")  # a record's keys are these: indexer/sql/schema.sql defines them
-NOTE_COLUMNS = sql.columns("notes")
 PROBLEM_COLUMNS = tuple(f.name for f in fields(Problem))  # inserted from astuple(problem)
 FILE_COLUMNS = ("path", "type", "size", "mtime_ns", "ctime_ns", "digest")
 # files per batch; each batch's FTS rows are one statement, and so one FTS5 segment to merge at the end.
 # Small, because the last batch is moved and indexed while nothing else runs (docs/performance.md)
 BATCH = 2000
-memory_row = operator.itemgetter(*MEMORY_COLUMNS)  # a record's values in column order
-note_row = operator.itemgetter(*NOTE_COLUMNS)
 
 
 def insert_sql(table: str, columns: tuple[str, ...], verb: str = "insert") -> str:
@@ -45,17 +42,26 @@ def insert_problems(conn, problems) -> None:
 # (then indexes the new memories and notes for FTS5). Binding the values stays on the main thread; the
 # B-tree work of the tables' keys and indexes runs on the second core while the next batch is parsed
 # (docs/performance.md, staged inserts). The moved rows keep the order, and so the rowids, a direct
-# insert gives them. table: (columns, verb)
-STAGED = {
-    "memories": (MEMORY_COLUMNS, "insert"),
-    "notes": (NOTE_COLUMNS, "insert"),
-    "index_files": (FILE_COLUMNS, "insert or replace"),
-}
+# insert gives them.
+@functools.cache
+def staged() -> dict[str, tuple[tuple[str, ...], str]]:
+    """table: (columns, verb). A record's keys are its table's columns, as indexer/sql/schema.sql defines them:
+    read when a run first writes (sql.columns runs the schema in memory), not when this module is imported."""
+    return {
+        "memories": (sql.columns("memories"), "insert"),
+        "notes": (sql.columns("notes"), "insert"),
+        "index_files": (FILE_COLUMNS, "insert or replace"),
+    }
+
+
+def row_of(table: str) -> operator.itemgetter:
+    """A record of `table` (memories or notes) -> its values in column order."""
+    return operator.itemgetter(*staged()[table][0])
 
 
 def create_stages(conn) -> None:
     """Create this connection's staging tables: the columns (and so the affinities) of their tables."""
-    for table in STAGED:
+    for table in staged():
         conn.execute(f"create temp table if not exists {table}_stage as select * from main.{table} where 0")
 
 
@@ -66,7 +72,7 @@ def _write_batch(conn, forgotten: list[str], rows: dict[str, list]) -> dict[str,
     """
     _delete_paths(conn, forgotten)
     after = {table: fts.last_rowid(conn, table) for table in fts.COLUMNS}
-    for table, (columns, _) in STAGED.items():
+    for table, (columns, _) in staged().items():
         conn.executemany(insert_sql(f"temp.{table}_stage", columns), rows[table])
     conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), rows["problems"])
     return after
@@ -74,7 +80,7 @@ def _write_batch(conn, forgotten: list[str], rows: dict[str, list]) -> dict[str,
 
 def _move_batch(conn, after: dict[str, int]) -> None:
     """Move the staged rows into their tables; add new memories and notes to the FTS indexes."""
-    for table, (columns, verb) in STAGED.items():
+    for table, (columns, verb) in staged().items():
         names = ", ".join(columns)
         conn.execute(f"{verb} into main.{table} ({names}) select {names} from temp.{table}_stage")
         conn.execute(f"delete from temp.{table}_stage")
@@ -127,6 +133,7 @@ class IndexWriter:
         self.link_ids: set[str] = set()
         self.unlinked_paths: set[str] = set()
         create_stages(db)
+        self.memory_row, self.note_row = row_of("memories"), row_of("notes")
         self.background = Background()
 
     def __enter__(self) -> "IndexWriter":
@@ -157,13 +164,13 @@ class IndexWriter:
                     self.ids.add(record["id"])
                     if key:
                         self.names.add(key)
-                    self.rows["memories"].append(memory_row(record))
+                    self.rows["memories"].append(self.memory_row(record))
             elif record["id"] and (record["id"] in self.note_ids or self._note_taken(record["id"], sf.path)):
                 self.contested.append(prepared)
             else:
                 if record["id"]:
                     self.note_ids.add(record["id"])
-                self.rows["notes"].append(note_row(record))
+                self.rows["notes"].append(self.note_row(record))
         if len(self.rows["index_files"]) >= BATCH:
             self.flush()
 
@@ -357,8 +364,8 @@ class IndexWriter:
                 conn,
                 [],
                 {
-                    "memories": [memory_row(r) for r in memories if r["path"] not in losers],
-                    "notes": [note_row(r) for r in notes if r["path"] not in losers],
+                    "memories": [self.memory_row(r) for r in memories if r["path"] not in losers],
+                    "notes": [self.note_row(r) for r in notes if r["path"] not in losers],
                     "problems": [],
                     "index_files": [],
                 },

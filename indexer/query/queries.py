@@ -5,7 +5,8 @@ from itertools import repeat
 from pathlib import Path
 
 from indexer.query import recall_terms
-from indexer.sql.canned import PARAMS, QUERIES, RECALL_DEFAULT, RECALL_SUPERSEDED
+from indexer.sql import canned
+from indexer.sql.canned import PARAMS, QUERIES, RECALL_DEFAULT
 from indexer.sqlite import sqlite3
 
 
@@ -87,7 +88,7 @@ def recall_superseded(
         "as_of": as_of,
         "all": 1 if every else "",
     }
-    return execute(conn_or_db, RECALL_SUPERSEDED, params)
+    return execute(conn_or_db, canned.RECALL_SUPERSEDED, params)  # composed when first read
 
 
 class ChainNotFound(LookupError):

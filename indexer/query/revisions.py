@@ -12,7 +12,7 @@ from indexer.index import database
 from indexer.query.queries import rows
 from indexer.sql.canned import REVISIONS, REVISIONS_BY_PATH
 from indexer.store import git, timestamps
-from indexer.store.validate import ULID_TEXT
+from indexer.store.rules import ULID_TEXT
 from indexer.store.walk import FolderFds
 
 

@@ -6,13 +6,13 @@ the canned queries (`canned`), an index run installs the views (`views`). It imp
 """
 
 import functools
+import os
 import re
-from importlib import resources
 
 from indexer.sqlite import sqlite3
 
 SHARED = "shared"  # the file of shared expressions
-DEFINITION = re.compile(r"^([A-Z_]+)(?:\(([^)]*)\))? = (.+)$", re.MULTILINE)
+DEFINITION = r"^([A-Z_]+)(?:\(([^)]*)\))? = (.+)$"  # a line of shared.sql (multiline)
 
 
 def source(name: str) -> str:
@@ -21,7 +21,10 @@ def source(name: str) -> str:
 
 
 def _text(name: str) -> str:
-    return resources.files(__package__).joinpath(f"{name}.sql").read_text("utf-8")
+    # beside this module, in a checkout and an installed wheel alike; importlib.resources would cost every command
+    # its imports (tempfile, zipfile, shutil...: about 5 ms of start-up)
+    with open(os.path.join(os.path.dirname(__file__), f"{name}.sql"), encoding="utf-8") as file:
+        return file.read()
 
 
 @functools.cache
@@ -29,7 +32,7 @@ def shared() -> dict[str, tuple[list[str], str]]:
     """shared.sql's expressions: name -> (parameters, SQL)."""
     return {
         m[1]: ([p.strip() for p in m[2].split(",")] if m[2] else [], m[3].strip())
-        for m in DEFINITION.finditer(_text(SHARED))
+        for m in re.finditer(DEFINITION, _text(SHARED), re.MULTILINE)
     }
 
 
@@ -86,13 +89,19 @@ def statements(script: str) -> list[str]:
     return found
 
 
-@functools.cache
 def columns(table: str) -> tuple[str, ...]:
     """The columns of `table` in schema.sql, in order: the one list of them (a record has these keys)."""
+    return _schema_columns().get(table, ())
+
+
+@functools.cache
+def _schema_columns() -> dict[str, tuple[str, ...]]:
+    """Every table's columns, from schema.sql run once in memory."""
     conn = sqlite3.connect(":memory:")
     try:
         for statement in statements(source("schema")):
             conn.execute(statement)
-        return tuple(row[1] for row in conn.execute(f"pragma table_info({table})"))
+        tables = [row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")]
+        return {table: tuple(row[1] for row in conn.execute(f"pragma table_info({table})")) for table in tables}
     finally:
         conn.close()

@@ -7,6 +7,8 @@ fill that relation from named parameters, treating '' as "not given" the way Dat
 one; views and other callers can fill it differently (see `compose`). No Datasette imports here.
 """
 
+from collections.abc import Callable, Iterator, Mapping
+
 from indexer.sql import source as sql_source
 
 # '' means "not given" (that is how Datasette sends a missing parameter): as_of '' is now. A date or a
@@ -42,15 +44,11 @@ BRIEFING_SELECT = f"""SELECT row_number() OVER briefing_order AS position, id, k
 FROM briefing_included_rows
 WINDOW briefing_order AS ({BRIEFING_WINDOW})
 ORDER BY briefing, rank_group, updated DESC, id"""
-if f"WINDOW briefing_order AS ({BRIEFING_WINDOW})" not in sql_source("briefing_ledger"):
-    raise RuntimeError("briefing_ledger.sql numbers the briefing differently from canned.BRIEFING_WINDOW")
 
 RECALL_COLUMNS = "type, id, path, project, kind, name, description, title, snippet, rank, updated, matched"
 # what recall.sql's snippets put around each match: private-use characters, which no text of the store means
 # as anything (a body's own `**` is not a match)
 MATCH_START, MATCH_END = "\ue000", "\ue001"
-if f"char({ord(MATCH_START)}), char({ord(MATCH_END)})" not in sql_source("recall"):
-    raise RuntimeError("recall.sql marks matches differently from canned.MATCH_START and MATCH_END")
 RECALL_DEFAULT = 20  # recall answers with the best matches; agents read the first few
 RECALL_MAX = 100
 # project '': every project; otherwise that project plus the global scope. limit: how many results
@@ -103,8 +101,13 @@ PROPOSAL_RANK = (
     + " ".join(f"WHEN '{p}' THEN {n}" for n, p in enumerate(PROPOSAL_ORDER))
     + f"\n    ELSE {len(PROPOSAL_ORDER)} END"
 )
-if PROPOSAL_RANK not in sql_source("needs_human"):
-    raise RuntimeError("needs_human.sql orders the proposals differently from canned.PROPOSAL_RANK")
+
+# What a core's SQL and this module must say alike: each core is checked when a statement is composed from it
+AGREED = {
+    "briefing_ledger": (f"WINDOW briefing_order AS ({BRIEFING_WINDOW})", "numbers the briefing", "BRIEFING_WINDOW"),
+    "recall": (f"char({ord(MATCH_START)}), char({ord(MATCH_END)})", "marks matches", "MATCH_START and MATCH_END"),
+    "needs_human": (PROPOSAL_RANK, "orders the proposals", "PROPOSAL_RANK"),
+}
 
 
 def compose(
@@ -112,97 +115,148 @@ def compose(
 ) -> str:
     """One statement: `WITH RECURSIVE <params_name> AS (<params_sql>), <each given name AS (its SQL)>, <each core
     .sql> <select>`: `given` are relations a core reads that the caller fills instead of another core."""
+    texts = [sql_source(core).strip() for core in cores]
+    for core, text in zip(cores, texts):
+        if core in AGREED and AGREED[core][0] not in text:
+            raise RuntimeError(f"{core}.sql {AGREED[core][1]} differently from canned.{AGREED[core][2]}")
     relations = {params_name: params_sql, **(given or {})}
-    parts = [f"{name} AS (\n{body}\n)" for name, body in relations.items()] + [
-        sql_source(core).strip() for core in cores
-    ]
+    parts = [f"{name} AS (\n{body}\n)" for name, body in relations.items()] + texts
     return "WITH RECURSIVE\n" + ",\n\n".join(parts) + "\n" + select
 
 
-QUERIES = {
-    "briefing": compose(
+class Composed(Mapping[str, str]):
+    """Statements by name, each composed the first time it is asked for: a command reads and composes only the
+    cores of the queries it runs (composing every one cost each command's start-up a few ms)."""
+
+    def __init__(self, makers: dict[str, Callable[[], str]]):
+        self._makers: dict[str, Callable[[], str]] = makers
+        self._made: dict[str, str] = {}
+
+    def __getitem__(self, name: str) -> str:
+        if name not in self._made:
+            self._made[name] = self._makers[name]()
+        return self._made[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._makers)
+
+    def __len__(self) -> int:
+        return len(self._makers)
+
+
+# name -> what composes it (QUERIES below composes each when first asked for)
+_QUERIES = {
+    "briefing": lambda: compose(
         "briefing_params",
         BRIEFING_PARAMS,
         ["briefing_ledger"],
         BRIEFING_SELECT,
     ),
-    "briefing_ledger": compose(
+    "briefing_ledger": lambda: compose(
         "briefing_params",
         BRIEFING_PARAMS,
         ["briefing_ledger"],
         f"SELECT {LEDGER_COLUMNS}\nFROM briefing_ledger ORDER BY briefing, {LEDGER_ORDER}",
     ),
-    "recall": compose(
+    "recall": lambda: compose(
         "recall_params",
         RECALL_PARAMS,
         ["recall_query", "recall"],
         f"SELECT {RECALL_COLUMNS}\nFROM recall ORDER BY {RECALL_ORDER}",
     ),
-    "history": compose(
+    "history": lambda: compose(
         "history_params",
         HISTORY_PARAMS,
         ["history"],
         f"SELECT {HISTORY_COLUMNS}\nFROM history ORDER BY start_id, position",
     ),
-    "gardener": compose(
+    "gardener": lambda: compose(
         "gardener_params",
         GARDENER_PARAMS,
         ["gardener"],
         f"SELECT {GARDENER_COLUMNS}\nFROM gardener ORDER BY {PROPOSAL_RANK}, coalesce(updated, ''), id, ids",
     ),
-    "overview": compose(
+    "overview": lambda: compose(
         "overview_params",
         OVERVIEW_PARAMS,
         ["problem_scope", "overview"],
         f"SELECT {OVERVIEW_COLUMNS}\nFROM overview ORDER BY project = 'global', project",
     ),
-    "needs_human": compose(
+    "needs_human": lambda: compose(
         "gardener_params",
         GARDENER_PARAMS,
         ["gardener", "problem_scope", "needs_human"],
         f"SELECT {NEEDS_HUMAN_COLUMNS}\nFROM needs_human ORDER BY position",
     ),
-    "store_life": compose(
+    "store_life": lambda: compose(
         "life_params",
         LIFE_PARAMS,
         ["store_life"],
         "SELECT period, by, kind, written, superseded, archived\nFROM store_life ORDER BY period, kind",
     ),
     # no parameters: the same SQL is the `attribution` view (sql/views.py)
-    "attribution": f"WITH RECURSIVE\n{sql_source('attribution').strip()}\nSELECT {ATTRIBUTION_COLUMNS}\n"
-    "FROM attribution ORDER BY by = 'author', written DESC, who",
+    "attribution": lambda: (
+        f"WITH RECURSIVE\n{sql_source('attribution').strip()}\nSELECT {ATTRIBUTION_COLUMNS}\n"
+        "FROM attribution ORDER BY by = 'author', written DESC, who"
+    ),
 }
+QUERIES = Composed(_QUERIES)
+
 
 # Used by the home page only, not a canned query: the first :shown of each section of needs_human, and the counts
 # (needs_human_first.sql: the same rows, without numbering the rest).
-NEEDS_HUMAN_FIRST = compose(
-    "gardener_params",
-    GARDENER_PARAMS,
-    ["gardener", "problem_scope", "needs_human", "needs_human_first"],
-    f"SELECT {NEEDS_HUMAN_COLUMNS}\nFROM needs_human_first WHERE section_position <= :shown ORDER BY position",
-)
+def _needs_human_first() -> str:
+    return compose(
+        "gardener_params",
+        GARDENER_PARAMS,
+        ["gardener", "problem_scope", "needs_human", "needs_human_first"],
+        f"SELECT {NEEDS_HUMAN_COLUMNS}\nFROM needs_human_first WHERE section_position <= :shown ORDER BY position",
+    )
+
 
 # Not a canned query: what replaced the superseded memories a recall matches, for those that would have
 # ranked among the results recall gives for the same parameters (:limit as recall's).
 RECALL_SUPERSEDED_SELECT = "SELECT id, kind, name, description, project, replaces, replaces_ids, rank\nFROM recall_superseded ORDER BY rank, id"
-RECALL_SUPERSEDED = compose(
-    "recall_params",
-    f"{RECALL_PARAMS}, :superseded_limit AS superseded_limit",
-    ["recall_query", "recall", "recall_shown", "recall_superseded"],
-    RECALL_SUPERSEDED_SELECT,
-)
-# The same for a caller that has recall's results for the same parameters (the recall page): :shown_rows of them,
-# the worst ranked :shown_worst. Recall is not run again (at 100,000 memories it was most of the page's time).
-RECALL_SUPERSEDED_SHOWN = compose(
-    "recall_params",
-    f"{RECALL_PARAMS}, :superseded_limit AS superseded_limit",
-    ["recall_query", "recall_superseded"],
-    RECALL_SUPERSEDED_SELECT,
-    given={
-        "recall_shown": "SELECT CASE WHEN :shown_rows < (SELECT max_rows FROM recall_params) THEN NULL "
-        "ELSE :shown_worst END AS worst"
-    },
-)
+
+
+def _recall_superseded() -> str:
+    return compose(
+        "recall_params",
+        f"{RECALL_PARAMS}, :superseded_limit AS superseded_limit",
+        ["recall_query", "recall", "recall_shown", "recall_superseded"],
+        RECALL_SUPERSEDED_SELECT,
+    )
+
+
+def _recall_superseded_shown() -> str:
+    """The same for a caller that has recall's results for the same parameters (the recall page): :shown_rows of
+    them, the worst ranked :shown_worst. Recall is not run again (at 100,000 memories it was most of the page's time)."""
+    return compose(
+        "recall_params",
+        f"{RECALL_PARAMS}, :superseded_limit AS superseded_limit",
+        ["recall_query", "recall_superseded"],
+        RECALL_SUPERSEDED_SELECT,
+        given={
+            "recall_shown": "SELECT CASE WHEN :shown_rows < (SELECT max_rows FROM recall_params) THEN NULL "
+            "ELSE :shown_worst END AS worst"
+        },
+    )
+
+
+# NEEDS_HUMAN_FIRST, RECALL_SUPERSEDED and RECALL_SUPERSEDED_SHOWN are composed when first read, as QUERIES' statements are
+_LATER: dict[str, Callable[[], str]] = {
+    "NEEDS_HUMAN_FIRST": _needs_human_first,
+    "RECALL_SUPERSEDED": _recall_superseded,
+    "RECALL_SUPERSEDED_SHOWN": _recall_superseded_shown,
+}
+
+
+def __getattr__(name: str) -> str:
+    if name not in _LATER:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = made = _LATER[name]()
+    return made
+
 
 # Not canned queries: one memory's or note's revisions, oldest first (parents before children, the same order
 # on every clone), by its id or, for a note without one, by its path (`seamless history X --revisions`, the memory

@@ -20,10 +20,13 @@ from indexer.sql.canned import compose
 
 NOW = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 
-# the validity test of SPEC section 2, as every query reads it (indexer/sql/shared.sql)
-ACTIVE_MEMORIES = sql.expand(f"""SELECT m.*
+
+def active_memories() -> str:
+    # the validity test of SPEC section 2, as every query reads it (indexer/sql/shared.sql)
+    return sql.expand(f"""SELECT m.*
 FROM memories AS m
 WHERE VALID_AT(m, {NOW})""")
+
 
 # The global-only briefing is included as project 'global' (what `seamless briefing --project global`
 # prints): `project` is the project briefed, never NULL, so `where project = 'x'` always works.
@@ -47,51 +50,54 @@ def _integer(column: str) -> str:
     return f"CAST({column} AS INTEGER) AS {column}"
 
 
-BRIEFINGS = compose(
-    "briefing_params",
-    # one row per briefing: every project with memories, and the global scope alone (project NULL);
-    # as_of and budget are the canned query's own reading of "no parameter given"
-    f"""SELECT scope.project, defaults.as_of, defaults.budget
+def briefings() -> str:
+    return compose(
+        "briefing_params",
+        # one row per briefing: every project with memories, and the global scope alone (project NULL);
+        # as_of and budget are the canned query's own reading of "no parameter given"
+        f"""SELECT scope.project, defaults.as_of, defaults.budget
 FROM (SELECT DISTINCT project FROM memories WHERE project IS NOT NULL UNION ALL SELECT NULL) AS scope,
     ({unbound(canned.BRIEFING_PARAMS, canned.PARAMS["briefing_ledger"])}) AS defaults""",
-    ["briefing_ledger"],
-    f"""SELECT coalesce(briefing_project, '{GLOBAL}') AS project,
+        ["briefing_ledger"],
+        f"""SELECT coalesce(briefing_project, '{GLOBAL}') AS project,
     {
-        _columns(
-            canned.LEDGER_COLUMNS,
-            {
-                "project": "project AS memory_project",
-                "position": _integer("position"),
-                "pinned": _integer("pinned"),
-                "included": _integer("included"),
-            },
-        )
-    }
+            _columns(
+                canned.LEDGER_COLUMNS,
+                {
+                    "project": "project AS memory_project",
+                    "position": _integer("position"),
+                    "pinned": _integer("pinned"),
+                    "included": _integer("included"),
+                },
+            )
+        }
 FROM briefing_ledger
 ORDER BY briefing_project IS NOT NULL, briefing_project, {canned.LEDGER_ORDER}""",
-)
+    )
 
-SUPERSESSION_HISTORY = compose(
-    "history_params",
-    # Walks start where a chain is told from: a memory with a successor and no predecessor (a chain's
-    # first), and every member of a supersession cycle, which may have no first (the indexer's
-    # `supersession-cycle` warnings name them). A memory never superseded that replaces nothing has no
-    # history. Walking from every superseded memory instead took the view over the explorer's time limit.
-    """SELECT m.id FROM memories AS m
+
+def supersession_history() -> str:
+    return compose(
+        "history_params",
+        # Walks start where a chain is told from: a memory with a successor and no predecessor (a chain's
+        # first), and every member of a supersession cycle, which may have no first (the indexer's
+        # `supersession-cycle` warnings name them). A memory never superseded that replaces nothing has no
+        # history. Walking from every superseded memory instead took the view over the explorer's time limit.
+        """SELECT m.id FROM memories AS m
 WHERE m.superseded_by IS NOT NULL
     AND NOT EXISTS (SELECT 1 FROM memories AS predecessor WHERE predecessor.superseded_by = m.id)
 UNION
 SELECT m.id FROM problems AS p JOIN memories AS m ON m.path = p.path WHERE p.code = 'supersession-cycle'""",
-    ["history"],
-    # A walk from any member tells the whole chain: keep each chain once, as told from its first memory
-    # (the start that comes out at position 1). In a supersession cycle with no way in, every member is
-    # first of its own walk: there the walk from the smallest id is kept.
-    f"""SELECT {
-        _columns(
-            canned.HISTORY_COLUMNS,
-            {"start_id": "start_id AS chain_id", "position": _integer("position"), "is_start": None},
-        )
-    }
+        ["history"],
+        # A walk from any member tells the whole chain: keep each chain once, as told from its first memory
+        # (the start that comes out at position 1). In a supersession cycle with no way in, every member is
+        # first of its own walk: there the walk from the smallest id is kept.
+        f"""SELECT {
+            _columns(
+                canned.HISTORY_COLUMNS,
+                {"start_id": "start_id AS chain_id", "position": _integer("position"), "is_start": None},
+            )
+        }
 FROM history
 WHERE start_id IN (
     SELECT first.start_id FROM history AS first
@@ -99,17 +105,19 @@ WHERE start_id IN (
         AND (first.link IS NOT 'cycle' OR first.id = (SELECT min(id) FROM history WHERE start_id = first.start_id))
 )
 ORDER BY chain_id, position""",
+    )
+
+
+# each view's SQL, composed when an index run first installs or compares the views
+VIEWS = canned.Composed(
+    {
+        "active_memories": active_memories,
+        "briefings": briefings,
+        "supersession_history": supersession_history,
+        "gardener_proposals": lambda: unbound(canned.QUERIES["gardener"], canned.PARAMS["gardener"]),
+        "attribution": lambda: canned.QUERIES["attribution"],  # it takes no parameters: the canned query itself
+    }
 )
-
-GARDENER_PROPOSALS = unbound(canned.QUERIES["gardener"], canned.PARAMS["gardener"])
-
-VIEWS = {
-    "active_memories": ACTIVE_MEMORIES,
-    "briefings": BRIEFINGS,
-    "supersession_history": SUPERSESSION_HISTORY,
-    "gardener_proposals": GARDENER_PROPOSALS,
-    "attribution": canned.QUERIES["attribution"],  # it takes no parameters: the canned query itself
-}
 
 
 def statements() -> dict[str, str]:

@@ -17,19 +17,21 @@ from yaml.constructor import SafeConstructor
 from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
+from indexer.store import lazy_re
+
 NOT_FLAT = object()
 
-LINE = re.compile(r"^([A-Za-z_][\w-]*):(?:[ \t]+(.*))?$", re.MULTILINE)  # every line of flat frontmatter
-KEY = re.compile(r"[A-Za-z_][\w-]*\Z")
-SINGLE_QUOTED = re.compile(r"'((?:[^']|'')*)'\Z")
-FLOW_LIST = re.compile(r"\[([^\[\]{}'\"#]*)\]\Z")
+LINE = lazy_re.compile(r"^([A-Za-z_][\w-]*):(?:[ \t]+(.*))?$", re.MULTILINE)  # every line of flat frontmatter
+KEY = lazy_re.compile(r"[A-Za-z_][\w-]*\Z")
+SINGLE_QUOTED = lazy_re.compile(r"'((?:[^']|'')*)'\Z")
+FLOW_LIST = lazy_re.compile(r"\[([^\[\]{}'\"#]*)\]\Z")
 # a plain scalar starting with one of these, or holding a comment or a `: `, needs YAML's full rules
 INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 # characters YAML does not allow in a document (it would raise; libyaml reports them)
-NOT_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+NOT_PRINTABLE = lazy_re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 ASCII_PRINTABLE = b"\t\n\r" + bytes(range(0x20, 0x7F))  # the ASCII part of what NOT_PRINTABLE allows
 # YAML's line breaks besides \n: this reader splits lines at \n only, so text holding one goes to libyaml
-OTHER_LINE_BREAKS = re.compile("[\r\x85\u2028\u2029]")
+OTHER_LINE_BREAKS = lazy_re.compile("[\r\x85\u2028\u2029]")
 
 STR = "tag:yaml.org,2002:str"
 NULL = "tag:yaml.org,2002:null"

@@ -8,15 +8,14 @@ and the store files that differ from the last commit (`uncommitted`).
 """
 
 import os
-import re
 import shutil
-import socket
 import subprocess
-import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from indexer.store import lazy_re
 
 # no terminal prompts (a host must never hang on a password), no pager, messages in English for parsing
 ENVIRONMENT = {"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
@@ -102,6 +101,8 @@ def fallback_identity(values: dict[str, str]) -> dict[str, str]:
     """Environment variables that give a commit an author and committer where git's configuration (`values`, keys
     in lower case) names none: `seamless <seamless@HOSTNAME>`. An identity set in the environment
     (GIT_AUTHOR_NAME and the like) still wins, as git lets it."""
+    import socket  # here: only a commit with no identity configured asks (start-up, docs/performance.md)
+
     fallback = {"name": "seamless", "email": f"seamless@{socket.gethostname() or 'localhost'}"}
     env = {}
     for part in ("name", "email"):
@@ -116,6 +117,8 @@ def fallback_identity(values: dict[str, str]) -> dict[str, str]:
 def merge_file(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, bool]:
     """Git's own line-by-line three-way merge of three texts (`git merge-file`): the result, and whether it is
     clean (no conflict, so no conflict markers)."""
+    import tempfile  # here: only a merge needs it, and every command that reads git would pay for its imports
+
     with tempfile.TemporaryDirectory(prefix="seamless-merge-") as folder:
         names = []
         for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
@@ -177,7 +180,7 @@ def repo(root: str | Path) -> Repo | None:
 
 
 # `*.md` under memories/ or notes/, no part of the path hidden or empty (what indexer/store/walk.py finds)
-STORE_PATH = re.compile(r"(?:memories|notes)(?:/[^./][^/]*)+(?<=\.md)")
+STORE_PATH = lazy_re.compile(r"(?:memories|notes)(?:/[^./][^/]*)+(?<=\.md)")
 
 
 def is_store_path(path: str) -> bool:

@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
-from indexer.store import conflict_markers, yaml_loader
+from indexer.store import conflict_markers, lazy_re, yaml_loader
 from indexer.store.problems import Problem, error
 from indexer.store.walk import FolderFds
 
@@ -22,7 +22,7 @@ HANDLER = YAMLHandler()
 BOUNDARY = HANDLER.FM_BOUNDARY  # a line of 3 or more dashes: python-frontmatter's own split
 # frontmatter is a few fields; megabytes of YAML nodes take minutes to load and hold up every run
 MAX_FRONTMATTER_BYTES = 65536
-TOP_LEVEL_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.MULTILINE)
+TOP_LEVEL_KEY = lazy_re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.MULTILINE)
 _SHA1 = hashlib.sha1()
 
 

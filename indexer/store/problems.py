@@ -1,7 +1,8 @@
 """A problem found in one file of the store, how it is printed, and the registry of every problem code."""
 
-import re
 from dataclasses import dataclass
+
+from indexer.store.printable import escaped
 
 ERROR = "error"
 WARNING = "warning"
@@ -118,16 +119,6 @@ class Problem:
         """
         path = f"{prefix.rstrip('/')}/{self.path}" if prefix else self.path
         return f"{escaped(path)}:{self.line}: {self.severity} {self.code}: {escaped(self.message)}"
-
-
-CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # C0, DEL, C1, and the Unicode line separators
-
-
-def escaped(text: str) -> str:
-    """`text` with each control character written as Python writes it in a string (`\\n`, `\\x1b`)."""
-    if text.isprintable():
-        return text
-    return CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def _registered(code: str, severity: str) -> str:

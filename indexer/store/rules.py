@@ -1,6 +1,8 @@
-"""The store's small rules, as pure functions: names, scope, status, stage headers, pins."""
+"""The store's small rules, as pure functions: names, ids, scope, status, stage headers, pins."""
 
 import re
+
+from indexer.store import lazy_re
 
 KINDS = ("constraint", "runbook", "protocol", "gotcha", "decision", "refuted", "reference", "stage")
 STAGE_STATUSES = ("open", "in_progress", "blocked", "done")
@@ -8,9 +10,11 @@ LIVE_STAGE_STATUSES = ("open", "in_progress", "blocked")
 GATES = ("human", "ai")
 DESCRIPTION_MAX = 150
 
-KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
-STATUS_LINE = re.compile(r"status[ \t]*:[ \t]*([A-Za-z_]+)[ \t]*(.*)\Z", re.IGNORECASE)
-GATE_TEXT = re.compile(r"[ \t|,;]*gate[ \t]*:[ \t]*([A-Za-z]+)[ \t]*\Z", re.IGNORECASE)
+KEBAB = lazy_re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+STATUS_LINE = lazy_re.compile(r"status[ \t]*:[ \t]*([A-Za-z_]+)[ \t]*(.*)\Z", re.IGNORECASE)
+GATE_TEXT = lazy_re.compile(r"[ \t|,;]*gate[ \t]*:[ \t]*([A-Za-z]+)[ \t]*\Z", re.IGNORECASE)
+# a ULID as text: 26 characters of Crockford base32, the first at most 7 so it fits 128 bits
+ULID_TEXT = lazy_re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}\Z")
 
 
 def is_kebab_case(name: str) -> bool:

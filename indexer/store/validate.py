@@ -7,17 +7,15 @@ import re
 from json.encoder import encode_basestring
 from pathlib import PurePosixPath
 
-from indexer.store import rules, timestamps
+from indexer.store import lazy_re, rules, timestamps
 from indexer.store.parse import ParsedFile
 from indexer.store.problems import Problem, error, warning
 from indexer.store.yaml_loader import Trap
 
 # The whole heading line; closing spaces and #s are stripped in Python (see heading_text): a lazy `(.+?)` before
 # `[ \t#]*$` retried the tail at every character, hours for `# a` and four megabytes of spaces before `x`.
-HEADING = re.compile(r"^#[ \t]+(.+)$", re.MULTILINE)
-FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")  # a fenced code block opens or closes: a `#` line in it is code
-# a ULID as text: 26 characters of Crockford base32, the first at most 7 so it fits 128 bits
-ULID_TEXT = re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}\Z")
+HEADING = lazy_re.compile(r"^#[ \t]+(.+)$", re.MULTILINE)
+FENCE = lazy_re.compile(r" {0,3}(`{3,}|~{3,})")  # a fenced code block opens or closes: a `#` line in it is code
 
 
 class FieldReader:
@@ -76,7 +74,7 @@ class FieldReader:
 
     def ulid(self, key: str, required: bool) -> str | None:
         value = self.meta.get(key)
-        if type(value) is str and ULID_TEXT.match(value):  # the usual case: a ULID as it is stored
+        if type(value) is str and rules.ULID_TEXT.match(value):  # the usual case: a ULID as it is stored
             return value
         if value is not None:
             value = self.text(key)
@@ -85,7 +83,7 @@ class FieldReader:
                 self.error(key, "missing-id", f"{key} is required (a ULID)")
             return None
         value = value.strip().upper()
-        if ULID_TEXT.match(value):
+        if rules.ULID_TEXT.match(value):
             return value
         self.error(key, "malformed-id", f"{key}: {value!r} is not a ULID (26 characters of Crockford base32)")
         return None
@@ -298,7 +296,7 @@ def note_record(parsed: ParsedFile) -> tuple[dict | None, list[Problem]]:
     return record, f.problems
 
 
-FRONTMATTER_ID = re.compile(rb"^id[ \t]*:[ \t]*['\"]?([0-9A-Za-z]{26})['\"]?[ \t]*(?:#.*)?\r?$", re.MULTILINE)
+FRONTMATTER_ID = lazy_re.compile(rb"^id[ \t]*:[ \t]*['\"]?([0-9A-Za-z]{26})['\"]?[ \t]*(?:#.*)?\r?$", re.MULTILINE)
 
 
 def frontmatter_id(data: bytes) -> str | None:
@@ -310,4 +308,4 @@ def frontmatter_id(data: bytes) -> str | None:
     end = data.find(b"\n---", 3)
     found = FRONTMATTER_ID.search(data, 3, end if end >= 0 else len(data))
     value = found.group(1).decode("ascii").upper() if found else None
-    return value if value and ULID_TEXT.match(value) else None
+    return value if value and rules.ULID_TEXT.match(value) else None

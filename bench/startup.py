@@ -1,0 +1,163 @@
+"""Start-up: each command as a whole process on the bundled example store, against `python -c pass` (issue 31).
+
+Agents run the CLI and the hook many times a session, on stores that are mostly small: what a command costs
+there is its start-up. Each command is run RUNS times, each run followed by its yardstick, `python -c pass` of
+the same interpreter, after one warm-up run of each; the ratio is taken pair by pair, so it holds whichever
+state the machine is in. The target is on the wall time; the CPU time (user + system, from wait4) and its ratio
+are printed beside it, steadier on a busy machine. The store is a copy of examples/store in a git repository of
+its own, indexed once before; `write` writes a new memory each run into a second copy, its commit included.
+
+    python -m bench.startup [--runs 20] [--only recall,write] [--before ../old-checkout]
+
+The commands run with this interpreter's `seamless`. `--before DIR` also runs, in the same rounds, the code of
+another checkout (PYTHONPATH=DIR for its commands). The indexer is byte-compiled first, as an install leaves it.
+"""
+
+import argparse
+import compileall
+import itertools
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from .hook import run
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "examples" / "store"
+SEAMLESS = str(Path(sys.executable).with_name("seamless"))
+FLOOR = [sys.executable, "-c", "pass"]
+# issue 31: at most 2x `python -c pass`, a write with its commit at most 3x
+TARGET = {"write": 3.0, "--help": None, "import click": None}
+GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
+
+
+def store_in_git(folder: Path) -> Path:
+    """A copy of examples/store, committed to a git repository of its own."""
+    shutil.copytree(EXAMPLE, folder)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(folder)], check=True)
+    for key, value in (("user.name", "bench"), ("user.email", "bench@example.com")):
+        subprocess.run(["git", "-C", str(folder), "config", key, value], check=True)
+    subprocess.run([*GIT, "-C", str(folder), "add", "-A"], check=True)
+    subprocess.run([*GIT, "-C", str(folder), "commit", "-q", "-m", "the example store"], check=True)
+    return folder
+
+
+def commands(store: Path, db: Path, written: Path, written_db: Path) -> dict[str, tuple[list, bytes]]:
+    """Each command measured: its arguments (a callable for a write: a new name each run) and its stdin."""
+    event = {"session_id": "bench", "cwd": str(store), "source": "startup", "hook_event_name": "SessionStart"}
+    counter = itertools.count()
+    db_ = ["--db", db]
+    return {
+        "index (nothing changed)": ([SEAMLESS, "index", store, *db_], b""),
+        "recall": ([SEAMLESS, "recall", "chroma port", *db_], b""),
+        "briefing": ([SEAMLESS, "briefing", "--project", "seamless", *db_], b""),
+        "history": ([SEAMLESS, "history", "chroma-boot-race", *db_], b""),
+        "show": ([SEAMLESS, "show", "chroma-boot-race", *db_], b""),
+        "status": ([SEAMLESS, "status", store, *db_], b""),
+        "check": ([SEAMLESS, "check", store], b""),
+        "hook session-start": (
+            [SEAMLESS, "hook", "session-start", "--store", store, *db_, "--project", "seamless"],
+            json.dumps(event).encode(),
+        ),
+        "write": (
+            lambda: [
+                *(SEAMLESS, "write", written, "--db", written_db, "--project", "seamless", "--kind", "gotcha"),
+                *("--name", f"bench-gotcha-{next(counter)}", "--description", "The bench server listens on 8123"),
+            ],
+            b"",
+        ),
+        "--help": ([SEAMLESS, "--help"], b""),
+        "import click": ([sys.executable, "-c", "import click"], b""),
+    }
+
+
+def measure(args, stdin: bytes, runs: int, codes: list[str | None]) -> list[dict]:
+    """`args` run with each of `codes` (None: this checkout; else PYTHONPATH), each run followed by the floor, `runs`
+    rounds after a warm-up: per code, the medians and the ratio to the floor, pair by pair."""
+    argv = args if callable(args) else lambda: args
+    envs = [None if code is None else {**os.environ, "PYTHONPATH": code} for code in codes]
+    for env in envs:
+        run(argv(), stdin, env=env)
+        run(FLOOR)
+    pairs: list[list] = [[] for _ in envs]
+    for _ in range(runs):
+        for found, env in zip(pairs, envs):
+            found.append((run(argv(), stdin, env=env)[:2], run(FLOOR)[:2]))
+    return [
+        {
+            "ms": statistics.median(a[0] for a, _ in found) * 1000,
+            "cpu_ms": statistics.median(a[1] for a, _ in found) * 1000,
+            "cpu_ratio": statistics.median(a[1] / b[1] for a, b in found if b[1]),
+            "floor_ms": statistics.median(b[0] for _, b in found) * 1000,
+            "ratio": statistics.median(a[0] / b[0] for a, b in found),
+            "ratio_range": (min(a[0] / b[0] for a, b in found), max(a[0] / b[0] for a, b in found)),
+        }
+        for found in pairs
+    ]
+
+
+def cells(f: dict) -> str:
+    low, high = f["ratio_range"]
+    return f"{f['ms']:.1f} ms | {f['ratio']:.2f}x ({low:.2f}-{high:.2f}) | {f['cpu_ms']:.0f} ms | {f['cpu_ratio']:.2f}x"
+
+
+def compiled(code: str | None) -> None:
+    """Byte-compile the indexer the commands will import (`code`'s, or this interpreter's), as pip does on install
+    and Python on a first run: with PYTHONDONTWRITEBYTECODE set, each run would compile every module again."""
+    where = "import indexer, os; print(os.path.dirname(indexer.__file__))"
+    env = None if code is None else {**os.environ, "PYTHONPATH": code}
+    folder = subprocess.run([sys.executable, "-c", where], capture_output=True, text=True, check=True, cwd="/", env=env)
+    compileall.compile_dir(folder.stdout.strip(), quiet=1)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.startup", description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20, help="timed runs of each command, each beside its floor")
+    parser.add_argument("--only", help="comma-separated names of the commands to measure (default: all)")
+    parser.add_argument(
+        "--before", metavar="DIR", help="also run the code of another checkout (DIR holds its indexer/), in turn"
+    )
+    args = parser.parse_args(argv)
+    codes = [None] if args.before is None else [None, str(Path(args.before).resolve())]
+    for code in codes:
+        compiled(code)
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        store, written = store_in_git(tmp / "store"), store_in_git(tmp / "written")
+        db, written_db = tmp / "store.db", tmp / "written.db"
+        for where, index in ((store, db), (written, written_db)):
+            subprocess.run([SEAMLESS, "index", where, "--db", index], check=True, capture_output=True)
+        measured = commands(store, db, written, written_db)
+        only = set(args.only.split(",")) if args.only else set(measured)
+        print(
+            f"`python -m bench.startup --runs {args.runs}`: the example store ({EXAMPLE.relative_to(REPO)}), each run"
+        )
+        print("followed by `python -c pass`; medians, and the ratio to `python -c pass` pair by pair\n")
+        head = "whole process | ratio (min-max) | CPU | CPU ratio"
+        if args.before:
+            print(f"| command | {head} | before: {head} | target |")
+            print("| --- |" + " ---: | --- | ---: | ---: |" * 2 + " --- |")
+        else:
+            print(f"| command | {head} | target |")
+            print("| --- | ---: | --- | ---: | ---: | --- |")
+        for name, (command, stdin) in measured.items():
+            if name not in only:
+                continue
+            found = measure(command, stdin, args.runs, codes)
+            target = TARGET.get(name, 2.0)
+            verdict = (
+                "" if target is None else f"{target:g}x: " + ("met" if found[0]["ratio"] <= target else "**missed**")
+            )
+            print(f"| {name} | {' | '.join(cells(f) for f in found)} | {verdict} |", flush=True)
+        print(
+            f"\n`python -c pass`: {statistics.median(f['floor_ms'] for f in found):.1f} ms in the last command's runs"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""Regular expressions compiled when first used, not when their module is imported.
+
+A module's patterns stay where they are read, as module constants (`KEBAB = lazy_re.compile(r"...")`), and
+cost nothing until a command uses them: compiling every module's patterns at import cost each command's
+start-up a few ms (docs/performance.md). After its first use a method is an attribute of the object, so a
+hot loop pays no more than with a compiled pattern. It is not a `re.Pattern`: call its methods, never pass
+it to `re.sub()` and the like (to a type checker it is one, so its callers keep their types).
+"""
+
+import functools
+import re
+from typing import TYPE_CHECKING, Any
+
+
+class LazyPattern:
+    """`re.compile(pattern, flags)`, done the first time one of its attributes is read."""
+
+    def __init__(self, pattern: str | bytes, flags: int = 0):
+        self._arguments = (pattern, flags)
+
+    @functools.cached_property
+    def _compiled(self) -> re.Pattern:
+        return re.compile(*self._arguments)
+
+    def __getattr__(self, name: str) -> Any:
+        # reached only for what the object does not hold yet: each attribute is looked up once, then kept
+        if name.startswith("_"):
+            raise AttributeError(name)
+        value = getattr(self._compiled, name)
+        setattr(self, name, value)
+        return value
+
+    def __repr__(self) -> str:
+        return f"lazy_re.compile{self._arguments!r}"
+
+
+if TYPE_CHECKING:
+    from re import compile
+else:
+    compile = LazyPattern

@@ -1,0 +1,17 @@
+"""Store text printed on one line: its control characters shown escaped.
+
+A file named with a newline cannot print a second, forged line (a problem, a recall result), nor a terminal
+escape sequence hide one. Apart from problems.py, whose registry a command that only prints store text (recall,
+history, show) need not import.
+"""
+
+from indexer.store import lazy_re
+
+CONTROL = lazy_re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # C0, DEL, C1, and the Unicode line separators
+
+
+def escaped(text: str) -> str:
+    """`text` with each control character written as Python writes it in a string (`\\n`, `\\x1b`)."""
+    if text.isprintable():
+        return text
+    return CONTROL.sub(lambda m: repr(m.group())[1:-1], text)

@@ -1,0 +1,122 @@
+"""What a command costs before it does anything (issue 31): it imports what it uses, and a module's regular
+expressions are compiled when first used. Timed by `python -m bench.startup`, never here."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from conftest import EXAMPLE_STORE
+
+from indexer.front.cli import ELSEWHERE, cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# the gardener's reading of words and values, the explorer, and the readers of the store's git history
+GARDENER = {"indexer.store.wording", "indexer.store.sameness", "Stemmer"}
+GARDENER_PREFIX = "indexer.index.gardener_"
+HISTORY = {"indexer.index.revisions", "indexer.query.revisions", "indexer.front.revisions"}
+YAML = {"yaml", "frontmatter", "indexer.store.parse"}
+
+
+def imported_by_command(args: list, cwd: Path, stdin: bytes = b"") -> set[str]:
+    """Every module the real `seamless ARGS` process, run in `cwd`, had imported when it exited with 0."""
+    out = cwd / "modules.txt"
+    probe = (
+        "import atexit, sys\n"
+        "atexit.register(lambda out=sys.argv[1]: open(out, 'w').write('\\n'.join(sorted(sys.modules))))\n"
+        "sys.argv = ['seamless', *sys.argv[2:]]\n"
+        "from indexer.front.cli import cli\n"
+        "cli()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, out, *map(str, args)], input=stdin, capture_output=True, cwd=cwd
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    return set(out.read_text().split())
+
+
+def front_modules_elsewhere() -> set[str]:
+    return {target.split(":")[0] for target in ELSEWHERE.values()}
+
+
+def test_the_readers_import_neither_the_gardener_nor_datasette_nor_the_history(example_db, tmp_path):
+    """recall, briefing and the session-start hook: what agents run most, each a whole process."""
+    event = json.dumps({"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "SessionStart"}).encode()
+    db = ["--db", example_db]
+    commands = {
+        "recall": (["recall", "chroma port", *db], b""),
+        "briefing": (["briefing", "--project", "seamless", *db], b""),
+        "hook": (["hook", "session-start", "--store", EXAMPLE_STORE, *db, "--project", "seamless"], event),
+        # no project given: the git root of the event's cwd is looked up (git, but not its history)
+        "hook, no project": (["hook", "session-start", "--store", EXAMPLE_STORE, *db], event),
+        "history": (["history", "chroma-boot-race", *db], b""),
+    }
+    for name, (args, stdin) in commands.items():
+        modules = imported_by_command(args, tmp_path, stdin)
+        assert "indexer.query.queries" in modules, name  # the probe saw the command run
+        unwanted = modules & (GARDENER | HISTORY | YAML | front_modules_elsewhere() - {"indexer.front.hook"})
+        unwanted |= {m for m in modules if m.startswith(GARDENER_PREFIX) or m.split(".")[0] == "datasette"}
+        assert not unwanted, f"{name} imports {sorted(unwanted)}"
+        if name in ("recall", "briefing", "hook", "history"):
+            assert "indexer.store.git" not in modules, name
+
+
+def test_an_index_run_with_nothing_to_do_reads_no_yaml_and_no_gardener(example_db, tmp_path):
+    store = shutil.copytree(EXAMPLE_STORE, tmp_path / "store")  # its files' times as old as the checkout's
+    db = tmp_path / "seamless.db"
+    imported_by_command(["index", store, "--db", db], tmp_path)  # the first run reads everything
+    modules = imported_by_command(["index", store, "--db", db], tmp_path)
+    assert "indexer.index.build" in modules
+    unwanted = modules & (GARDENER | YAML | {"indexer.index.writer", "indexer.store.validate"})
+    assert not unwanted and not any(m.startswith(GARDENER_PREFIX) for m in modules), sorted(unwanted)
+
+
+@pytest.mark.parametrize("name", sorted(ELSEWHERE))
+def test_a_command_kept_elsewhere_is_loaded_under_its_name(name):
+    """`seamless --help` lists it, and running it imports its module of ELSEWHERE (and no other, above)."""
+    with click.Context(cli) as ctx:
+        assert name in cli.list_commands(ctx)
+        assert cli.get_command(ctx, name).name == name
+
+
+def test_no_module_compiles_a_regular_expression_when_it_is_imported():
+    """Every module of indexer/ and plugins/ imported, none compiles a pattern in its own module-level code (a
+    pattern compiled by another library when first imported is that library's). Not yet `store/wording.py` and
+    `store/sameness.py`, the gardener's reading (issue 31, its rewrite): the commands that do not read with them
+    do not import them (above)."""
+    exempt = {"indexer/store/wording.py", "indexer/store/sameness.py"}
+    modules = sorted(
+        ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for path in [*(ROOT / "indexer").rglob("*.py"), *(ROOT / "plugins").glob("*.py")]
+        if path.name != "__main__.py" and path.relative_to(ROOT).as_posix() not in exempt
+    )
+    probe = (
+        "import importlib, json, re, sys\n"
+        "root, modules = sys.argv[1], sys.argv[2:]\n"
+        "found, original = [], re._compile\n"
+        "def spy(pattern, flags):\n"
+        "    frame = sys._getframe(1)\n"
+        "    while frame is not None and frame.f_code.co_name != '<module>':\n"
+        "        frame = frame.f_back\n"
+        "    if frame is not None and frame.f_code.co_filename.startswith(root):\n"
+        "        found.append([frame.f_code.co_filename[len(root):], str(pattern)[:60]])\n"
+        "    return original(pattern, flags)\n"
+        "re._compile = spy\n"
+        "for module in modules:\n"
+        "    importlib.import_module(module)\n"
+        "exec(compile('import re\\nX = re.compile(\"control\")', root + 'indexer/control.py', 'exec'), {})\n"
+        "print(json.dumps(found))\n"
+    )
+    # Datasette first, as it is loaded in use: it imports the plugins registered as its entry points
+    done = subprocess.run(
+        [sys.executable, "-c", probe, f"{ROOT}/", "datasette.app", *modules], capture_output=True, text=True, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    ours = [(path, pattern) for path, pattern in json.loads(done.stdout) if path.startswith(("indexer/", "plugins/"))]
+    assert ("indexer/control.py", "control") in ours  # the spy sees a module-level pattern
+    compiled = [(path, pattern) for path, pattern in ours if path not in exempt | {"indexer/control.py"}]
+    assert not compiled, compiled

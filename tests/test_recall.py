@@ -229,7 +229,7 @@ def test_recall_reads_the_matches_once_and_joins_rows_to_them(example_db, sql, p
     assert full_text and len(full_text) <= (6 if sql == queries.QUERIES["recall"] else 7), plan
 
 
-@pytest.mark.parametrize("sql", [queries.RECALL_SUPERSEDED, canned.RECALL_SUPERSEDED_SHOWN], ids=["cli", "page"])
+@pytest.mark.parametrize("sql", [canned.RECALL_SUPERSEDED, canned.RECALL_SUPERSEDED_SHOWN], ids=["cli", "page"])
 def test_the_old_truths_pass_over_a_match_that_was_never_superseded_without_reading_its_row(example_db, sql):
     # a common word matches half the store: reading every match's row to find the superseded ones was most of the
     # recall page's time at 100,000 memories; their rowids come from the partial index instead

@@ -159,6 +159,29 @@ def test_two_new_memories_at_one_path_are_both_kept(pair):
         ]
 
 
+def test_a_memory_deleted_beside_a_new_one_like_it_is_no_rename_of_it(pair):
+    """a deletes queue-lock and writes queue-lock-v2 with the same text (another memory: its own id) while b
+    appends to queue-lock: git's rename detection would take one for the other and put b's text in the new one."""
+    a, b = pair
+    text = "The queue lock is held across restarts.\nIt is released by the reaper.\nNever by hand.\n"
+    a.write("queue-lock", "The queue lock is held across restarts", body=text)
+    a.sync()
+    b.sync()
+    a.delete("queue-lock")
+    a.write("queue-lock-v2", "The queue lock is held across restarts", body=text)
+    written = (a.store / "memories/fleet/queue-lock-v2.md").read_bytes()
+    a.sync()
+    kept = b.append("queue-lock", "Still held on b.")
+    result = b.sync()
+    assert result.conflicts_resolved == [
+        {"id": kept.id, "path": "memories/fleet/queue-lock.md", "rule": "delete-vs-edit"}
+    ]
+    a.sync()
+    assert a.files() == b.files()
+    assert "Still held on b." in (a.store / "memories/fleet/queue-lock.md").read_text()
+    assert (a.store / "memories/fleet/queue-lock-v2.md").read_bytes() == written
+
+
 def one_second_memory(memory_id: str, description: str) -> str:
     """A memory `queue-lock` of project fleet, created at one fixed second (as two hosts' writes may be)."""
     return (

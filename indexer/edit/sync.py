@@ -424,8 +424,13 @@ def _merge_commit(run: _Run, fetched: str) -> None:
     repo = run.repo
     report = repo.git_file(REPORT)
     report.unlink(missing_ok=True)
-    # a clone that shares no history with the remote yet (two hosts that set up at once) is merged all the same
-    done = _git_merge(repo, "--no-ff", "--no-commit", "--allow-unrelated-histories", fetched, report=report)
+    # a clone that shares no history with the remote yet (two hosts that set up at once) is merged all the same.
+    # Renames: only a file moved unchanged is followed. Two small memories share most lines (the frontmatter's
+    # keys, timestamps of one second), so git's default (50% alike) takes a memory deleted on one side and
+    # another added there for a rename, and lays the other side's edit of the one onto the other.
+    done = _git_merge(
+        repo, "--no-ff", "--no-commit", "--allow-unrelated-histories", "-X", "find-renames=100%", fetched, report=report
+    )
     if not repo.git_file("MERGE_HEAD").exists():  # refused before it began (a local change in the way)
         raise _merge_refused(run, done)
     atomic.crash_point("sync-merging")

@@ -1,5 +1,6 @@
 """`seamless sync` and `seamless git-setup` against real git: a bare remote and clones in a temporary folder."""
 
+import contextlib
 import json
 import os
 import signal
@@ -12,7 +13,9 @@ from fleet import Host, fleet, git, isolate_git, markers
 
 from indexer.edit.driver_setup import driver_command
 from indexer.edit.sync import SyncError, sync
+from indexer.index.build import index_store
 from indexer.query import queries
+from indexer.sqlite import sqlite3
 
 
 @pytest.fixture(autouse=True)
@@ -138,21 +141,88 @@ def test_two_new_memories_at_one_path_are_both_kept(pair):
     a, b = pair
     first = a.write("redis-port", "Redis listens on 6379")
     a.sync()
-    # created later, or in the same second with the greater text (its id, written first, is the greater)
+    # created later, or in the same second with the greater id (a ULID counts milliseconds)
     second = b.write("redis-port", "Redis listens on 6380")
     result = b.sync()
     assert result.conflicts_resolved == [{"id": second.id, "path": "memories/fleet/redis-port-2.md", "rule": "add-add"}]
     a.sync()
     assert a.files() == b.files()
-    paths = {"memories/fleet/redis-port.md": first.id, "memories/fleet/redis-port-2.md": second.id}
     for host in (a, b):
-        # both kept: one is indexed (the earliest created, then the first path: SPEC section 5), and the other
-        # waits for a person as a file with the error duplicate-name
-        (indexed,) = host.rows("select path, id from memories where name = 'redis-port'")
-        assert paths[indexed[0]] == indexed[1]
+        # both kept: the one at the name's path is indexed (SPEC section 5), and the other waits for a person as
+        # a file with the error duplicate-name
+        assert host.rows("select path, id from memories where name = 'redis-port'") == [
+            ("memories/fleet/redis-port.md", first.id)
+        ]
         errors = [row for row in needs_human(host) if row["section"] == "error"]
-        (other,) = set(paths) - {indexed[0]}
-        assert [(row["path"], row["detail"]) for row in errors] == [(other, "line 4: duplicate-name")]
+        assert [(row["path"], row["detail"]) for row in errors] == [
+            ("memories/fleet/redis-port-2.md", "line 4: duplicate-name")
+        ]
+
+
+def test_a_memory_deleted_beside_a_new_one_like_it_is_no_rename_of_it(pair):
+    """a deletes queue-lock and writes queue-lock-v2 with the same text (another memory: its own id) while b
+    appends to queue-lock: git's rename detection would take one for the other and put b's text in the new one."""
+    a, b = pair
+    text = "The queue lock is held across restarts.\nIt is released by the reaper.\nNever by hand.\n"
+    a.write("queue-lock", "The queue lock is held across restarts", body=text)
+    a.sync()
+    b.sync()
+    a.delete("queue-lock")
+    a.write("queue-lock-v2", "The queue lock is held across restarts", body=text)
+    written = (a.store / "memories/fleet/queue-lock-v2.md").read_bytes()
+    a.sync()
+    kept = b.append("queue-lock", "Still held on b.")
+    result = b.sync()
+    assert result.conflicts_resolved == [
+        {"id": kept.id, "path": "memories/fleet/queue-lock.md", "rule": "delete-vs-edit"}
+    ]
+    a.sync()
+    assert a.files() == b.files()
+    assert "Still held on b." in (a.store / "memories/fleet/queue-lock.md").read_text()
+    assert (a.store / "memories/fleet/queue-lock-v2.md").read_bytes() == written
+
+
+def one_second_memory(memory_id: str, description: str) -> str:
+    """A memory `queue-lock` of project fleet, created at one fixed second (as two hosts' writes may be)."""
+    return (
+        f"---\nid: {memory_id}\nkind: gotcha\nname: queue-lock\ndescription: {description}\nproject: fleet\n"
+        f"created: 2026-12-04T12:00:00Z\nupdated: 2026-12-04T12:00:00Z\n---\n{description}.\n"
+    )
+
+
+@pytest.mark.parametrize("smaller_id_on", ["a", "b"])
+def test_two_memories_of_one_name_created_in_one_second_leave_the_name_to_one_everywhere(pair, tmp_path, smaller_id_on):
+    """Rule 4 when neither is later-created: the smaller id stays at the name's path, and that is the memory every
+    index keeps (SPEC 5: `x.md` comes before `x-2.md`) and a write by that name edits, on every host."""
+    a, b = pair
+    smaller, greater = "01K9ZZ0000000000000000000A", "01K9ZZ0000000000000000000B"
+    ids = {"a": smaller, "b": greater} if smaller_id_on == "a" else {"a": greater, "b": smaller}
+    for host in (a, b):  # by hand: the sync commits them
+        (host.store / "memories/fleet/queue-lock.md").write_text(one_second_memory(ids[host.name], f"On {host.name}"))
+    a.sync()
+    result = b.sync()
+    assert result.conflicts_resolved == [{"id": greater, "path": "memories/fleet/queue-lock-2.md", "rule": "add-add"}]
+    a.sync()
+    assert a.files() == b.files()
+    assert f"id: {smaller}" in a.files()["memories/fleet/queue-lock.md"].decode()
+    fresh = tmp_path / "fresh.db"
+    index_store(a.store, fresh, full=True)
+    for db in (a.db, b.db, fresh):  # each host's index as its sync left it, and one built from the files
+        with contextlib.closing(sqlite3.connect(db)) as conn:
+            kept = conn.execute("select path, id from memories where name = 'queue-lock'").fetchall()
+            errors = conn.execute("select path, code, message from problems where severity = 'error'").fetchall()
+        assert kept == [("memories/fleet/queue-lock.md", smaller)], db
+        assert errors == [
+            (
+                "memories/fleet/queue-lock-2.md",
+                "duplicate-name",
+                "name 'queue-lock' (project fleet) is also used by memories/fleet/queue-lock.md "
+                "(created 2026-12-04T12:00:00Z, as this one was): the first path is indexed",
+            )
+        ], db
+    for host in (a, b):  # the name names that memory on every host
+        host.append("queue-lock", f"Appended on {host.name}.")
+        assert f"Appended on {host.name}." in (host.store / "memories/fleet/queue-lock.md").read_text()
 
 
 def test_a_plain_git_pull_merges_memories_the_same_way(pair):

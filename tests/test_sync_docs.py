@@ -77,22 +77,30 @@ def after_an_unsafe_one() -> tuple[str, str]:
 @pytest.fixture(scope="module")
 def diverged(tmp_path_factory):
     """Two hosts, then on each: a supersede of one memory, a memory written at one name, and a third memory
-    deleted on a and appended to on b. a has synced; b has only committed (each write is a commit)."""
+    deleted on a and appended to on b. a has synced; b has only committed (each write is a commit).
+
+    Both hosts first write `chroma-port` and `queue-lock`, a first: after the add/add a's memories keep the names
+    on both hosts (created earlier, or in the same second with the smaller id: docs/sync.md, rule 4), so the memory b
+    supersedes and appends to by name is the one a superseded and deleted."""
     folder = tmp_path_factory.mktemp("diverged")
     with pytest.MonkeyPatch.context() as monkeypatch:
         isolate_git(monkeypatch, folder)
         a, b = fleet_of(folder)
+        first = {}
         for host in (a, b):
-            host.write("chroma-port", "Chroma listens on 8000")
-            host.write("queue-lock", "The queue lock is held across restarts")
+            first[host.name] = [
+                host.write("chroma-port", "Chroma listens on 8000").id,
+                host.write("queue-lock", "The queue lock is held across restarts").id,
+            ]
             host.sync()
         a.write("chroma-port-8001", "Chroma listens on 8001", supersedes="chroma-port")
         a.write("redis-port", "Redis listens on 6379")
         a.delete("queue-lock")
         a.sync()
-        b.write("chroma-port-9000", "Chroma listens on 9000", supersedes="chroma-port")
+        replaced = b.write("chroma-port-9000", "Chroma listens on 9000", supersedes="chroma-port")
         b.write("redis-port", "Redis listens on 6380")
-        b.append("queue-lock", "Still held on b.")
+        appended = b.append("queue-lock", "Still held on b.")
+        assert [replaced.superseded, appended.id] == first["a"]  # the memories a superseded and deleted
     return folder
 
 

@@ -22,7 +22,7 @@ from indexer.edit.store_write import store_lock
 from indexer.index import build, database
 from indexer.index.revisions import TRAILER
 from indexer.sqlite import sqlite3
-from indexer.store import conflict_markers, git
+from indexer.store import conflict_markers, crossfile, git
 from indexer.store.git import GitError
 
 HAND_EDITS = "hand edits"
@@ -424,8 +424,13 @@ def _merge_commit(run: _Run, fetched: str) -> None:
     repo = run.repo
     report = repo.git_file(REPORT)
     report.unlink(missing_ok=True)
-    # a clone that shares no history with the remote yet (two hosts that set up at once) is merged all the same
-    done = _git_merge(repo, "--no-ff", "--no-commit", "--allow-unrelated-histories", fetched, report=report)
+    # a clone that shares no history with the remote yet (two hosts that set up at once) is merged all the same.
+    # Renames: only a file moved unchanged is followed. Two small memories share most lines (the frontmatter's
+    # keys, timestamps of one second), so git's default (50% alike) takes a memory deleted on one side and
+    # another added there for a rename, and lays the other side's edit of the one onto the other.
+    done = _git_merge(
+        repo, "--no-ff", "--no-commit", "--allow-unrelated-histories", "-X", "find-renames=100%", fetched, report=report
+    )
     if not repo.git_file("MERGE_HEAD").exists():  # refused before it began (a local change in the way)
         raise _merge_refused(run, done)
     atomic.crash_point("sync-merging")
@@ -532,7 +537,7 @@ def _both_added(repo: Repo, path: str) -> dict:
     """Rule 4: two new files at one path are both kept; the later-created one moves to the next free `-2` path."""
     ours = repo.run("cat-file", "blob", f":2:{path}", text=False).stdout
     theirs = repo.run("cat-file", "blob", f":3:{path}", text=False).stdout
-    earlier, later = sorted([ours, theirs], key=lambda data: (_created(data), data))
+    earlier, later = sorted([ours, theirs], key=lambda data: _earlier_first(path, data))
     stem = path.removesuffix(".md")
     n = 2
     while (repo.top / f"{stem}-{n}.md").exists() or repo.run("ls-files", "--", f"{stem}-{n}.md").stdout:
@@ -551,11 +556,15 @@ def _blob(repo: Repo, data: bytes) -> str:
     return repo.run("hash-object", "-w", "--stdin", input=data, text=False).stdout.decode().strip()
 
 
-def _created(data: bytes) -> str:
+def _earlier_first(path: str, data: bytes) -> tuple:
+    """Rule 4's order, the indexer's (SPEC 5) for two files at one path: the earlier created stays and keeps the
+    name; in one second, the smaller id (a ULID counts milliseconds), then the smaller text: on every host alike."""
     try:
-        return merge.read(data).time("created") or ""
+        side = merge.read(data)
+        created, memory_id = side.time("created"), side.id or ""
     except merge.CannotMerge:
-        return ""
+        created, memory_id = None, ""
+    return (*crossfile.precedence(created, path), memory_id, data)
 
 
 def _id_of(file: Path) -> str | None:

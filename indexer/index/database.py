@@ -17,13 +17,14 @@ DATABASE = "seamless"  # the index's name in the explorer: its URLs, metadata.ym
 
 # bump when schema.sql, fts.py or a rule changes: an older index gets the new parts on open, and its next
 # run reads every file (its rows and problems were made by older rules)
-SCHEMA_VERSION = 18  # 8: real-time timestamps, note titles outside code, YAML error lines; 9: ctime_ns; 10: index_meta;
+SCHEMA_VERSION = 19  # 8: real-time timestamps, note titles outside code, YAML error lines; 9: ctime_ns; 10: index_meta;
 # 11: index_watch; 12: memories_overview; 13: revisions, revision_commits, revision_texts, concurrent_edits,
 # memories.supersedes
 # 14: gardener_words, gardener_terms, gardener_findings; 15: gardener_words' key, member and reading,
 # gardener_groups, gardener_common, gardener_findings' rank and updated; 16: memories_project_newest;
 # 17: conflict-markers;
-# 18: memories_model, memories_stage_status, memory_tags (the explorer's facets and orders)
+# 18: memories_model, memories_stage_status, memory_tags (the explorer's facets and orders);
+# 19: of two files giving one id or name in one second, `x.md` before `x-2.md`
 _savepoints = itertools.count()
 # PRAGMA application_id of every index (the bytes "SEAM"): a SQLite file without it is not ours, unless it is
 # an index made before it was set (our user_version and bookkeeping tables), which is stamped when next written

@@ -23,8 +23,15 @@ class Entry:
 
     @property
     def precedence(self) -> tuple[str, str]:
-        """Earliest created first, then the first path in sort order."""
-        return (self.created or "\uffff", self.path)
+        return precedence(self.created, self.path)
+
+
+def precedence(created: str | None, path: str) -> tuple[str, str]:
+    """Which of two files giving one id or name keeps it, least first (SPEC 5): the earliest created (none: last),
+    then the first path in sort order, each without its `.md`, so `x.md` comes before `x-2.md` (in byte order
+    it would come after). So of two memories of one name created in the same second, which a sync's rule 4 (SPEC
+    10) leaves at `x.md` and `x-2.md`, the one at `x.md` keeps the name on every host, as the sync said."""
+    return (created or "\uffff", path.removesuffix(".md"))
 
 
 LineOf = Callable[[str, str], int]  # (path, frontmatter key) -> line in that file
@@ -43,9 +50,11 @@ def _losers(groups: dict, code: str, what: Callable[[Entry], str], key: str, lin
                 code,
                 f"{what(e)} is also used by {winner.path} "
                 + (
-                    f"(created {winner.created}); the earliest created is indexed"
-                    if winner.created
-                    else "and neither has a created date: the first path is indexed"
+                    "and neither has a created date: the first path is indexed"
+                    if not winner.created
+                    else f"(created {winner.created}, as this one was): the first path is indexed"
+                    if winner.created == e.created
+                    else f"(created {winner.created}); the earliest created is indexed"
                 ),
             )
     return losers

@@ -63,13 +63,13 @@ RULES = (
         "duplicate-id",
         ERROR,
         "two memories share an id, or two notes do (a memory and a note may): the earliest `created` (then the "
-        "first path) is indexed, each other one gets the error",
+        "first path, `x.md` before `x-2.md`) is indexed, each other one gets the error",
     ),
     Rule(
         "duplicate-name",
         ERROR,
-        "two active memories of a project share a name: the earliest `created` (then the first path) is indexed, "
-        "each other one gets the error",
+        "two active memories of a project share a name: the earliest `created` (then the first path, `x.md` "
+        "before `x-2.md`) is indexed, each other one gets the error",
     ),
     Rule("description-too-long", WARNING, "a description over 150 characters"),
     Rule("description-multiline", WARNING, "a description of several lines (folded onto one)"),

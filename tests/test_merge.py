@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 
 from indexer.edit.frontmatter_edit import MEMORY_ORDER
 from indexer.edit.merge import CannotMerge, merge, run_driver
+from indexer.store import conflict_markers
+from indexer.store.git import merge_file
 from indexer.store.parse import parse_bytes
 from indexer.store.validate import memory_record
 
@@ -162,7 +164,7 @@ def test_supersedes_added_on_one_side_lands_after_superseded_by():
 
 def test_two_new_memories_at_one_path_are_not_merged():
     other = memory().replace(X.encode(), M1.encode())
-    with pytest.raises(CannotMerge, match="two different files"):
+    with pytest.raises(CannotMerge, match="two different memories"):
         merge(None, memory(), other)
     with pytest.raises(CannotMerge):  # plain notes with no id: no way to tell they are one note
         merge(None, b"# A\n\nfirst\n", b"# A\n\nsecond\n")
@@ -188,6 +190,27 @@ def test_the_driver_falls_back_to_gits_own_merge(tmp_path):
     theirs.write_bytes(b"---\nid: [\n---\n1\n2\n3\n4\nFIVE\n")
     assert run_driver(base, ours, theirs, "memories/x.md") == 1  # a conflict: git records it as any other
     assert b"<<<<<<< ours" in ours.read_bytes()
+
+
+def test_the_driver_never_merges_two_memories_line_by_line(tmp_path):
+    """git's rename detection can hand the driver a deleted memory and a new, similar one as one file: a line merge
+    would come out clean and lay one memory's edit onto the other. Both stay whole, between markers, a conflict."""
+    base, ours, theirs = tmp_path / "O", tmp_path / "A", tmp_path / "B"
+    base.write_bytes(memory())
+    other = memory(description="Redis listens on 6379").replace(X.encode(), M1.encode())
+    ours.write_bytes(other)  # the new memory git took for the old one, renamed
+    theirs.write_bytes(memory(body="Seen on boot.\nStill held on b.\n"))  # an append to the old one
+    assert merge_file(base.read_bytes(), other, theirs.read_bytes())[1]  # git's own line merge would be clean
+    assert run_driver(base, ours, theirs, "memories/seamless/redis-port.md") == 1
+    data = ours.read_bytes()
+    assert data.startswith(f"<<<<<<< ours (two different memories at one path: ids {M1} and {X})\n".encode())
+    assert (
+        other in data
+        and theirs.read_bytes() in data
+        and data.endswith(b"=======\n" + theirs.read_bytes() + b">>>>>>> theirs\n")
+    )
+    (conflict,) = conflict_markers.find_bytes(data)  # the index names the markers' lines: the error conflict-markers
+    assert (conflict.start, conflict.middle, conflict.end) == (1, other.count(b"\n") + 2, data.count(b"\n"))
 
 
 def test_the_driver_writes_the_merge_and_reports_it(tmp_path, monkeypatch):

@@ -38,6 +38,11 @@ class CannotMerge(Exception):
     """The file cannot be merged by the store's rules (the message says why): git's own merge takes it."""
 
 
+class DifferentMemories(CannotMerge):
+    """Two memories (two ids) at one path: no line of one may be merged into the other, so the driver leaves the
+    whole file to a person (git's rename detection can pair a deleted memory with a new, similar one)."""
+
+
 @dataclass
 class Merged:
     """The merged file, and how it was made."""
@@ -124,8 +129,10 @@ def merge(base: bytes | None, ours: bytes, theirs: bytes, path: str = "") -> Mer
         b = None  # a base git made from a conflicted merge of its own (criss-cross history): no common version
     if (o.doc is None) != (t.doc is None):
         raise CannotMerge("one side has frontmatter and the other has none")
-    if o.id != t.id or (not base and o.id is None):
-        raise CannotMerge("two different files at one path: " + (f"ids {o.id} and {t.id}" if o.id != t.id else "no id"))
+    if o.id != t.id:
+        raise DifferentMemories(f"two different memories at one path: ids {o.id} and {t.id}")
+    if not base and o.id is None:
+        raise CannotMerge("two different files at one path: no id")
     if b is not None and (b.doc is None) != (o.doc is None):
         b = None
     merged = Merged(b"", o.id)
@@ -252,13 +259,36 @@ def _appended(base: str, body: str) -> str | None:
     return added or None
 
 
+def whole_file_conflict(ours: bytes, theirs: bytes, why: str) -> bytes:
+    """Both sides whole between git's conflict markers, the first marker saying why they were not merged."""
+
+    def ended(data: bytes) -> bytes:
+        return data if data.endswith(b"\n") or not data else data + b"\n"
+
+    return (
+        b"<<<<<<< ours ("
+        + why.encode("utf-8")
+        + b")\n"
+        + ended(ours)
+        + b"=======\n"
+        + ended(theirs)
+        + b">>>>>>> theirs\n"
+    )
+
+
 def run_driver(base: Path, ours: Path, theirs: Path, path: str) -> int:
     """What git runs for a `merge=seamless` file changed on both sides (`%O %A %B %P`): the merged file is
-    written over `ours`; 0 when it merged cleanly. A file the rules cannot read is left to git's own merge,
-    whose conflict (non-zero) git records as for any file."""
+    written over `ours`; 0 when it merged cleanly. Two memories at one path (two ids) are a conflict, each side
+    whole between markers; a file the rules cannot read is left to git's own merge, whose conflict (non-zero) git
+    records as for any file."""
     versions = [p.read_bytes() for p in (base, ours, theirs)]
     try:
         merged = merge(versions[0] or None, versions[1], versions[2], path)
+    except DifferentMemories as e:
+        # the whole of each side between markers, never a line merge of two memories; `seamless index` names the
+        # markers (conflict-markers) and no commit or push of ours carries them
+        ours.write_bytes(whole_file_conflict(versions[1], versions[2], str(e)))
+        return 1
     except CannotMerge:
         data, clean = git.merge_file(*versions)
         ours.write_bytes(data)

@@ -34,38 +34,11 @@ recall_scope AS (
     FROM recall_params
 ),
 
-recall_memory_hit AS MATERIALIZED (
-    -- which matching rows hold which terms, for `matched` and the common terms' bonus: a term's own matches when
-    -- it is in the expression (at most recall_terms.COMMON_DOCS), else the expression's matches that hold it.
-    -- Not needed when every term is required: every row holds them all.
-    SELECT t.n, t.common, memories_fts.rowid AS fts_rowid
-    FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN memories_fts
-    WHERE NOT q.every_term
-        AND memories_fts MATCH CASE WHEN t.common THEN '(' || q.fts || ') AND ' || t.fts ELSE t.fts END
-),
-
-recall_memory_held AS MATERIALIZED (
-    -- how many common terms each matching row holds
-    SELECT fts_rowid, count(*) AS common_held FROM recall_memory_hit WHERE common GROUP BY fts_rowid
-),
-
-recall_note_hit AS MATERIALIZED (
-    SELECT t.n, t.common, notes_fts.rowid AS fts_rowid
-    FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN notes_fts
-    WHERE NOT q.every_term
-        AND notes_fts MATCH CASE WHEN t.common THEN '(' || q.fts || ') AND ' || t.fts ELSE t.fts END
-),
-
-recall_note_held AS MATERIALIZED (
-    SELECT fts_rowid, count(*) AS common_held FROM recall_note_hit WHERE common GROUP BY fts_rowid
-),
-
 recall_memory_best AS MATERIALIZED (
     -- no project: the best matches, valid or not, with their rows (LIMIT 0, nothing is read, when there is
     -- a project). The ranking is a subquery the join reads: materialized directly, SQLite built a record of
     -- every match for its sort.
-    SELECT b.fts_rowid, b.fts_rank, m.id, m.path, m.project, m.kind, m.name, m.description, m.updated,
-        VALID_AT(m, (SELECT as_of FROM recall_scope)) AS valid
+    SELECT b.fts_rowid, b.fts_rank, m.id, m.valid_from, m.created, VALID_AT(m, (SELECT as_of FROM recall_scope)) AS valid
     FROM (
         SELECT memories_fts.rowid AS fts_rowid, MEMORY_RANK AS fts_rank
         FROM memories_fts
@@ -88,13 +61,15 @@ recall_best_decides AS (
 ),
 
 recall_memory_ranked AS MATERIALIZED (
-    SELECT fts_rowid, fts_rank, id, path, project, kind, name, description, updated FROM recall_memory_best
+    -- the candidates: the memories that best match, in scope and valid at as_of (the rest of their rows is read
+    -- for the results only)
+    SELECT fts_rowid, fts_rank, id, valid_from, created
+    FROM recall_memory_best
     WHERE valid AND (SELECT decided FROM recall_best_decides)
     UNION ALL
     -- otherwise every match in scope and valid at as_of is ranked (LIMIT 0 when the best matches decided)
     SELECT * FROM (
-        SELECT memories_fts.rowid AS fts_rowid, MEMORY_RANK AS fts_rank,
-            m.id, m.path, m.project, m.kind, m.name, m.description, m.updated
+        SELECT memories_fts.rowid AS fts_rowid, MEMORY_RANK AS fts_rank, m.id, m.valid_from, m.created
         FROM memories_fts CROSS JOIN memories AS m ON m.rowid = memories_fts.rowid
         WHERE memories_fts MATCH (SELECT fts FROM recall_query)
             AND VALID_AT(m, (SELECT as_of FROM recall_scope))
@@ -110,7 +85,7 @@ recall_memory_ranked AS MATERIALIZED (
 
 recall_note_best AS MATERIALIZED (
     -- notes have no validity: with no project the FTS table alone ranks them, as the memories' best above
-    SELECT b.fts_rowid, b.fts_rank, coalesce(n.id, n.path) AS id
+    SELECT b.fts_rowid, b.fts_rank, coalesce(n.id, n.path) AS id, n.path, n.project, n.title, n.updated, n.created
     FROM (
         SELECT notes_fts.rowid AS fts_rowid, NOTE_RANK AS fts_rank
         FROM notes_fts
@@ -131,11 +106,12 @@ recall_note_best_decides AS (
 ),
 
 recall_note_ranked AS MATERIALIZED (
-    SELECT fts_rowid, fts_rank, id FROM recall_note_best WHERE (SELECT decided FROM recall_note_best_decides)
+    SELECT * FROM recall_note_best WHERE (SELECT decided FROM recall_note_best_decides)
     UNION ALL
     -- with a project, or when the best notes did not decide: every match in scope, ranked with ids
     SELECT * FROM (
-        SELECT notes_fts.rowid AS fts_rowid, NOTE_RANK AS fts_rank, coalesce(n.id, n.path) AS id
+        SELECT notes_fts.rowid AS fts_rowid, NOTE_RANK AS fts_rank, coalesce(n.id, n.path) AS id, n.path,
+            n.project, n.title, n.updated, n.created
         FROM notes_fts CROSS JOIN notes AS n ON n.rowid = notes_fts.rowid
         WHERE notes_fts MATCH (SELECT fts FROM recall_query)
             AND (
@@ -149,32 +125,67 @@ recall_note_ranked AS MATERIALIZED (
     )
 ),
 
-recall_best AS (
-    -- the best candidates by bm25, each less the common terms' bonus for those it holds
-    SELECT 0 AS arm, r.fts_rowid, r.fts_rank - RECALL_BONUS(h) AS fts_rank, r.id
-    FROM recall_memory_ranked AS r LEFT JOIN recall_memory_held AS h ON h.fts_rowid = r.fts_rowid
+recall_memory_hit AS MATERIALIZED (
+    -- which candidates hold which terms, for `matched` and the common terms' bonus: a term's own matches when
+    -- it is in the expression (at most recall_terms.COMMON_DOCS), else the expression's matches that hold it;
+    -- only the candidates' are kept (`+` keeps the rowid test out of FTS5, which would match once per rowid).
+    -- Not needed when every term is required: every row holds them all.
+    SELECT t.n, t.common, memories_fts.rowid AS fts_rowid
+    FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN memories_fts
+    WHERE NOT q.every_term
+        AND memories_fts MATCH CASE WHEN t.common THEN '(' || q.fts || ') AND ' || t.fts ELSE t.fts END
+        AND +memories_fts.rowid IN (SELECT fts_rowid FROM recall_memory_ranked)
+),
+
+recall_note_hit AS MATERIALIZED (
+    SELECT t.n, t.common, notes_fts.rowid AS fts_rowid
+    FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN notes_fts
+    WHERE NOT q.every_term
+        AND notes_fts MATCH CASE WHEN t.common THEN '(' || q.fts || ') AND ' || t.fts ELSE t.fts END
+        AND +notes_fts.rowid IN (SELECT fts_rowid FROM recall_note_ranked)
+),
+
+recall_candidate AS MATERIALIZED (
+    -- each candidate with its bm25 less the common terms' bonus, and the times it was written: a memory's
+    -- valid_from and created, a note's created and updated (notes have no lifecycle)
+    SELECT 0 AS arm, r.fts_rowid, r.fts_rank - RECALL_BONUS(recall_memory_hit, r.fts_rowid) AS base, r.id,
+        r.valid_from AS written, r.created AS written_too
+    FROM recall_memory_ranked AS r
     UNION ALL
-    SELECT 1, r.fts_rowid, r.fts_rank - RECALL_BONUS(h), r.id
-    FROM recall_note_ranked AS r LEFT JOIN recall_note_held AS h ON h.fts_rowid = r.fts_rowid
-    ORDER BY fts_rank, arm, id
+    SELECT 1, r.fts_rowid, r.fts_rank - RECALL_BONUS(recall_note_hit, r.fts_rowid), r.id, r.created, r.updated
+    FROM recall_note_ranked AS r
+),
+
+recall_top AS (
+    SELECT min(min(base), 0) AS best FROM recall_candidate
+),
+
+recall_best AS (
+    -- the best of them, each written in a time the query names ranked higher by a share of the best one's score
+    SELECT c.*,
+        c.base + CASE WHEN RECALL_WRITTEN_IN(c.written, c.written_too) THEN RECALL_TIME_BONUS * top.best ELSE 0 END
+            AS rank
+    FROM recall_candidate AS c, recall_top AS top
+    ORDER BY rank, arm, id
     LIMIT (SELECT max_rows FROM recall_scope)
 ),
 
 recall AS (
     SELECT
-        'memory' AS type, m.id, m.path, m.project, m.kind, m.name, m.description, NULL AS title,
+        'memory' AS type, b.id, m.path, m.project, m.kind, m.name, m.description, NULL AS title,
         (SELECT snippet(memories_fts, 3, char(57344), char(57345), '…', 12) FROM memories_fts
          WHERE memories_fts MATCH (SELECT fts FROM recall_query) AND memories_fts.rowid = b.fts_rowid) AS snippet,
-        b.fts_rank AS rank, m.updated, RECALL_MATCHED(recall_memory_hit, b.fts_rowid) AS matched, b.arm, b.fts_rowid
-    FROM recall_best AS b JOIN recall_memory_ranked AS m ON m.fts_rowid = b.fts_rowid
+        b.rank, m.updated, RECALL_MATCHED(recall_memory_hit, b.fts_rowid, b.written, b.written_too) AS matched,
+        b.arm, b.fts_rowid
+    FROM recall_best AS b CROSS JOIN memories AS m ON m.rowid = b.fts_rowid
     WHERE b.arm = 0
     UNION ALL
     SELECT
-        'note' AS type, coalesce(n.id, n.path) AS id, n.path, n.project, NULL AS kind, NULL AS name,
-        NULL AS description, n.title,
+        'note' AS type, b.id, n.path, n.project, NULL AS kind, NULL AS name, NULL AS description, n.title,
         (SELECT snippet(notes_fts, 2, char(57344), char(57345), '…', 12) FROM notes_fts
          WHERE notes_fts MATCH (SELECT fts FROM recall_query) AND notes_fts.rowid = b.fts_rowid) AS snippet,
-        b.fts_rank AS rank, n.updated, RECALL_MATCHED(recall_note_hit, b.fts_rowid) AS matched, b.arm, b.fts_rowid
-    FROM recall_best AS b JOIN notes AS n ON n.rowid = b.fts_rowid
+        b.rank, n.updated, RECALL_MATCHED(recall_note_hit, b.fts_rowid, b.written, b.written_too) AS matched,
+        b.arm, b.fts_rowid
+    FROM recall_best AS b CROSS JOIN notes AS n ON n.rowid = b.fts_rowid
     WHERE b.arm = 1
 )

@@ -11,13 +11,20 @@
 -- (it is called once); the CTEs that read it are not: SQLite took longer to plan recall so.
 
 recall_input AS MATERIALIZED (
-    SELECT recall_terms(q, every) AS j FROM recall_params
+    SELECT recall_terms(q, every, as_of) AS j FROM recall_params
 ),
 
 recall_term AS (
     SELECT CAST(t.key AS INTEGER) AS n, json_extract(t.value, '$[0]') AS text, json_extract(t.value, '$[1]') AS fts,
         json_extract(t.value, '$[2]') AS common, json_extract(t.value, '$[3]') AS searched
     FROM recall_input AS i, json_each(json_extract(i.j, '$.terms')) AS t
+),
+
+recall_when AS MATERIALIZED (
+    -- the times the text names, each a window [start, end) of UTC text (recall_time.py)
+    SELECT CAST(w.key AS INTEGER) AS n, json_extract(w.value, '$[0]') AS text, json_extract(w.value, '$[1]') AS starts,
+        json_extract(w.value, '$[2]') AS ends
+    FROM recall_input AS i, json_each(json_extract(i.j, '$.when')) AS w
 ),
 
 recall_query(fts, every_term) AS (

@@ -29,7 +29,7 @@ recall_scope AS (
         coalesce(project, '') AS project,
         max_rows,
         -- how many of the best matches are ranked before the validity check
-        max(4 * max_rows, 200) AS candidates,
+        max(4 * max_rows, 100) AS candidates,
         as_of
     FROM recall_params
 ),

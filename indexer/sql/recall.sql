@@ -125,67 +125,72 @@ recall_note_ranked AS MATERIALIZED (
     )
 ),
 
-recall_memory_hit AS MATERIALIZED (
+recall_hit AS MATERIALIZED (
     -- which candidates hold which terms, for `matched` and the common terms' bonus: a term's own matches when
     -- it is in the expression (at most recall_terms.COMMON_DOCS), else the expression's matches that hold it;
     -- only the candidates' are kept (`+` keeps the rowid test out of FTS5, which would match once per rowid).
-    -- Not needed when every term is required: every row holds them all.
-    SELECT t.n, t.common, memories_fts.rowid AS fts_rowid
+    -- Not needed when every term is required: every row holds them all. arm 0: memories, 1: notes.
+    SELECT 0 AS arm, t.n, t.common, memories_fts.rowid AS fts_rowid
     FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN memories_fts
     WHERE NOT q.every_term
         AND memories_fts MATCH CASE WHEN t.common THEN '(' || q.fts || ') AND ' || t.fts ELSE t.fts END
         AND +memories_fts.rowid IN (SELECT fts_rowid FROM recall_memory_ranked)
-),
-
-recall_note_hit AS MATERIALIZED (
-    SELECT t.n, t.common, notes_fts.rowid AS fts_rowid
+    UNION ALL
+    SELECT 1, t.n, t.common, notes_fts.rowid
     FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN notes_fts
     WHERE NOT q.every_term
         AND notes_fts MATCH CASE WHEN t.common THEN '(' || q.fts || ') AND ' || t.fts ELSE t.fts END
         AND +notes_fts.rowid IN (SELECT fts_rowid FROM recall_note_ranked)
 ),
 
+recall_held AS MATERIALIZED (
+    -- how many common terms each candidate holds
+    SELECT arm, fts_rowid, count(*) AS common_held FROM recall_hit WHERE common GROUP BY arm, fts_rowid
+),
+
 recall_candidate AS MATERIALIZED (
     -- each candidate with its bm25 less the common terms' bonus, and the times it was written: a memory's
-    -- valid_from and created, a note's created and updated (notes have no lifecycle)
-    SELECT 0 AS arm, r.fts_rowid, r.fts_rank - RECALL_BONUS(recall_memory_hit, r.fts_rowid) AS base, r.id,
-        r.valid_from AS written, r.created AS written_too
-    FROM recall_memory_ranked AS r
-    UNION ALL
-    SELECT 1, r.fts_rowid, r.fts_rank - RECALL_BONUS(recall_note_hit, r.fts_rowid), r.id, r.created, r.updated
-    FROM recall_note_ranked AS r
+    -- valid_from and created, a note's created and updated (notes have no lifecycle). Joins, not subqueries per
+    -- row: SQLite took as long again to prepare those.
+    SELECT c.arm, c.fts_rowid, c.id, c.written, c.written_too, c.fts_rank - RECALL_BONUS(h) AS base
+    FROM (
+        SELECT 0 AS arm, fts_rowid, fts_rank, id, valid_from AS written, created AS written_too
+        FROM recall_memory_ranked
+        UNION ALL
+        SELECT 1, fts_rowid, fts_rank, id, created, updated FROM recall_note_ranked
+    ) AS c
+    LEFT JOIN recall_held AS h ON h.arm = c.arm AND h.fts_rowid = c.fts_rowid
 ),
 
-recall_top AS (
-    SELECT min(min(base), 0) AS best FROM recall_candidate
-),
-
-recall_best AS (
+recall_best AS MATERIALIZED (
     -- the best of them, each written in a time the query names ranked higher by a share of the best one's score
-    SELECT c.*,
-        c.base + CASE WHEN RECALL_WRITTEN_IN(c.written, c.written_too) THEN RECALL_TIME_BONUS * top.best ELSE 0 END
-            AS rank
-    FROM recall_candidate AS c, recall_top AS top
+    SELECT arm, fts_rowid, id, written, written_too, min(best, 0) AS best,
+        base + CASE WHEN written_then THEN RECALL_TIME_BONUS * min(best, 0) ELSE 0 END AS rank
+    FROM (
+        SELECT c.arm, c.fts_rowid, c.id, c.written, c.written_too, c.base, min(c.base) OVER () AS best,
+            count(w.n) AS written_then
+        FROM recall_candidate AS c LEFT JOIN recall_when AS w ON RECALL_WRITTEN_IN(w, c.written, c.written_too)
+        GROUP BY c.arm, c.fts_rowid
+    )
     ORDER BY rank, arm, id
     LIMIT (SELECT max_rows FROM recall_scope)
 ),
 
 recall AS (
     SELECT
-        'memory' AS type, b.id, m.path, m.project, m.kind, m.name, m.description, NULL AS title,
-        (SELECT snippet(memories_fts, 3, char(57344), char(57345), '…', 12) FROM memories_fts
-         WHERE memories_fts MATCH (SELECT fts FROM recall_query) AND memories_fts.rowid = b.fts_rowid) AS snippet,
-        b.rank, m.updated, RECALL_MATCHED(recall_memory_hit, b.fts_rowid, b.written, b.written_too) AS matched,
-        b.arm, b.fts_rowid
-    FROM recall_best AS b CROSS JOIN memories AS m ON m.rowid = b.fts_rowid
-    WHERE b.arm = 0
-    UNION ALL
-    SELECT
-        'note' AS type, b.id, n.path, n.project, NULL AS kind, NULL AS name, NULL AS description, n.title,
-        (SELECT snippet(notes_fts, 2, char(57344), char(57345), '…', 12) FROM notes_fts
-         WHERE notes_fts MATCH (SELECT fts FROM recall_query) AND notes_fts.rowid = b.fts_rowid) AS snippet,
-        b.rank, n.updated, RECALL_MATCHED(recall_note_hit, b.fts_rowid, b.written, b.written_too) AS matched,
-        b.arm, b.fts_rowid
-    FROM recall_best AS b CROSS JOIN notes AS n ON n.rowid = b.fts_rowid
-    WHERE b.arm = 1
+        CASE WHEN b.arm = 0 THEN 'memory' ELSE 'note' END AS type, b.id,
+        CASE WHEN b.arm = 0 THEN m.path ELSE n.path END AS path,
+        CASE WHEN b.arm = 0 THEN m.project ELSE n.project END AS project,
+        m.kind, m.name, m.description, n.title,
+        CASE WHEN b.arm = 0
+            THEN (SELECT snippet(memories_fts, 3, char(57344), char(57345), '…', 12) FROM memories_fts
+                WHERE memories_fts MATCH (SELECT fts FROM recall_query) AND memories_fts.rowid = b.fts_rowid)
+            ELSE (SELECT snippet(notes_fts, 2, char(57344), char(57345), '…', 12) FROM notes_fts
+                WHERE notes_fts MATCH (SELECT fts FROM recall_query) AND notes_fts.rowid = b.fts_rowid)
+        END AS snippet,
+        b.rank, CASE WHEN b.arm = 0 THEN m.updated ELSE n.updated END AS updated,
+        RECALL_MATCHED(b) AS matched, b.arm, b.fts_rowid
+    FROM recall_best AS b
+    LEFT JOIN memories AS m ON b.arm = 0 AND m.rowid = b.fts_rowid
+    LEFT JOIN notes AS n ON b.arm = 1 AND n.rowid = b.fts_rowid
 )

@@ -66,7 +66,7 @@ def _pattern() -> re.Pattern:
     unit = r"(?P<{0}>day|week|month|year)s?"
     parts = [
         # not inside an identifier: backup-2026-05-01.tar is a name
-        r"(?<![\w.-])(?P<iso>(?P<iy>(?:19|20)\d\d)-(?P<im>[01]\d)(?:-(?P<id>[0-3]\d)(?:T[0-9:.]+(?:Z|[+-]\d\d:?\d\d)?)?)?)"
+        r"(?<![\w.-])(?P<iso>(?P<iy>(?:19|20)\d\d)-(?P<im>[01]\d)(?:-(?P<id>[0-3]\d)(?:t[0-9:.]+(?:z|[+-]\d\d:?\d\d)?)?)?)"
         r"(?![\w-]|\.\w)",
         day.format("dd") + r"(?:\s+of)?\s+" + month.format("dm") + r"(?:,?\s+" + year.format("dy") + ")?",
         month.format("md") + r"\s+" + day.format("mdd") + r"(?![\d:])(?:(?:,\s*|\s+)" + year.format("mdy") + ")?",

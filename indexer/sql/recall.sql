@@ -1,13 +1,15 @@
 -- Recall (SPEC sections 4 and 13): full-text search over the memories valid at as_of (now, unless asked) and the
 -- notes, ranked by bm25 with name and description (a note's title) weighted above tags and body; the best
 -- `candidates` by bm25 are then ranked again with a bonus for each common term a row holds (recall_query.sql:
--- those terms are not in the expression). Invalid memories never come back. project '' searches everything;
--- otherwise that project plus the global scope.
+-- those terms are not in the expression), and one for having been written in a time the query names (its
+-- recall_when). Invalid memories never come back. project '' searches everything; otherwise that project plus
+-- the global scope.
 --
 -- A fragment: CTEs ending in `recall`, placed after recall_params(q, project, max_rows, as_of, every) and
 -- recall_query.sql. `recall` holds the best max_rows results, memories and notes together, with
 -- the columns type, id, path, project, kind, name, description, title, snippet, rank, updated, matched (a JSON
--- array of the terms it holds, as typed) and the reading order's tie-breaker `arm` (a memory before a note): read
+-- array of the terms it holds, as typed, then the times named it was written in) and the reading order's
+-- tie-breaker `arm` (a memory before a note): read
 -- it `ORDER BY rank, arm, id` (lower rank is better; equal ranks by id, a note's id being its path when it has
 -- none). The order is total, so two indexes of the same files give the same answer whatever order their rows
 -- were written in (SPEC section 10).
@@ -22,7 +24,8 @@
 -- the scope is checked first and only the matches in it are ranked.
 -- The plan is pinned where SQLite 3.51 chose worse than 3.40 (docs/performance.md): CROSS JOIN keeps the FTS
 -- table outside (it had looked notes up by project and matched each one), and the ranked arms are
--- MATERIALIZED (one used twice was computed twice).
+-- MATERIALIZED (one used twice was computed twice). Preparing: SQLite prepares a CTE holding correlated
+-- subqueries again in each place that reads it, so the heavy ones are read once each (docs/performance.md).
 
 recall_scope AS (
     SELECT

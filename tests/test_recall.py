@@ -225,8 +225,8 @@ def test_recall_reads_the_matches_once_and_joins_rows_to_them(example_db, sql, p
     assert not [step for step in plan if "_project" in step], plan  # no index on project drives a join
     full_text = [step for step in plan if "VIRTUAL TABLE INDEX 0:M" in step]  # a MATCH, not by rowid
     # two more: the rows that hold each term (`matched`), memories and notes; the superseded query ranks recall's
-    # results (to tell only old truths that rank among them), then its own, with the common terms they hold
-    assert full_text and len(full_text) <= (6 if sql == queries.QUERIES["recall"] else 8), plan
+    # results (to tell only old truths that rank among them), then its own
+    assert full_text and len(full_text) <= (6 if sql == queries.QUERIES["recall"] else 7), plan
 
 
 @pytest.mark.parametrize("sql", [canned.RECALL_SUPERSEDED, canned.RECALL_SUPERSEDED_SHOWN], ids=["cli", "page"])

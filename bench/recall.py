@@ -27,7 +27,7 @@ import tempfile
 import time
 import zipfile
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import yaml
@@ -159,11 +159,21 @@ def write_locomo(root: Path, conversations: dict[str, dict]) -> dict[str, dict[s
     return ids
 
 
+def locomo_asked_at(record: dict) -> str:
+    """When a conversation's questions are asked: midnight (UTC) after its last session, so a time they name
+    (`in June`, `last week`) is read as its speakers meant it, not against today."""
+    last = max(locomo_time(record[k]) for k in record if re.fullmatch(r"session_\d+_date_time", k))
+    day = datetime.strptime(last[:10], "%Y-%m-%d").replace(tzinfo=UTC) + timedelta(days=1)
+    return day.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def locomo_questions(conversations: dict[str, dict], ids: dict[str, dict[str, str]]) -> dict[str, list[Question]]:
-    """Conversation -> its questions with evidence among the observations (not the adversarial ones)."""
+    """Conversation -> its questions with evidence among the observations (not the adversarial ones), each asked
+    the day after the conversation's last session."""
     asked: dict[str, list[Question]] = {}
     for conv, record in conversations.items():
         asked[conv] = []
+        at = locomo_asked_at(record)
         for qa in record["qa"]:
             if qa.get("category") == 5:
                 continue
@@ -171,7 +181,7 @@ def locomo_questions(conversations: dict[str, dict], ids: dict[str, dict[str, st
             answers = {ids[conv][d] for d in evidence if d in ids[conv]}
             if answers:
                 asked[conv].append(
-                    Question(str(qa["question"]), answers, f"locomo-{conv}", category=str(qa.get("category")))
+                    Question(str(qa["question"]), answers, f"locomo-{conv}", at, category=str(qa.get("category")))
                 )
     return asked
 

@@ -360,3 +360,57 @@ def test_when_every_term_is_common_every_one_is_required(store, monkeypatch):
     found = recall(store, "chroma port zzyzx")  # zzyzx: in no memory, so not required
     assert sorted(names(found)) == ["chroma-port-0", "chroma-port-1", "chroma-port-2"]
     assert {tuple(r["matched"]) for r in found} == {("chroma", "port")}
+
+
+def test_a_question_naming_a_month_finds_the_memory_written_then(store):
+    march = store.memory("port-move-1", description="Chroma port moved", created="2026-03-02T10:00:00Z")
+    june = store.memory("port-move-2", description="Chroma port moved", created="2026-06-10T10:00:00Z")
+    store.index()
+    found = recall(store, "where did the chroma port move in March 2026?")
+    assert [r["id"] for r in found] == [march["id"], june["id"]]
+    assert found[0]["matched"] == ["chroma", "port", "move", "March 2026"]  # the time it was written in, as typed
+    assert found[1]["matched"] == ["chroma", "port", "move"]
+    assert [r["id"] for r in recall(store, "where did the chroma port move in June 2026?")] == [june["id"], march["id"]]
+    assert queries.recall(store.db_path, "chroma port March 2026", every=True) == []  # --all: the words, required
+
+
+def test_a_note_written_in_the_time_named_ranks_higher(store):
+    store.note("a.md", "---\ntitle: Refund review\ncreated: 2026-03-19T09:00:00Z\n---\nRefunds.\n")
+    store.note("b.md", "---\ntitle: Refund review\ncreated: 2026-05-04T09:00:00Z\n---\nRefunds.\n")
+    store.index()
+    assert [r["path"] for r in recall(store, "what was said at the refund review in May?")] == [
+        "notes/b.md",
+        "notes/a.md",
+    ]
+
+
+def test_a_relative_time_is_read_against_as_of(store, tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from indexer.front.cli import cli
+
+    first = store.memory(
+        "config-1",
+        description="Chroma config changed",
+        valid_from="2026-01-01T00:00:00Z",
+        created="2026-03-02T10:00:00Z",
+    )
+    second = store.memory(
+        "config-2",
+        description="Chroma config changed",
+        valid_from="2026-01-01T00:00:00Z",
+        created="2026-04-22T10:00:00Z",
+    )
+    store.index()
+
+    def ask(as_of: str) -> list[tuple]:
+        args = ["recall", "what did we change in the chroma config last week?", "--as-of", as_of]
+        result = CliRunner().invoke(cli, [*args, "--json", "--db", str(store.db_path)])
+        assert result.exit_code == 0, result.output
+        return [(r["id"], r["matched"][-1]) for r in json.loads(result.stdout)]
+
+    # both valid since January; last week is 2 to 8 March, then 20 to 26 April
+    assert ask("2026-03-11") == [(first["id"], "last week"), (second["id"], "config")]
+    assert ask("2026-04-29") == [(second["id"], "last week"), (first["id"], "config")]

@@ -22,14 +22,16 @@ HOSTILE = ['NOT "chroma', "name: port (8001)", "🦜 CHROMA_PORT? 🦜", "seamle
 
 
 def asked() -> list[dict]:
-    """A few dozen texts: questions and keywords of the labelled set, hostile ones, and some as of a time or with
-    every word required."""
+    """A few dozen texts: questions and keywords of the labelled set, hostile ones, and some as of a time, naming a
+    time, or with every word required."""
     _split, parts = example_questions()
     texts = [{"q": q.q} for q in parts["questions"][:20]] + [{"q": q.q} for q in parts["keywords"][:8]]
     texts += [{"q": q} for q in HOSTILE]
     texts += [
         {"q": "what port does chroma listen on?", "as_of": "2026-05-01"},
         {"q": "stripe api version", "all": True},
+        {"q": "what did we change about recall in August 2026?"},  # a time: a bonus, and `matched` says it
+        {"q": "what did we start on the tidepool front end last week?", "as_of": "2026-08-25"},
     ]
     return texts
 

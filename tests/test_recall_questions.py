@@ -10,8 +10,8 @@ from indexer.query import queries
 
 # file -> part -> (R@1, R@10, MRR@10) at least
 FLOORS = {
-    "questions.yaml": {"questions": (0.83, 1.0, 0.89), "keywords": (0.96, 1.0, 0.97)},  # dev
-    "held-out.yaml": {"questions": (0.9, 1.0, 0.92), "keywords": (0.87, 1.0, 0.93)},  # measured once, then held
+    "questions.yaml": {"questions": (0.84, 1.0, 0.89), "keywords": (0.96, 1.0, 0.97)},  # dev, 8 naming a time
+    "held-out.yaml": {"questions": (0.9, 1.0, 0.93), "keywords": (0.87, 1.0, 0.93)},  # measured once a round, held
 }
 
 

@@ -136,3 +136,16 @@ def test_identifiers_find_what_holds_them_whole_or_in_parts(small_db):
     found = queries.recall(small_db, "CHROMA_PORT")
     assert [r["name"] for r in found if r["type"] == "memory"] == ["a-b"]
     assert found[0]["matched"] == ["CHROMA_PORT", "CHROMA", "PORT"]
+
+
+def test_the_words_of_a_time_are_terms_never_required():
+    def ask(count: int) -> dict:
+        return recall_terms.query(None, "chroma port last week", as_of="2026-10-21T15:00:00Z", docs=lambda fts: count)
+
+    rare = ask(5)
+    assert rare["fts"] == '"chroma" OR "port" OR "last" OR "week"'  # a memory that says `last week` holds them
+    assert rare["when"] == [["last week", "2026-10-09T00:00:00Z", "2026-10-26T00:00:00Z"]]
+    common = ask(recall_terms.COMMON_DOCS + 1)  # every term common: each required, but not the time's words
+    assert (common["fts"], common["every"]) == ('"chroma" AND "port"', 1)
+    assert recall_terms.query(None, "last week", docs=lambda fts: 5000)["fts"] == '"last" AND "week"'  # all it has
+    assert recall_terms.query(None, "chroma last week", every=True, docs=lambda fts: 5)["when"] == []  # --all

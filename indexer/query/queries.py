@@ -9,10 +9,15 @@ from indexer.sql import canned
 from indexer.sql.canned import PARAMS, QUERIES, RECALL_DEFAULT
 from indexer.sqlite import sqlite3
 
+# Connections opened here read the index through a memory map, as the explorer's do (plugins/read_only.py): a
+# recall reads a few hundred rows and FTS5 pages scattered over the file, and a read() per page cost a third of
+# it at 100,000 memories (docs/performance.md). The indexer never shrinks the file, so no mapped page is cut off.
+MMAP_BYTES = 1 << 30
+
 
 def connect(conn_or_db) -> tuple[sqlite3.Connection, bool]:
-    """A connection for a path, an sqlite3 connection or a sqlite_utils Database, with recall's SQL function
-    (recall_terms) on it; True if we opened it."""
+    """A connection for a path (read through a memory map), an sqlite3 connection or a sqlite_utils Database,
+    with recall's SQL function (recall_terms) on it; True if we opened it."""
     if isinstance(conn_or_db, sqlite3.Connection):
         conn, opened = conn_or_db, False
     elif hasattr(conn_or_db, "conn"):
@@ -20,6 +25,7 @@ def connect(conn_or_db) -> tuple[sqlite3.Connection, bool]:
     else:
         conn, opened = sqlite3.connect(Path(conn_or_db)), True
     if opened:
+        conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
         recall_terms.register(conn)
     else:
         recall_terms.ensure(conn)

@@ -13,7 +13,7 @@ Each term is written as an FTS5 phrase of bare tokens (`"chroma boot race"`, `"e
 an FTS5 syntax error. `every=True` (`--all`) asks for the rule recall had before questions: each word (stop words
 too) and each identifier whole, every one of them required.
 
-`register(conn)` makes `recall_terms(q, all)` an SQL function: recall.sql reads the terms from it, so the CLI,
+`register(conn)` makes `recall_terms(q, all, as_of)` an SQL function: recall.sql reads the terms from it, so the CLI,
 MCP, the canned query and the explorer's pages all search with the same terms. Nothing here is compiled or
 read at import time: the CLI imports this for every recall.
 """
@@ -138,31 +138,48 @@ def _only_apostrophes(core: str, tokens: list[str], apostrophe: re.Pattern) -> b
     return len(apostrophe.findall(core)) == len(tokens) - 1 and len(core) == sum(map(len, tokens)) + len(tokens) - 1
 
 
-def query(conn: sqlite3.Connection, text, every=False) -> dict:
+def query(conn: sqlite3.Connection, text, every=False, as_of=None, docs=None) -> dict:
     """What recall searches for `text` in the index `conn`: `{"fts": the FTS5 expression, "every": 1 when every
-    term of it is required, "terms": [[text, fts, common, searched], ...]}` ('""', which matches nothing, when
-    no term is searched).
+    term of it is required, "terms": [[text, fts, common, searched], ...], "when": [[text, start, end], ...]}`
+    ('""', which matches nothing, when no term is searched).
+
+    `when` holds the text's time expressions (recall_time.py), read against `as_of` (now when None): a memory
+    or note written in one of them ranks higher (recall.sql). Their words stay terms, as any word (a memory that
+    says `December` or `2026-05-01` holds them), but are never required. With `every` no time is read: every
+    word is required as written.
 
     A term found in more than COMMON_DOCS memories (or notes) is common: it brings no candidates (it is not in the
     expression) but counts for the rows that hold it (recall.sql). When every term found is that common, each is
-    required instead (the rows that hold them all are few), as `every` requires every term."""
+    required instead (the rows that hold them all are few), as `every` requires every term, except the words of a
+    time (unless they are all there is). `docs(fts)` counts a
+    term's matches so (register's kept counts; by default they are counted now)."""
     every = str(every).strip().lower() in ("1", "true", "yes", "on")
-    found = terms("" if text is None else str(text), every)
+    text = "" if text is None else str(text)
+    found = terms(text, every)
+    when, timed = [], set()
+    if not every:
+        from indexer.query import recall_time
+
+        when = recall_time.windows(text, as_of)
+        if when:
+            timed = {t.fts for t in found} - {t.fts for t in terms(recall_time.blank(text, when))}
     if every:
         searched = found
         common = [False] * len(found)
     else:
-        docs = [_docs(conn, t.fts) for t in found]
-        common = [n > COMMON_DOCS for n in docs]
-        searched = [t for t, n in zip(found, docs) if 0 < n <= COMMON_DOCS]
+        counts = [(docs or functools.partial(_docs, conn))(t.fts) for t in found]
+        common = [n > COMMON_DOCS for n in counts]
+        searched = [t for t, n in zip(found, counts) if 0 < n <= COMMON_DOCS]
         if not searched:
             every = True
-            searched = [t for t, c in zip(found, common) if c]
+            held = [t for t, c in zip(found, common) if c]
+            searched = [t for t in held if t.fts not in timed] or held
             common = [False] * len(found)
     return {
         "fts": (" AND " if every else " OR ").join(t.fts for t in searched) or '""',
         "every": int(every),
         "terms": [[t.text, t.fts, int(c), int(t in searched)] for t, c in zip(found, common)],
+        "when": [[w.text, w.start, w.end] for w in when],
     }
 
 
@@ -188,12 +205,45 @@ def ensure(conn: sqlite3.Connection) -> None:
     """Register recall_terms on `conn` unless it is there: registering again would make SQLite prepare every
     statement of the connection anew (tens of milliseconds for recall's)."""
     try:
-        conn.execute(f"select {SQL_FUNCTION}(NULL, 0)").fetchone()
+        conn.execute(f"select {SQL_FUNCTION}(NULL, 0, NULL)").fetchone()
     except sqlite3.OperationalError:
         register(conn)
 
 
 def register(conn: sqlite3.Connection) -> None:
-    """Make recall_terms(q, all) an SQL function of `conn`: `query(conn, q, all)` as JSON (recall_query.sql calls
-    it once per statement). It reads the index through `conn`, so it is not deterministic."""
-    conn.create_function(SQL_FUNCTION, 2, lambda text, every: json.dumps(query(conn, text, every), ensure_ascii=False))
+    """Make recall_terms(q, all, as_of) an SQL function of `conn`: `query(conn, q, all, as_of)` as JSON
+    (recall_query.sql calls it once per statement). It reads the index through `conn`, so it is not deterministic."""
+    counted = _Counted(conn)
+
+    def recall_terms(text, every, as_of) -> str:
+        return json.dumps(query(conn, text, every, as_of, counted.docs()), ensure_ascii=False)
+
+    conn.create_function(SQL_FUNCTION, 3, recall_terms)
+
+
+class _Counted:
+    """The terms' counts (`_docs`) on one connection, kept while the index's generation (index_meta) stays: a
+    connection that lives (the explorer's, the bench's) counts a term once, not at every recall (0.05 ms a term
+    at 100,000 memories, a tenth of a question's time: docs/performance.md)."""
+
+    KEPT = 10_000  # terms; then counted afresh
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn, self.generation = conn, None
+        self.counts: dict[str, int] = {}
+
+    def docs(self):
+        from indexer.index.database import GENERATION
+
+        try:
+            generation = self.conn.execute(GENERATION).fetchone()[0]
+        except sqlite3.OperationalError:  # not an index of ours: nothing is kept
+            return None
+        if generation != self.generation or len(self.counts) > self.KEPT:
+            self.generation, self.counts = generation, {}
+        return self._docs
+
+    def _docs(self, fts: str) -> int:
+        if fts not in self.counts:
+            self.counts[fts] = _docs(self.conn, fts)
+        return self.counts[fts]

@@ -1,13 +1,15 @@
 -- Recall (SPEC sections 4 and 13): full-text search over the memories valid at as_of (now, unless asked) and the
 -- notes, ranked by bm25 with name and description (a note's title) weighted above tags and body; the best
 -- `candidates` by bm25 are then ranked again with a bonus for each common term a row holds (recall_query.sql:
--- those terms are not in the expression). Invalid memories never come back. project '' searches everything;
--- otherwise that project plus the global scope.
+-- those terms are not in the expression), and one for having been written in a time the query names (its
+-- recall_when). Invalid memories never come back. project '' searches everything; otherwise that project plus
+-- the global scope.
 --
 -- A fragment: CTEs ending in `recall`, placed after recall_params(q, project, max_rows, as_of, every) and
 -- recall_query.sql. `recall` holds the best max_rows results, memories and notes together, with
 -- the columns type, id, path, project, kind, name, description, title, snippet, rank, updated, matched (a JSON
--- array of the terms it holds, as typed) and the reading order's tie-breaker `arm` (a memory before a note): read
+-- array of the terms it holds, as typed, then the times named it was written in) and the reading order's
+-- tie-breaker `arm` (a memory before a note): read
 -- it `ORDER BY rank, arm, id` (lower rank is better; equal ranks by id, a note's id being its path when it has
 -- none). The order is total, so two indexes of the same files give the same answer whatever order their rows
 -- were written in (SPEC section 10).
@@ -22,50 +24,24 @@
 -- the scope is checked first and only the matches in it are ranked.
 -- The plan is pinned where SQLite 3.51 chose worse than 3.40 (docs/performance.md): CROSS JOIN keeps the FTS
 -- table outside (it had looked notes up by project and matched each one), and the ranked arms are
--- MATERIALIZED (one used twice was computed twice).
+-- MATERIALIZED (one used twice was computed twice). Preparing: SQLite prepares a CTE holding correlated
+-- subqueries again in each place that reads it, so the heavy ones are read once each (docs/performance.md).
 
 recall_scope AS (
     SELECT
         coalesce(project, '') AS project,
         max_rows,
         -- how many of the best matches are ranked before the validity check
-        max(4 * max_rows, 200) AS candidates,
+        max(4 * max_rows, 100) AS candidates,
         as_of
     FROM recall_params
-),
-
-recall_memory_hit AS MATERIALIZED (
-    -- which matching rows hold which terms, for `matched` and the common terms' bonus: a term's own matches when
-    -- it is in the expression (at most recall_terms.COMMON_DOCS), else the expression's matches that hold it.
-    -- Not needed when every term is required: every row holds them all.
-    SELECT t.n, t.common, memories_fts.rowid AS fts_rowid
-    FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN memories_fts
-    WHERE NOT q.every_term
-        AND memories_fts MATCH CASE WHEN t.common THEN '(' || q.fts || ') AND ' || t.fts ELSE t.fts END
-),
-
-recall_memory_held AS MATERIALIZED (
-    -- how many common terms each matching row holds
-    SELECT fts_rowid, count(*) AS common_held FROM recall_memory_hit WHERE common GROUP BY fts_rowid
-),
-
-recall_note_hit AS MATERIALIZED (
-    SELECT t.n, t.common, notes_fts.rowid AS fts_rowid
-    FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN notes_fts
-    WHERE NOT q.every_term
-        AND notes_fts MATCH CASE WHEN t.common THEN '(' || q.fts || ') AND ' || t.fts ELSE t.fts END
-),
-
-recall_note_held AS MATERIALIZED (
-    SELECT fts_rowid, count(*) AS common_held FROM recall_note_hit WHERE common GROUP BY fts_rowid
 ),
 
 recall_memory_best AS MATERIALIZED (
     -- no project: the best matches, valid or not, with their rows (LIMIT 0, nothing is read, when there is
     -- a project). The ranking is a subquery the join reads: materialized directly, SQLite built a record of
     -- every match for its sort.
-    SELECT b.fts_rowid, b.fts_rank, m.id, m.path, m.project, m.kind, m.name, m.description, m.updated,
-        VALID_AT(m, (SELECT as_of FROM recall_scope)) AS valid
+    SELECT b.fts_rowid, b.fts_rank, m.id, m.valid_from, m.created, VALID_AT(m, (SELECT as_of FROM recall_scope)) AS valid
     FROM (
         SELECT memories_fts.rowid AS fts_rowid, MEMORY_RANK AS fts_rank
         FROM memories_fts
@@ -88,13 +64,15 @@ recall_best_decides AS (
 ),
 
 recall_memory_ranked AS MATERIALIZED (
-    SELECT fts_rowid, fts_rank, id, path, project, kind, name, description, updated FROM recall_memory_best
+    -- the candidates: the memories that best match, in scope and valid at as_of (the rest of their rows is read
+    -- for the results only)
+    SELECT fts_rowid, fts_rank, id, valid_from, created
+    FROM recall_memory_best
     WHERE valid AND (SELECT decided FROM recall_best_decides)
     UNION ALL
     -- otherwise every match in scope and valid at as_of is ranked (LIMIT 0 when the best matches decided)
     SELECT * FROM (
-        SELECT memories_fts.rowid AS fts_rowid, MEMORY_RANK AS fts_rank,
-            m.id, m.path, m.project, m.kind, m.name, m.description, m.updated
+        SELECT memories_fts.rowid AS fts_rowid, MEMORY_RANK AS fts_rank, m.id, m.valid_from, m.created
         FROM memories_fts CROSS JOIN memories AS m ON m.rowid = memories_fts.rowid
         WHERE memories_fts MATCH (SELECT fts FROM recall_query)
             AND VALID_AT(m, (SELECT as_of FROM recall_scope))
@@ -110,7 +88,7 @@ recall_memory_ranked AS MATERIALIZED (
 
 recall_note_best AS MATERIALIZED (
     -- notes have no validity: with no project the FTS table alone ranks them, as the memories' best above
-    SELECT b.fts_rowid, b.fts_rank, coalesce(n.id, n.path) AS id
+    SELECT b.fts_rowid, b.fts_rank, coalesce(n.id, n.path) AS id, n.path, n.project, n.title, n.updated, n.created
     FROM (
         SELECT notes_fts.rowid AS fts_rowid, NOTE_RANK AS fts_rank
         FROM notes_fts
@@ -131,11 +109,12 @@ recall_note_best_decides AS (
 ),
 
 recall_note_ranked AS MATERIALIZED (
-    SELECT fts_rowid, fts_rank, id FROM recall_note_best WHERE (SELECT decided FROM recall_note_best_decides)
+    SELECT * FROM recall_note_best WHERE (SELECT decided FROM recall_note_best_decides)
     UNION ALL
     -- with a project, or when the best notes did not decide: every match in scope, ranked with ids
     SELECT * FROM (
-        SELECT notes_fts.rowid AS fts_rowid, NOTE_RANK AS fts_rank, coalesce(n.id, n.path) AS id
+        SELECT notes_fts.rowid AS fts_rowid, NOTE_RANK AS fts_rank, coalesce(n.id, n.path) AS id, n.path,
+            n.project, n.title, n.updated, n.created
         FROM notes_fts CROSS JOIN notes AS n ON n.rowid = notes_fts.rowid
         WHERE notes_fts MATCH (SELECT fts FROM recall_query)
             AND (
@@ -149,32 +128,72 @@ recall_note_ranked AS MATERIALIZED (
     )
 ),
 
-recall_best AS (
-    -- the best candidates by bm25, each less the common terms' bonus for those it holds
-    SELECT 0 AS arm, r.fts_rowid, r.fts_rank - RECALL_BONUS(h) AS fts_rank, r.id
-    FROM recall_memory_ranked AS r LEFT JOIN recall_memory_held AS h ON h.fts_rowid = r.fts_rowid
+recall_hit AS MATERIALIZED (
+    -- which candidates hold which terms, for `matched` and the common terms' bonus: a term's own matches when
+    -- it is in the expression (at most recall_terms.COMMON_DOCS), else the expression's matches that hold it;
+    -- only the candidates' are kept (`+` keeps the rowid test out of FTS5, which would match once per rowid).
+    -- Not needed when every term is required: every row holds them all. arm 0: memories, 1: notes.
+    SELECT 0 AS arm, t.n, t.common, memories_fts.rowid AS fts_rowid
+    FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN memories_fts
+    WHERE NOT q.every_term
+        AND memories_fts MATCH CASE WHEN t.common THEN '(' || q.fts || ') AND ' || t.fts ELSE t.fts END
+        AND +memories_fts.rowid IN (SELECT fts_rowid FROM recall_memory_ranked)
     UNION ALL
-    SELECT 1, r.fts_rowid, r.fts_rank - RECALL_BONUS(h), r.id
-    FROM recall_note_ranked AS r LEFT JOIN recall_note_held AS h ON h.fts_rowid = r.fts_rowid
-    ORDER BY fts_rank, arm, id
+    SELECT 1, t.n, t.common, notes_fts.rowid
+    FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN notes_fts
+    WHERE NOT q.every_term
+        AND notes_fts MATCH CASE WHEN t.common THEN '(' || q.fts || ') AND ' || t.fts ELSE t.fts END
+        AND +notes_fts.rowid IN (SELECT fts_rowid FROM recall_note_ranked)
+),
+
+recall_held AS MATERIALIZED (
+    -- how many common terms each candidate holds
+    SELECT arm, fts_rowid, count(*) AS common_held FROM recall_hit WHERE common GROUP BY arm, fts_rowid
+),
+
+recall_candidate AS MATERIALIZED (
+    -- each candidate with its bm25 less the common terms' bonus, and the times it was written: a memory's
+    -- valid_from and created, a note's created and updated (notes have no lifecycle). Joins, not subqueries per
+    -- row: SQLite took as long again to prepare those.
+    SELECT c.arm, c.fts_rowid, c.id, c.written, c.written_too, c.fts_rank - RECALL_BONUS(h) AS base
+    FROM (
+        SELECT 0 AS arm, fts_rowid, fts_rank, id, valid_from AS written, created AS written_too
+        FROM recall_memory_ranked
+        UNION ALL
+        SELECT 1, fts_rowid, fts_rank, id, created, updated FROM recall_note_ranked
+    ) AS c
+    LEFT JOIN recall_held AS h ON h.arm = c.arm AND h.fts_rowid = c.fts_rowid
+),
+
+recall_best AS MATERIALIZED (
+    -- the best of them, each written in a time the query names ranked higher by a share of the best one's score
+    SELECT arm, fts_rowid, id, written, written_too, min(best, 0) AS best,
+        base + CASE WHEN written_then THEN RECALL_TIME_BONUS * min(best, 0) ELSE 0 END AS rank
+    FROM (
+        SELECT c.arm, c.fts_rowid, c.id, c.written, c.written_too, c.base, min(c.base) OVER () AS best,
+            count(w.n) AS written_then
+        FROM recall_candidate AS c LEFT JOIN recall_when AS w ON RECALL_WRITTEN_IN(w, c.written, c.written_too)
+        GROUP BY c.arm, c.fts_rowid
+    )
+    ORDER BY rank, arm, id
     LIMIT (SELECT max_rows FROM recall_scope)
 ),
 
 recall AS (
     SELECT
-        'memory' AS type, m.id, m.path, m.project, m.kind, m.name, m.description, NULL AS title,
-        (SELECT snippet(memories_fts, 3, char(57344), char(57345), '…', 12) FROM memories_fts
-         WHERE memories_fts MATCH (SELECT fts FROM recall_query) AND memories_fts.rowid = b.fts_rowid) AS snippet,
-        b.fts_rank AS rank, m.updated, RECALL_MATCHED(recall_memory_hit, b.fts_rowid) AS matched, b.arm, b.fts_rowid
-    FROM recall_best AS b JOIN recall_memory_ranked AS m ON m.fts_rowid = b.fts_rowid
-    WHERE b.arm = 0
-    UNION ALL
-    SELECT
-        'note' AS type, coalesce(n.id, n.path) AS id, n.path, n.project, NULL AS kind, NULL AS name,
-        NULL AS description, n.title,
-        (SELECT snippet(notes_fts, 2, char(57344), char(57345), '…', 12) FROM notes_fts
-         WHERE notes_fts MATCH (SELECT fts FROM recall_query) AND notes_fts.rowid = b.fts_rowid) AS snippet,
-        b.fts_rank AS rank, n.updated, RECALL_MATCHED(recall_note_hit, b.fts_rowid) AS matched, b.arm, b.fts_rowid
-    FROM recall_best AS b JOIN notes AS n ON n.rowid = b.fts_rowid
-    WHERE b.arm = 1
+        CASE WHEN b.arm = 0 THEN 'memory' ELSE 'note' END AS type, b.id,
+        CASE WHEN b.arm = 0 THEN m.path ELSE n.path END AS path,
+        CASE WHEN b.arm = 0 THEN m.project ELSE n.project END AS project,
+        m.kind, m.name, m.description, n.title,
+        CASE WHEN b.arm = 0
+            THEN (SELECT snippet(memories_fts, 3, char(57344), char(57345), '…', 12) FROM memories_fts
+                WHERE memories_fts MATCH (SELECT fts FROM recall_query) AND memories_fts.rowid = b.fts_rowid)
+            ELSE (SELECT snippet(notes_fts, 2, char(57344), char(57345), '…', 12) FROM notes_fts
+                WHERE notes_fts MATCH (SELECT fts FROM recall_query) AND notes_fts.rowid = b.fts_rowid)
+        END AS snippet,
+        b.rank, CASE WHEN b.arm = 0 THEN m.updated ELSE n.updated END AS updated,
+        RECALL_MATCHED(b) AS matched, b.arm, b.fts_rowid
+    FROM recall_best AS b
+    LEFT JOIN memories AS m ON b.arm = 0 AND m.rowid = b.fts_rowid
+    LEFT JOIN notes AS n ON b.arm = 1 AND n.rowid = b.fts_rowid
 )

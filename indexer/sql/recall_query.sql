@@ -1,23 +1,31 @@
--- Recall's query (SPEC section 13): the terms of what was typed, and the FTS5 expression that finds them.
+-- Recall's query (SPEC section 13): the terms of what was typed, the FTS5 expression that finds them, and the
+-- times it names.
 --
--- A fragment: CTEs ending in `recall_query(fts, every_term)` and `recall_term(n, text, fts, common, searched)`, placed
--- after
+-- A fragment: CTEs ending in `recall_query(fts, every_term)`, `recall_term(n, text, fts, common, searched)` and
+-- `recall_when(n, text, starts, ends)`, placed after
 --     WITH RECURSIVE recall_params(q, project, max_rows, as_of, every) AS (...),
--- Both come from recall_terms(q, all), a Python function registered on every connection that runs recall
+-- All come from recall_terms(q, all, as_of), a Python function registered on every connection that runs recall
 -- (indexer/query/recall_terms.py: stop words, possessives, identifiers whole and in parts, phrases, prefixes,
--- and which terms are too common to bring candidates), so the CLI, MCP, the canned query and the pages search
--- alike. Each term is an FTS5 phrase of bare tokens: no text makes an FTS5 error. Text with no term gives '""',
+-- which terms are too common to bring candidates, and recall_time.py's windows of time read against as_of), so
+-- the CLI, MCP, the canned query and the pages search alike. Each term is an FTS5 phrase of bare tokens: no text makes an FTS5 error. Text with no term gives '""',
 -- which matches nothing (an empty MATCH would be a syntax error). The function's answer is materialized
 -- (it is called once); the CTEs that read it are not: SQLite took longer to plan recall so.
 
 recall_input AS MATERIALIZED (
-    SELECT recall_terms(q, every) AS j FROM recall_params
+    SELECT recall_terms(q, every, as_of) AS j FROM recall_params
 ),
 
 recall_term AS (
     SELECT CAST(t.key AS INTEGER) AS n, json_extract(t.value, '$[0]') AS text, json_extract(t.value, '$[1]') AS fts,
         json_extract(t.value, '$[2]') AS common, json_extract(t.value, '$[3]') AS searched
     FROM recall_input AS i, json_each(json_extract(i.j, '$.terms')) AS t
+),
+
+recall_when AS MATERIALIZED (
+    -- the times the text names, each a window [start, end) of UTC text (recall_time.py)
+    SELECT CAST(w.key AS INTEGER) AS n, json_extract(w.value, '$[0]') AS text, json_extract(w.value, '$[1]') AS starts,
+        json_extract(w.value, '$[2]') AS ends
+    FROM recall_input AS i, json_each(json_extract(i.j, '$.when')) AS w
 ),
 
 recall_query(fts, every_term) AS (

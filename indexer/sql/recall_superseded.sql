@@ -6,7 +6,8 @@
 -- superseded_limit), recall_query.sql and `recall_shown(worst)`: recall_shown.sql (recall's results ranked
 -- here) or, where recall's results are at hand (the recall page), their worst rank given. Only the best few
 -- superseded matches (superseded_limit) are followed, and only those that would have ranked among recall's
--- results are told. An old match is ranked as recall ranks a candidate: bm25 less the common terms' bonus.
+-- results are told. An old match is ranked as recall ranks a candidate: bm25 less the common terms' bonus, but
+-- without the bonus for a time the query names (a share of recall's best candidate, which the page does not give).
 
 recall_old_match AS MATERIALIZED (
     -- the superseded matches in scope that were no longer true at as_of, with their bm25
@@ -27,7 +28,7 @@ recall_old_match AS MATERIALIZED (
 ),
 
 recall_old_held AS MATERIALIZED (
-    -- how many common terms each holds, as recall.sql's recall_memory_held counts them (a match holds a common term
+    -- how many common terms each holds, as recall.sql's recall_held counts them (a match holds a common term
     -- when it matches the term too; the recall page runs this without recall.sql), looked up by rowid for these rows
     -- alone: cheaper than going through each common term's matches (docs/performance.md)
     SELECT o.fts_rowid, count(*) AS common_held

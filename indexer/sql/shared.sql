@@ -12,10 +12,19 @@ MEMORY_RANK = bm25(memories_fts, 8.0, 10.0, 3.0, 1.0)
 NOTE_RANK = bm25(notes_fts, 10.0, 3.0, 1.0)
 
 -- What recall takes off a candidate's bm25 (lower is better) for the common terms it holds, `held` its row of
--- recall.sql's recall_memory_held or recall_note_held (NULL: none): 4 for each. Those terms are not in the
--- expression (recall_query.sql); 4 was chosen on LoCoMo's dev conversations (docs/queries.md).
+-- recall.sql's recall_held (NULL: none): 4 for each. Those terms are not in the expression (recall_query.sql); 4 was
+-- chosen on LoCoMo's dev conversations (docs/queries.md).
 RECALL_BONUS(held) = (4.0 * coalesce(held.common_held, 0))
 
--- The terms of the recall query the row at FTS5 rowid r holds, by recall.sql's table of hits `hits`, as a JSON
--- array of the terms as typed, in the query's order: all those searched when every one was required.
-RECALL_MATCHED(hits, r) = (SELECT json_group_array(text) FROM (SELECT t.text FROM recall_term AS t WHERE CASE WHEN (SELECT every_term FROM recall_query) THEN t.searched ELSE EXISTS (SELECT 1 FROM hits AS h WHERE h.n = t.n AND h.fts_rowid = r) END ORDER BY t.n))
+-- A row written at time a or b (either may be NULL) was written in the window w (a row of recall_query.sql's
+-- recall_when: a time the recall query names, widened by recall_time.py).
+RECALL_WRITTEN_IN(w, a, b) = ((a >= w.starts AND a < w.ends) OR (b >= w.starts AND b < w.ends))
+
+-- The share of the best candidate's score a row written in a time the query names gains: 0.5, chosen on LoCoMo's dev
+-- conversations (docs/queries.md).
+RECALL_TIME_BONUS = 0.5
+
+-- Why recall's result b (a row of recall.sql's recall_best) matched: a JSON array of the terms it holds as typed, in
+-- the query's order (all those searched when every one was required), then the times the query names that it was
+-- written in.
+RECALL_MATCHED(b) = (SELECT json_group_array(text) FROM (SELECT t.n AS k, t.text FROM recall_term AS t WHERE CASE WHEN (SELECT every_term FROM recall_query) THEN t.searched ELSE EXISTS (SELECT 1 FROM recall_hit AS h WHERE h.arm = b.arm AND h.n = t.n AND h.fts_rowid = b.fts_rowid) END UNION ALL SELECT 10000 + w.n, w.text FROM recall_when AS w WHERE RECALL_WRITTEN_IN(w, b.written, b.written_too) ORDER BY k))

@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from indexer.index import database, freshness
+from indexer.index import database, freshness, gardener_settle
 from indexer.index.build import RunSummary, index_paths, index_store
 from indexer.store import timestamps
 from indexer.store.settings import FILE as SETTINGS_FILE
@@ -78,6 +78,7 @@ class Watcher:
         self.failure: str | None = None  # the watcher's last error, said once
         self.starting = False  # in the first run: its errors stop the command
         self.said: dict[str, str] = {}  # the last error said of the index runs, and of the heartbeat
+        self.settling: subprocess.Popen | None = None  # the gardener's settle this watcher started last
 
     # the loop
 
@@ -160,6 +161,8 @@ class Watcher:
     def _tick(self, stop: threading.Event) -> bool:
         """The periodic duties; True when the watcher should stop."""
         now = time.monotonic()
+        if self.settling is not None and self.settling.poll() is not None:
+            self.settling = None  # (reaped)
         if self.parent is not None and os.getppid() != self.parent:
             self.say("the process that started this watcher has exited; stopping")
             stop.set()
@@ -223,9 +226,12 @@ class Watcher:
         return index_store(self.root, self.db_path)
 
     def _index(self, run: Callable[[], RunSummary]) -> RunSummary | None:
-        """`run()`, or None after saying why it failed (the whole store is tried again later)."""
+        """`run()`, or None after saying why it failed (the whole store is tried again later). A run that left the
+        gardener's findings behind starts a settle of their own (gardener_settle.py), unless one is under way."""
         try:
             summary = run()
+            if summary.gardener_behind:
+                self._settle()
         except database.sqlite3.DatabaseError as e:
             self._say_once("index", f"could not write the index at {self.db_path}: {e}; {AGAIN}")
         except OSError as e:
@@ -236,6 +242,13 @@ class Watcher:
             return summary
         self.pending, self.retry_at = True, time.monotonic() + RETRY_SECONDS
         return None
+
+    def _settle(self) -> None:
+        if self.settling is not None and self.settling.poll() is None:
+            return  # under way: it catches up with what is pending when it ends
+        self.settling = gardener_settle.start(self.db_path)
+        if self.settling is not None:
+            self.say(f"{_clock()} the gardener's findings settle in the background (pid {self.settling.pid})")
 
     def _say_once(self, what: str, line: str) -> None:
         """Say `line` unless it is the error last said of `what`: a lasting fault is one line, not one every

@@ -7,8 +7,7 @@ import shlex
 import socket
 
 from indexer.query import queries
-from indexer.sql import expand
-from indexer.sql.canned import GARDENER_STATE
+from indexer.sql import canned, expand
 
 DEFAULT_DB = "seamless.db"  # the CLI's --db default: a command for it needs no --db
 
@@ -27,7 +26,7 @@ def proposals(conn_or_db, as_of: str | None = None, db_path: str | None = None) 
 def state(conn) -> dict:
     """How current the gardener's findings are (gardener.sql's gardener_state): settled (when, or None), changed_since
     (memories changed since; every active one when they are to be read again), unread, settling, settle_error."""
-    return queries.rows(conn, GARDENER_STATE, {"as_of": ""})[0]
+    return queries.rows(conn, canned.GARDENER_STATE, {"as_of": ""})[0]
 
 
 def state_line(row: dict, running: bool | None = None) -> str:

@@ -19,6 +19,7 @@ write-time hints.
 """
 
 import argparse
+import contextlib
 import itertools
 import json
 import shutil
@@ -224,24 +225,40 @@ def timed(function, *args):
     return time.perf_counter() - started, result
 
 
-def wait_settled(db: Path, timeout: float = 900.0) -> float:
-    """Seconds until the index's findings are in step (the settle `seamless index` started), polled."""
+def wait_settled(db: Path, said: str = "", timeout: float = 900.0) -> float:
+    """Seconds until the index's findings are in step and the settle `seamless index` started has ended (its pid
+    read from what the command `said` on stderr), polled: what the bench does next must not meet it."""
+    import re
+
     from indexer.index import gardener_pairs
 
     started = time.perf_counter()
+    found = re.search(r"settle in the background \(pid (\d+)\)", said)
     while time.perf_counter() - started < timeout:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-            if gardener_pairs.in_step(conn):
-                return time.perf_counter() - started
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+            settled = gardener_pairs.in_step(conn)
+        if settled:
+            seconds = time.perf_counter() - started
+            while found and _alive(int(found[1])) and time.perf_counter() - started < timeout:
+                time.sleep(0.05)
+            return seconds
         time.sleep(0.1)
     raise RuntimeError(f"the gardener's findings of {db} did not settle in {timeout:.0f} s")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ")[-1][:1] != "Z"  # a zombie has ended
+    except OSError:
+        return False
 
 
 def unsettle(db: Path) -> None:
     """Leave the index as `seamless index` leaves a store indexed from nothing: no finding, every memory pending."""
     from indexer.index import gardener_pairs
 
-    with sqlite3.connect(db) as conn:
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:
         for table in gardener_pairs.TABLES:
             conn.execute(f"delete from {table}")
         conn.execute("delete from index_meta where key like 'gardener%'")
@@ -250,7 +267,7 @@ def unsettle(db: Path) -> None:
 
 
 def checkpoint(db: Path) -> None:
-    with sqlite3.connect(db) as conn:
+    with contextlib.closing(sqlite3.connect(db)) as conn:
         conn.execute("pragma wal_checkpoint(truncate)")
 
 
@@ -292,7 +309,7 @@ def cost(store: Path, work: Path, repeat: int = 3) -> list[tuple[str, float, str
         remove_db(db)
         indexes.append(run([SEAMLESS, "index", store, "--db", db]))
         before = db_size_mb(db)
-        settled_after.append(wait_settled(db))
+        settled_after.append(wait_settled(db, indexes[-1].stderr))
     remove_db(floor_db)
     checkpoint(db)
     after = db_size_mb(db)

@@ -263,7 +263,7 @@ def full_rebuild(store: Path, db: Path) -> Proc:
 
     remove_db(db)
     done = run([SEAMLESS, "index", store, "--db", db, "--full"])
-    wait_settled(db)
+    wait_settled(db, done.stderr)
     return done
 
 

@@ -227,7 +227,7 @@ async def needs_human(datasette, request):
         **links(datasette),
     }
     html = await datasette.render_template(
-        "seamless-needs-human.html", context, request=request, view_name="seamless-needs-human"
+        "seamless-needs.html", context, request=request, view_name="seamless-needs"
     )
     return Response.html(html)
 

@@ -226,9 +226,7 @@ async def needs_human(datasette, request):
         "home_url": datasette.urls.instance() + ("?" + urlencode({"as_of": as_of}) if as_of else ""),
         **links(datasette),
     }
-    html = await datasette.render_template(
-        "seamless-needs.html", context, request=request, view_name="seamless-needs"
-    )
+    html = await datasette.render_template("seamless-needs.html", context, request=request, view_name="seamless-needs")
     return Response.html(html)
 
 

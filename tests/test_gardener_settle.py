@@ -232,3 +232,31 @@ def test_a_child_that_cannot_start_changes_nothing(tmp_path, monkeypatch):
     broken = tmp_path / "broken.db"
     index_store(root, broken)
     assert dump(broken) == dump(alone)
+
+
+def test_the_watcher_leaves_a_big_batch_to_a_settle_of_its_own(store, tmp_path):
+    from watching import wait_until
+
+    from indexer.index.watch import Watcher
+
+    root, db, written = store
+    said: list[str] = []
+    watcher = Watcher(root, db, say=said.append, gardener=0)  # every batch too big to settle in the run
+    stop = threading.Event()
+    thread = threading.Thread(target=watcher.run, args=(stop,))
+    thread.start()
+    try:
+        wait_until(lambda: any(line.startswith("watching ") for line in said), timeout=30)
+        edit(root, written, "chroma-port-in-env", "8765", "8766")
+        wait_until(lambda: any("the gardener's findings settle in the background (pid" in line for line in said))
+
+        def settled():
+            with sqlite3.connect(db) as conn:
+                edited = conn.execute("select 1 from memories where description like '%8766%'").fetchone()
+                return edited and gardener_pairs.in_step(conn)
+
+        wait_until(settled, timeout=60, what="the settle the watcher started")
+    finally:
+        stop.set()
+        thread.join()
+    assert dump(db) == dump(fresh(root, tmp_path))

@@ -51,6 +51,7 @@ class Watcher:
     """Follows the store at `root` into the index at `db_path` until `stop` is set.
 
     `walk_over`: a batch of at least this many changed paths is applied by a run over the whole store.
+    `gardener`: the most memories a run settles the gardener's findings for itself; more start a settle of its own.
     A new file is four events (create, open, write, close), so a batch of new files that filled the
     kernel's queue holds a quarter of its capacity in paths; the default, an eighth, leaves a margin.
     """
@@ -63,6 +64,7 @@ class Watcher:
         walk_over: int | None = None,
         say: Callable[[str], None] = print,
         parent: int | None = None,
+        gardener: int | None = gardener_settle.gardener_pairs.IN_RUN,
     ):
         self.root = Path(root).resolve()
         self.db_path = str(db_path)
@@ -70,6 +72,7 @@ class Watcher:
         self.walk_over = walk_over or queue_capacity() // 8
         self.say = say
         self.parent = parent  # stop when this process is no longer our parent (serve --watch's child)
+        self.gardener = gardener  # the most memories a run settles the gardener's findings for (build.index_store)
         self.conn: database.IndexConnection | None = None
         self.db_identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the index file `conn` opened
         self.row_id: int | None = None
@@ -198,7 +201,7 @@ class Watcher:
     def _index_paths(self, paths: list[str]) -> None:
         """Apply a batch by its paths; say what changed."""
         started = time.perf_counter()
-        summary = self._index(lambda: index_paths(self.root, self.db_path, paths))
+        summary = self._index(lambda: index_paths(self.root, self.db_path, paths, gardener=self.gardener))
         if summary is None:
             return
         self._beat(batch=len(paths))
@@ -223,7 +226,7 @@ class Watcher:
         if os.path.exists(self.db_path):
             with contextlib.closing(database.sqlite3.connect(self.db_path)) as conn:
                 database.check_store(conn, self.root, self.db_path)
-        return index_store(self.root, self.db_path)
+        return index_store(self.root, self.db_path, gardener=self.gardener)
 
     def _index(self, run: Callable[[], RunSummary]) -> RunSummary | None:
         """`run()`, or None after saying why it failed (the whole store is tried again later). A run that left the

@@ -101,20 +101,20 @@ def settle(db, changed: Iterable[str] | None, most: int | None = None) -> bool:
     gardener_pending for a settle of its own (gardener_settle.py) and return True, the findings left behind.
     The tables say which rules settled them (index_meta `gardener`): with other rules (an upgrade), or none, every
     memory is settled."""
-    stamped = _stamp(db) == RULES
+    stamped = stamp(db) == RULES
     waiting = {row[1] for row in pending(db)} if stamped else {EVERY}
     if stamped and changed is None:
         changed = _changed(db)  # exact: what differs from the tables
     if not waiting and not changed:
         return False  # in step (a run that changed no memory, in a store the gardener is in step with)
-    work = _active(db) if EVERY in waiting else len(waiting | set(changed or ()))
+    work = active(db) if EVERY in waiting else len(waiting | set(changed or ()))
     if most is not None and work > most:
         ids = [EVERY] if changed is None else list(changed)
         if not stamped and not db.execute("select 1 from gardener_pending where id = ?", (EVERY,)).fetchone():
             ids.append(EVERY)  # every memory is to be read again (said once)
         add_pending(db, ids)
         return True
-    if EVERY in waiting or work > REBUILD_SHARE * _active(db):
+    if EVERY in waiting or work > REBUILD_SHARE * active(db):
         rebuild(db, Readings())
         latest(db)
     else:
@@ -139,10 +139,10 @@ RULES = _rules()
 
 def in_step(db) -> bool:
     """Whether the tables were settled by these rules with nothing pending since."""
-    return _stamp(db) == RULES and db.execute("select 1 from gardener_pending limit 1").fetchone() is None
+    return stamp(db) == RULES and db.execute("select 1 from gardener_pending limit 1").fetchone() is None
 
 
-def _stamp(db) -> str | None:
+def stamp(db) -> str | None:
     row = db.execute("select value from index_meta where key = 'gardener'").fetchone()
     return row[0] if row else None
 
@@ -187,7 +187,7 @@ def _changed(db) -> list[str]:
     return changed + list(stored)
 
 
-def _active(db) -> int:
+def active(db) -> int:
     return db.execute("select count(*) from memories where status = 'active'").fetchone()[0]
 
 

@@ -113,8 +113,8 @@ def _round(conn, db_path: str | Path, done: Settled) -> bool:
     conn.execute("BEGIN")  # the snapshot
     try:
         rows = gardener_pairs.pending(conn)
-        whole = gardener_pairs._stamp(conn) != gardener_pairs.RULES or any(i == gardener_pairs.EVERY for _, i in rows)
-        active = gardener_pairs._active(conn)
+        whole = gardener_pairs.stamp(conn) != gardener_pairs.RULES or any(i == gardener_pairs.EVERY for _, i in rows)
+        active = gardener_pairs.active(conn)
         whole = whole or len({i for _, i in rows}) > gardener_pairs.REBUILD_SHARE * active
         if whole:
             snapshot = (rows[-1][0] if rows else 0, gardener_pairs.settle_round(conn))

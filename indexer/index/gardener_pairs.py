@@ -102,19 +102,21 @@ def settle(db, changed: Iterable[str] | None, most: int | None = None) -> bool:
     The tables say which rules settled them (index_meta `gardener`): with other rules (an upgrade), or none, every
     memory is settled."""
     stamped = stamp(db) == RULES
-    waiting = {row[1] for row in pending(db)} if stamped else {EVERY}
+    every = not stamped or _pending(db, EVERY)  # every memory is to be read again
     if stamped and changed is None:
         changed = _changed(db)  # exact: what differs from the tables
-    if not waiting and not changed:
+    if not every and not changed and not _more_pending(db, 0):
         return False  # in step (a run that changed no memory, in a store the gardener is in step with)
-    work = active(db) if EVERY in waiting else len(waiting | set(changed or ()))
-    if most is not None and work > most:
+    # more than `most`? Pending rows read no further than that: a write while a big settle is due stays cheap
+    if most is not None and (active(db) > most if every else _more_pending(db, most - len(set(changed or ())))):
         ids = [EVERY] if changed is None else list(changed)
-        if not stamped and not db.execute("select 1 from gardener_pending where id = ?", (EVERY,)).fetchone():
-            ids.append(EVERY)  # every memory is to be read again (said once)
+        if not stamped and not _pending(db, EVERY):
+            ids.append(EVERY)  # said once
         add_pending(db, ids)
         return True
-    if EVERY in waiting or work > REBUILD_SHARE * active(db):
+    waiting = {EVERY} if every else {row[1] for row in pending(db)}
+    work = len(waiting | set(changed or ()))
+    if every or work > REBUILD_SHARE * active(db):
         rebuild(db, Readings())
         latest(db)
     else:
@@ -150,6 +152,15 @@ def stamp(db) -> str | None:
 def pending(db) -> list[tuple[int, str]]:
     """gardener_pending's rows, (seq, id), in order."""
     return db.execute("select seq, id from gardener_pending order by seq").fetchall()
+
+
+def _pending(db, memory_id: str) -> bool:
+    return db.execute("select 1 from gardener_pending where id = ?", (memory_id,)).fetchone() is not None
+
+
+def _more_pending(db, n: int) -> bool:
+    """Whether gardener_pending holds more than `n` rows (an id once or more), read no further than that."""
+    return n < 0 or db.execute("select 1 from gardener_pending limit 1 offset ?", (n,)).fetchone() is not None
 
 
 def add_pending(db, ids: Iterable[str]) -> None:

@@ -116,7 +116,8 @@ def settle(db, changed: Iterable[str] | None, most: int | None = None) -> bool:
         return True
     waiting = {EVERY} if every else {row[1] for row in pending(db)}
     work = len(waiting | set(changed or ()))
-    if every or work > REBUILD_SHARE * active(db):
+    # (the count of active memories, 15 ms at 100,000, only where a whole settle may be the cheaper: not for a write)
+    if every or (work >= IN_RUN // 4 and work > REBUILD_SHARE * active(db)):
         rebuild(db, Readings())
         latest(db)
     else:

@@ -92,7 +92,7 @@ async def window(datasette, section: str, as_of: str, skip: int, take: int) -> W
     if section != "proposal":
         found.size = size["size"]
         try:
-            found.rows = await run(f"window_{section}", skip=skip, take=take)
+            found.rows = await run(f"window_{section}", skip=skip, take=take) if skip < found.size else []
         except QueryInterrupted:
             found.left_out.append(over_time(datasette, f"{found.title}, rows {skip + 1} to {skip + take}"))
     else:
@@ -275,14 +275,17 @@ async def home(datasette, request):
         except QueryInterrupted:
             return None
 
+    async def section(name: str) -> Window:
+        shown = await window(datasette, name, as_of, 0, SHOWN_PER_SECTION)
+        if name == "proposal":
+            name_others(shown.rows, await names_of(datasette, shown.rows))
+        return shown
+
     # side by side on Datasette's SQL threads: the page waits for the slowest, not for all of them in turn
     found, windows, state = await asyncio.gather(
-        cards(),
-        asyncio.gather(*(window(datasette, name, as_of, 0, SHOWN_PER_SECTION) for name in SECTIONS)),
-        gardener_state(datasette),
+        cards(), asyncio.gather(*(section(name) for name in SECTIONS)), gardener_state(datasette)
     )
     sections = {w.section: w for w in windows}
-    name_others(sections["proposal"].rows, await names_of(datasette, sections["proposal"].rows))
     left_out = [line for w in windows for line in w.left_out] + ([state["left_out"]] if "left_out" in state else [])
     if found is None:
         left_out.append(over_time(datasette, "The cards of the projects"))

@@ -326,6 +326,10 @@ def rebuild(db, readings: Readings, into: str = "") -> None:
         rows.append((member.id, signature, member.fingerprint))
         groups[(_scope(member.project), signature)].append(member)
     del members
+    for group_members in groups.values():  # a memory alone in its group, read ahead, is judged by its reading alone:
+        only = group_members[0]  # its name and description go (some 20 MB at 100,000)
+        if len(group_members) == 1 and only.id in readings.ahead:
+            group_members[0] = only._replace(name="", description="")
     rows.sort()  # in the order of the table's key: a new table's pages fill in turn
     db.executemany(WRITE_WORDS.format(into=into), rows)
     del rows  # (a big store's: the memory of a whole settle is watched, docs/performance.md)

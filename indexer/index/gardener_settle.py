@@ -31,6 +31,8 @@ from indexer import sql
 from indexer.index import database, gardener_pairs
 from indexer.store import timestamps
 
+CACHE_KB = 2048  # the settle's SQLite page cache (SQLite's default size)
+
 
 @dataclass
 class Settled:
@@ -85,6 +87,8 @@ def settle(db_path: str | Path) -> Settled:
     done = Settled()
     while True:
         with settle_lock(db_path), contextlib.closing(database.open_db(db_path)) as conn:
+            # each memory is read once, in order: a page cache of an index run's size (64 MB) holds nothing of use
+            conn.execute(f"PRAGMA cache_size = -{CACHE_KB}")
             if behind(conn):
                 _settle_held(conn, db_path, done)
         # a run that committed while the lock was held, after the last look, found it held and started no settle:

@@ -29,7 +29,7 @@ TABLES = {
     "memory_tags": "select m.id, t.tag from memory_tags t left join memories m on m.rowid = t.memory order by m.id, t.tag",
     "memory_tags_of_memories": "select m.id, j.value from memories m, json_each(m.tags) j order by m.id, j.value",
     "gardener_words": "select id, signature, hex(member) from gardener_words order by id",
-    "gardener_groups": "select signature, scope, hex(terms), hex(denies) from gardener_groups order by signature",
+    "gardener_groups": "select signature, scope, hex(terms) from gardener_groups order by signature",
     "gardener_terms": "select scope, term, signature from gardener_terms order by scope, term, signature",
     "gardener_common": "select scope, term, groups from gardener_common order by scope, term",
     "gardener_findings": "select rank, updated, ids, signature, other, evidence, since "

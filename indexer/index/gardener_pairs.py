@@ -41,8 +41,7 @@ from indexer.sql.canned import FINDINGS, PROPOSAL_ORDER
 from indexer.store import sameness, timestamps, wording
 
 COMMON = 100  # a term in more groups of a scope than this does not bring two groups together
-TOGETHER = 3  # terms (each in at most COMMON groups) two groups share at least, to be compared; one less when one
-# of them is a word either denies (a contradiction by a denial may share little more than what it denies)
+TOGETHER = 3  # terms (each in at most COMMON groups) two groups share at least, to be compared
 GLOBAL = ""  # the global scope's `scope`
 MEMBER_COLUMNS = (
     "m.id, m.name, m.kind, m.description, m.project, coalesce(m.updated, m.created, ''), m.valid_from, "
@@ -203,21 +202,18 @@ def active(db) -> int:
     return db.execute("select count(*) from memories where status = 'active'").fetchone()[0]
 
 
-def terms(reading: wording.Wording) -> tuple[frozenset[int], frozenset[int]]:
-    """What a group is found by: its specific words (not generic ones: the verdict never counts those), each word it
-    denies again (`!goos`: a pair that disagrees on it needs one term less in common), and each value's kind and
-    slot (`=port:`, `=setting:chroma port`); and which of its words it denies. The one place the reading's fields
-    become what the index stores: each term as a 32-bit key (`term_key`)."""
-    words = set(reading.words - wording.GENERIC)
-    denies = reading.negated & words
-    found = words | {f"!{word}" for word in denies}
+def terms(reading: wording.Wording) -> frozenset[int]:
+    """What a group is found by: its specific words (not generic ones: the verdict never counts those), and each
+    value's kind and slot (`=port:`, `=setting:chroma port`). The one place the reading's fields become what the
+    index stores: each term as a 32-bit key (`term_key`)."""
+    found = set(reading.words - wording.GENERIC)
     for value in reading.values:
         found.add(f"={value.kind}:")
         if value.slot:
             found.add(f"={value.kind}:{value.slot}")
             if value.kind == "setting":
                 found.update(f"=setting:{part}" for part in value.slot.split())
-    return frozenset(map(term_key, found)), frozenset(map(term_key, denies)) or wording.EMPTY
+    return frozenset(map(term_key, found))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -335,23 +331,19 @@ def rebuild(db, readings: Readings, into: str = "") -> None:
     del rows  # (a big store's: the memory of a whole settle is watched, docs/performance.md)
     # each group's terms as a sorted tuple: a fifth of a frozenset's weight, eighty thousand times
     group_terms: dict[Group, tuple[int, ...]] = {}
-    denied: dict[Group, frozenset[int]] = {}  # the words each group denies (besides its `!` terms)
     counts: dict[str, Counter[int]] = defaultdict(Counter)  # scope -> term -> groups holding it
     findings = Findings(db, into)
     for key, members_of in groups.items():
         members_of.sort(key=lambda m: m.order)
         readings.forget(members_of[:-1])  # a group is judged by its newest memory
-        read, denied[key] = terms(readings.of(members_of[-1]))
+        read = terms(readings.of(members_of[-1]))
         group_terms[key] = tuple(sorted(read))
         counts[key[0]].update(read)
         findings.add(_group_findings(key, members_of, readings))
         readings.release(members_of[-1:])  # decoded again if the group is paired
     db.executemany(
-        f"insert into {into}gardener_groups (signature, scope, terms, denies) values (?, ?, ?, ?)",
-        sorted(
-            (signature, scope, pack(held), pack(denied[(scope, signature)]) or None)
-            for (scope, signature), held in group_terms.items()
-        ),
+        f"insert into {into}gardener_groups (signature, scope, terms) values (?, ?, ?)",
+        sorted((signature, scope, pack(held)) for (scope, signature), held in group_terms.items()),
     )
     postings: dict[str, dict[int, list[int]]] = defaultdict(dict)  # scope -> term -> groups, the terms not common
     unpaired: list[Group] = []
@@ -361,11 +353,11 @@ def rebuild(db, readings: Readings, into: str = "") -> None:
             if counted[term] <= COMMON:
                 posted.setdefault(term, []).append(key[1])
                 rare += 1
-        if rare < TOGETHER - 1:  # never paired: its reading and terms are not needed again
+        if rare < TOGETHER:  # never paired: its reading and terms are not needed again
             readings.forget(groups[key][-1:])
             unpaired.append(key)
     for key in unpaired:
-        del group_terms[key], denied[key], groups[key]
+        del group_terms[key], groups[key]
     db.executemany(
         f"insert into {into}gardener_terms (scope, term, signature) values (?, ?, ?)",
         sorted(
@@ -382,19 +374,11 @@ def rebuild(db, readings: Readings, into: str = "") -> None:
     del counts
     for key, members_of in groups.items():
         scope, signature = key
-        mine, denies, posted = group_terms[key], denied[key], postings[key[0]]
-        holders = [posted[term] for term in mine if term in posted]
-        if len(holders) < TOGETHER - (1 if denies else 0):
+        posted = postings[key[0]]
+        holders = [posted[term] for term in group_terms[key] if term in posted]
+        if len(holders) < TOGETHER:
             continue  # most groups: too few terms that are not common to share enough with another
-        others = []
-        for other, n in Counter(chain.from_iterable(holders)).items():
-            if n >= TOGETHER:
-                if other > signature:
-                    others.append(other)
-            elif n == TOGETHER - 1 and denies and other != signature:  # (taken by the group that denies)
-                both = set(mine).intersection(group_terms[(scope, other)])
-                if not denies.isdisjoint(both) and (other > signature or denied[(scope, other)].isdisjoint(both)):
-                    others.append(other)
+        others = [o for o, n in Counter(chain.from_iterable(holders)).items() if n >= TOGETHER and o > signature]
         findings.add(_pair_findings(key, members_of, {(scope, o): groups[(scope, o)] for o in others}, readings))
     findings.flush()
 
@@ -469,10 +453,10 @@ def _members(db, signature: int) -> list[Member]:
     return sorted((Member(*row) for row in rows), key=lambda m: m.order)
 
 
-def _group_terms(db, signature: int) -> tuple[frozenset[int], frozenset[int]]:
-    """A group's terms and the words it denies, as stored."""
-    row = db.execute("select terms, denies from gardener_groups where signature = ?", (signature,)).fetchone()
-    return (unpack(row[0]), unpack(row[1])) if row else (wording.EMPTY, wording.EMPTY)
+def _group_terms(db, signature: int) -> frozenset[int]:
+    """A group's terms, as stored."""
+    row = db.execute("select terms from gardener_groups where signature = ?", (signature,)).fetchone()
+    return unpack(row[0]) if row else wording.EMPTY
 
 
 def _update_terms(db, groups: set[int], readings: Readings) -> set[int]:
@@ -487,10 +471,10 @@ def _update_terms(db, groups: set[int], readings: Readings) -> set[int]:
         members = _members(db, signature)
         if members:
             scope = _scope(members[-1].project)
-            new, denies = terms(readings.of(members[-1]))
+            new = terms(readings.of(members[-1]))
             db.execute(
-                "insert or replace into gardener_groups (signature, scope, terms, denies) values (?, ?, ?, ?)",
-                (signature, scope, pack(new), pack(denies) or None),
+                "insert or replace into gardener_groups (signature, scope, terms) values (?, ?, ?)",
+                (signature, scope, pack(new)),
             )
         elif row:
             scope, new = row[0], wording.EMPTY
@@ -545,25 +529,10 @@ DELETE_POSTING = "delete from gardener_terms where scope = ? and term = ? and si
 def _candidates(db, key: Group) -> set[int]:
     """The other groups of the scope sharing TOGETHER terms or more with `key`, each in at most COMMON groups."""
     shared: Counter[int] = Counter()
-    mine, denies = _group_terms(db, key[1])
-    for term in mine:
+    for term in _group_terms(db, key[1]):
         shared.update(row[0] for row in db.execute(POSTINGS, (key[0], term)))
     shared.pop(key[1], None)
-    return {
-        other for other, n in shared.items() if _together(n, mine, denies, lambda other=other: _group_terms(db, other))
-    }
-
-
-def _together(shared: int, mine: frozenset[int], denies: frozenset[int], theirs) -> bool:
-    """Whether two groups sharing `shared` rare terms are compared: TOGETHER of them, or one less when one of those
-    is a word either group denies. `mine`, `denies`: the one's terms and denied words; `theirs()` the other's."""
-    if shared >= TOGETHER:
-        return True
-    if shared < TOGETHER - 1:
-        return False
-    their_terms, their_denies = theirs()
-    denied = denies | their_denies
-    return bool(denied and not denied.isdisjoint(mine & their_terms))
+    return {other for other, n in shared.items() if n >= TOGETHER}
 
 
 # The findings' rows: what was found and about whom. gardener.sql words each one's reason and command from its

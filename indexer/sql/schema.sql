@@ -202,12 +202,11 @@ CREATE TABLE IF NOT EXISTS gardener_words (
 CREATE INDEX IF NOT EXISTS gardener_words_signature ON gardener_words (signature);
 
 -- Each group's terms (its newest memory's words and value slots), to find what it may pair with: each term as a
--- 32-bit key (gardener_pairs.term_key), packed 4 bytes each; `denies`, the words it denies, the same way
+-- 32-bit key (gardener_pairs.term_key), packed 4 bytes each
 CREATE TABLE IF NOT EXISTS gardener_groups (
     signature INTEGER PRIMARY KEY,
     scope TEXT NOT NULL,
-    terms BLOB NOT NULL,
-    denies BLOB
+    terms BLOB NOT NULL
 );
 
 -- The groups holding each term found in at most 100 groups of its scope (gardener_pairs.COMMON) ...

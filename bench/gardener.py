@@ -12,10 +12,13 @@ given for each split, in the order the fixture files first name them (`splits()`
 measured with no change here. Which splits the rules were written on, and which were measured once, is in
 docs/performance.md; `--splits` measures some only.
 
-Cost, on the store `python -m bench` generates: indexing it from nothing; the gardener's settle of every scope
-from nothing, with the readings stored (as after new pairing rules) and with nothing changed (a full run in
-place); the canned query and the home page's share of it; a new memory's index update with its findings, and its
-write-time hints.
+Cost, on the store `python -m bench` generates (issue 30): `seamless index` from nothing as a whole process, in
+turn with its floor (bench/index_floor.py: walk, read, parse, insert, FTS), with its peak RSS, and how long after
+it returned the gardener's findings were in step (their settle runs in the background); the database before and
+after the settle, and the gardener's tables over the rest (dbstat); the settle on its own, as a process, with its
+RSS, and after a full run over an unchanged store; the `gardener` canned query whole and its first 1,001 rows; the
+pages that show the findings through `seamless serve`, each beside `select 1`, and the home page under 8 requests
+at once; a new memory's index update with its findings, and its write-time hints.
 """
 
 import argparse

@@ -202,7 +202,7 @@ def measure_store(store: Path, memories: int, work: Path, repeat: int, queries: 
         process("full", "full rebuild, whole process", full_runs),
         Figure(
             "index_ratio",
-            "full rebuild over the index floor (walk, read, parse, insert, FTS), whole processes in turn",
+            "the rebuild over the index floor (walk, read, parse, insert, FTS), whole processes in turn",
             "×",
             median(f.seconds / i.seconds for f, i in zip(full_runs, index_floors)),
             note=f"the index floor: {wall(index_floors):.2f} s, {max(i.rss_mb for i in index_floors):.0f} MB; the "

@@ -14,7 +14,7 @@ from stores import dump
 
 from bench.gardener import labelled_stores, write_store
 from indexer.front.cli import cli
-from indexer.index import gardener_pairs, gardener_reader, gardener_settle
+from indexer.index import build, gardener_pairs, gardener_reader, gardener_settle
 from indexer.index.build import index_paths, index_store
 from indexer.query import queries
 from indexer.query.gardener import state, state_line
@@ -169,7 +169,7 @@ def test_seamless_index_leaves_a_big_settle_to_a_process_of_its_own(tmp_path, mo
     root = tmp_path / "store"
     write_store(root, labelled_stores("dev"))
     db = tmp_path / "index.db"
-    monkeypatch.setattr(gardener_pairs, "IN_RUN", 5)
+    monkeypatch.setattr(build, "GARDENER_IN_RUN", 5)
     result = CliRunner().invoke(cli, ["index", str(root), "--db", str(db)])
     assert result.exit_code == 0, result.output
     assert "the gardener's findings settle in the background (pid" in result.stderr

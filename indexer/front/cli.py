@@ -61,7 +61,7 @@ def cli():
 @click.option("--strict", is_flag=True, help="Exit 1 if any file has an error problem.")
 def index(store, db_path, full, strict):
     """Build or update the index of STORE (a folder with memories/ and notes/)."""
-    from indexer.index import gardener_pairs
+    from indexer.index import build
     from indexer.index.build import index_store
     from indexer.index.database import NotAnIndexError
     from indexer.sqlite import sqlite3
@@ -73,7 +73,7 @@ def index(store, db_path, full, strict):
             full=full,
             progress=_progress_bar(),
             on_wait=_waiting(db_path),
-            gardener=gardener_pairs.IN_RUN,
+            gardener=build.GARDENER_IN_RUN,
         )
     except NotAnIndexError as e:
         raise click.ClickException(str(e)) from None
@@ -114,7 +114,7 @@ def check(store):
     """Validate STORE without writing anything; exit 1 on any error problem."""
     from indexer.index.build import index_store
 
-    summary = index_store(store, ":memory:", full=True, progress=_progress_bar(), gardener=0)  # (no findings shown)
+    summary = index_store(store, ":memory:", full=True, progress=_progress_bar())
     _report(store, summary)
     if summary.errors:
         sys.exit(1)

@@ -50,8 +50,7 @@ MEMBER_COLUMNS = (
 TABLES = ("gardener_words", "gardener_groups", "gardener_terms", "gardener_common", "gardener_findings")
 EVERY = "*"  # gardener_pending's id when a run could not say which memories changed: every one is read again
 REBUILD_SHARE = 0.2  # when more than this share of the active memories changed, a whole settle is cheaper
-IN_RUN = 2_000  # memories an index run settles itself, at most; more are left to a settle of their own: 100,000
-# from nothing took 13-14 s, as long as the rest of the run (docs/performance.md)
+UPDATE_AT_MOST = 500  # memories below which a settle of some is always cheaper than a settle of the whole store
 
 
 class Member(NamedTuple):
@@ -101,7 +100,7 @@ def settle(db, changed: Iterable[str] | None, most: int | None = None) -> bool:
     The tables say which rules settled them (index_meta `gardener`): with other rules (an upgrade), or none, every
     memory is settled."""
     stamped = stamp(db) == RULES
-    every = not stamped or _pending(db, EVERY)  # every memory is to be read again
+    every = not stamped or pending_every(db)  # every memory is to be read again
     if stamped and changed is None:
         changed = _changed(db)  # exact: what differs from the tables
     if not every and not changed and not _more_pending(db, 0):
@@ -109,14 +108,14 @@ def settle(db, changed: Iterable[str] | None, most: int | None = None) -> bool:
     # more than `most`? Pending rows read no further than that: a write while a big settle is due stays cheap
     if most is not None and (active(db) > most if every else _more_pending(db, most - len(set(changed or ())))):
         ids = [EVERY] if changed is None else list(changed)
-        if not stamped and not _pending(db, EVERY):
+        if not stamped and not pending_every(db):
             ids.append(EVERY)  # said once
         add_pending(db, ids)
         return True
     waiting = {EVERY} if every else {row[1] for row in pending(db)}
     work = len(waiting | set(changed or ()))
     # (the count of active memories, 15 ms at 100,000, only where a whole settle may be the cheaper: not for a write)
-    if every or (work >= IN_RUN // 4 and work > REBUILD_SHARE * active(db)):
+    if every or (work > UPDATE_AT_MOST and work > REBUILD_SHARE * active(db)):
         rebuild(db, Readings())
         latest(db)
     else:
@@ -154,8 +153,9 @@ def pending(db) -> list[tuple[int, str]]:
     return db.execute("select seq, id from gardener_pending order by seq").fetchall()
 
 
-def _pending(db, memory_id: str) -> bool:
-    return db.execute("select 1 from gardener_pending where id = ?", (memory_id,)).fetchone() is not None
+def pending_every(db) -> bool:
+    """Whether gardener_pending says every memory is to be read again."""
+    return db.execute("select 1 from gardener_pending where id = ?", (EVERY,)).fetchone() is not None
 
 
 def _more_pending(db, n: int) -> bool:

@@ -1,7 +1,7 @@
 """The gardener's settle on its own, out of the index run's way (docs/queries.md#when-the-findings-settle).
 
 An index run settles the gardener's findings itself when that is little work (a write, a watcher batch, an edit
-or two: gardener_pairs.IN_RUN memories at most). A bigger one (a store indexed from nothing, new reading rules,
+or two: build.GARDENER_IN_RUN memories at most). A bigger one (a store indexed from nothing, new reading rules,
 a checkout of thousands of files) would make the run take twice as long: the run notes what changed in
 `gardener_pending`, commits, and `seamless index` (or the watcher) starts this module in a process of its own,
 detached, which settles while the index is already answering (`start`). `seamless gardener` and `seamless
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from indexer import sql
-from indexer.index import database, gardener_pairs
+from indexer.index import database
 from indexer.store import timestamps
 
 CACHE_KB = 2048  # the settle's SQLite page cache (SQLite's default size)
@@ -78,6 +78,8 @@ def running(db_path: str | Path) -> bool:
 
 def behind(conn) -> bool:
     """Whether the findings of the index open on `conn` wait for a settle."""
+    from indexer.index import gardener_pairs  # here: the gardener's rules, read by a settle only (not by a probe)
+
     return not gardener_pairs.in_step(conn)
 
 
@@ -113,6 +115,8 @@ def _settle_held(conn, db_path: str | Path, done: Settled) -> None:
 def _round(conn, db_path: str | Path, done: Settled) -> bool:
     """One look at the index: settle what is pending; False when it must be looked at again (a run over the whole
     store changed the index while this one read its snapshot)."""
+    from indexer.index import gardener_pairs
+
     done.rounds += 1
     conn.execute("BEGIN")  # the snapshot
     try:
@@ -154,23 +158,29 @@ def _round(conn, db_path: str | Path, done: Settled) -> bool:
 
 def _indexes() -> dict[str, str]:
     """The gardener's tables' indexes (schema.sql): name -> its CREATE statement."""
+    from indexer.index.gardener_pairs import TABLES
+
     found = {}
     for statement in sql.statements(sql.source("schema")):
         statement = "\n".join(line for line in statement.splitlines() if not line.startswith("--"))
         words = statement.split()
-        if words[:5] == ["CREATE", "INDEX", "IF", "NOT", "EXISTS"] and words[7] in gardener_pairs.TABLES:
+        if words[:5] == ["CREATE", "INDEX", "IF", "NOT", "EXISTS"] and words[7] in TABLES:
             found[words[5]] = statement
     return found
 
 
 def _temp_tables(conn) -> None:
+    from indexer.index.gardener_pairs import TABLES
+
     _drop_temp_tables(conn)
-    for table in gardener_pairs.TABLES:  # (the same columns, in the same order: copied back with select *)
+    for table in TABLES:  # (the same columns, in the same order: copied back with select *)
         conn.execute(f"create temp table {table} as select * from main.{table} where 0")
 
 
 def _drop_temp_tables(conn) -> None:
-    for table in gardener_pairs.TABLES:
+    from indexer.index.gardener_pairs import TABLES
+
+    for table in TABLES:
         conn.execute(f"drop table if exists temp.{table}")
 
 
@@ -184,6 +194,12 @@ def _mark(conn, db_path: str | Path, settling: bool, error: str | None = None) -
                 "on conflict (key) do update set value = excluded.value",
                 (json.dumps(who),),
             )
+            from indexer.index import gardener_pairs
+
+            # tables of other rules (an upgrade that no run has met since) are said to be read again, before the
+            # snapshot: a run meanwhile then notes only what it changed, and a `*` after it is a full run's alone
+            if gardener_pairs.stamp(conn) != gardener_pairs.RULES and not gardener_pairs.pending_every(conn):
+                gardener_pairs.add_pending(conn, [gardener_pairs.EVERY])
             return
         conn.execute("delete from index_meta where key = 'gardener_settling'")
         if error is None:

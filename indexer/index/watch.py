@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from indexer.index import database, freshness, gardener_settle
-from indexer.index.build import RunSummary, index_paths, index_store
+from indexer.index.build import GARDENER_IN_RUN, RunSummary, index_paths, index_store
 from indexer.store import timestamps
 from indexer.store.settings import FILE as SETTINGS_FILE
 from indexer.store.walk import FOLDERS
@@ -64,7 +64,7 @@ class Watcher:
         walk_over: int | None = None,
         say: Callable[[str], None] = print,
         parent: int | None = None,
-        gardener: int | None = gardener_settle.gardener_pairs.IN_RUN,
+        gardener: int | None = GARDENER_IN_RUN,
     ):
         self.root = Path(root).resolve()
         self.db_path = str(db_path)

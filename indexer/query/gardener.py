@@ -2,6 +2,7 @@
 rows with `ids` as a list and the suggested command completed with the index it should update; how current its
 findings are, as one sentence (the CLI's and the explorer's); and its hints for a memory just written."""
 
+import functools
 import json
 import shlex
 import socket
@@ -58,7 +59,9 @@ def state_line(row: dict, running: bool | None = None) -> str:
     return text + "."
 
 
-HINTS = expand("""
+@functools.cache
+def _hints_sql() -> str:
+    return expand("""
 select PROPOSAL_OF(f.rank) as proposal, f.ids, f.evidence, f.other is not null as pair
 from gardener_words as w
 join gardener_findings as f on f.signature = w.signature or f.other = w.signature
@@ -72,7 +75,7 @@ def hints(conn, memory_id: str) -> list[dict]:
     a contradiction or a likely duplicate of another active memory of its scope, a vague description. Each
     hint has `hint` (the proposal's kind), `ids` (the memories it involves, newest last) and `message`."""
     found = []
-    for row in queries.rows(conn, HINTS, {"id": memory_id}):
+    for row in queries.rows(conn, _hints_sql(), {"id": memory_id}):
         ids = json.loads(row["ids"])
         others = [i for i in ids if i != memory_id]
         named = {

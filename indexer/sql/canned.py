@@ -259,7 +259,10 @@ NEEDS_HUMAN_PAGE = Composed(
             for section in ("stage", "error", "fork", "concurrent")
         },
         "size_proposal": _page("SELECT * FROM needs_human_proposal_size"),
-        **{part: _page(f"SELECT * FROM needs_human_{part}") for part in ("unsettled", "findings", "findings_sorted", "archive")},
+        **{
+            part: _page(f"SELECT * FROM needs_human_{part}")
+            for part in ("unsettled", "findings", "findings_sorted", "archive")
+        },
     }
 )
 

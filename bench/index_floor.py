@@ -18,7 +18,7 @@ from pathlib import Path
 
 from indexer import sql
 from indexer.index import fts
-from indexer.index.writer import MEMORY_COLUMNS, NOTE_COLUMNS, memory_row, note_row
+from indexer.index.writer import row_of
 from indexer.sqlite import sqlite3
 from indexer.store.parse import parse_bytes
 from indexer.store.settings import DEFAULTS
@@ -41,9 +41,11 @@ def index_floor(root: str, db_path: str) -> dict:
             conn.execute(statement)
     fts.create(conn)
     rows: dict[str, list] = {"memories": [], "notes": []}
+    columns = {table: sql.columns(table) for table in ("memories", "notes")}
+    memory_row, note_row = row_of("memories"), row_of("notes")
     inserts = {
-        "memories": f"insert into memories ({', '.join(MEMORY_COLUMNS)}) values ({', '.join('?' * len(MEMORY_COLUMNS))})",
-        "notes": f"insert into notes ({', '.join(NOTE_COLUMNS)}) values ({', '.join('?' * len(NOTE_COLUMNS))})",
+        table: f"insert into {table} ({', '.join(names)}) values ({', '.join('?' * len(names))})"
+        for table, names in columns.items()
     }
     counts = {"memories": 0, "notes": 0}
     fts.begin_rebuild(conn)

@@ -12,7 +12,7 @@ from test_explorer import started
 from bench.gardener import labelled_stores, write_store
 from indexer.front.cli import cli
 from indexer.index import gardener_settle
-from indexer.index.build import index_store
+from indexer.index.build import index_paths, index_store
 from indexer.query.needs_human import SECTIONS, needs_human
 from indexer.sqlite import sqlite3
 from indexer.store.timestamps import normalize
@@ -159,6 +159,16 @@ async def test_findings_behind_their_index_say_so_on_every_page(tmp_path):
     home = (await ds.client.get("/")).text
     assert "The gardener&#39;s findings are in step with the index (settled" in home
     assert "Not settled" not in home
+    # a memory written after, its settle left pending: the findings shown are those settled, and say so
+    (root / "memories" / "fleet").mkdir()
+    memory(root / "memories" / "fleet", "late-port", X)
+    assert index_paths(root, db, ["memories/fleet/late-port.md"], gardener=0).gardener_behind
+    home = (await ds.client.get("/")).text
+    assert "The gardener&#39;s findings were settled at " in home and "; 1 memory changed since" in home
+    got = (await ds.client.get("/-/needs-human.json?section=proposal")).json()
+    assert "1 memory changed since" in got["gardener"]
+    findings = [r for r in got["rows"] if r["proposal"] in ("duplicate", "contradiction", "vague-description")]
+    assert findings and {r["changed_since"] for r in findings} == {1} and all(r["settled"] for r in findings)
 
 
 def test_needs_human_prints_the_whole_list_and_as_json(audited):

@@ -321,7 +321,8 @@ def cost(store: Path, work: Path, repeat: int = 3) -> list[tuple[str, float, str
         ("index from nothing, whole `seamless index` process", median(i.seconds for i in indexes), "s",
          f"CPU {median(i.cpu for i in indexes):.1f} s; the findings left to a settle of their own"),
         ("the index floor, whole process (walk, read, parse, insert, FTS)", median(f.seconds for f in floors), "s",
-         "bench/index_floor.py, in turn with the index"),
+         f"CPU {median(f.cpu for f in floors):.1f} s (one thread: the index's FTS has a second); bench/index_floor.py, "
+         "in turn with the index"),
         ("index from nothing / its floor", median(ratios), "×",
          f"each run over the floor run before it: {', '.join(f'{r:.2f}' for r in ratios)}; target ≤ {TARGETS['ratio']}"),
         ("peak RSS, `seamless index` from nothing", max(i.rss_mb for i in indexes), "MB",

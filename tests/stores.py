@@ -28,12 +28,13 @@ TABLES = {
     # a row left behind by a memory that is gone has no id here; one that names another memory's rowid, its tags
     "memory_tags": "select m.id, t.tag from memory_tags t left join memories m on m.rowid = t.memory order by m.id, t.tag",
     "memory_tags_of_memories": "select m.id, j.value from memories m, json_each(m.tags) j order by m.id, j.value",
-    "gardener_words": "select id, scope, signature, hex(key) from gardener_words order by id",
-    "gardener_groups": "select scope, signature, terms from gardener_groups order by scope, signature",
+    "gardener_words": "select id, signature, hex(member) from gardener_words order by id",
+    "gardener_groups": "select signature, scope, hex(terms) from gardener_groups order by signature",
     "gardener_terms": "select scope, term, signature from gardener_terms order by scope, term, signature",
     "gardener_common": "select scope, term, groups from gardener_common order by scope, term",
-    "gardener_findings": "select proposal, scope, signature, other, id, ids, reason, evidence, command "
-    "from gardener_findings order by proposal, scope, signature, other, id",
+    "gardener_findings": "select rank, updated, ids, signature, other, evidence, since "
+    "from gardener_findings order by rank, ids, signature, other",
+    "gardener_pending": "select id from gardener_pending order by id",
 }
 
 

@@ -1,21 +1,25 @@
-"""How the gardener settles its tables (indexer/index/gardener_pairs.py, gardener_reader.py): readings kept across
-full runs, a full run over a store that barely changed settling only what changed, a big run's reading done in a
-second process, and the home page's share of what needs a human. Real stores and the real indexer; each result
-is compared with an index built from nothing."""
+"""How the gardener settles its tables (indexer/index/gardener_pairs.py, gardener_settle.py, gardener_reader.py): in
+the index run when it is little work, else left pending for a settle of its own, which reads a snapshot while the
+index goes on changing and catches up with what changed meanwhile; a full run over a store that barely changed
+settling only what changed; a big settle's reading done in a second process. Real stores and the real indexer;
+each result is compared with an index settled from nothing."""
 
+import subprocess
 import sys
+import threading
 
 import pytest
+from click.testing import CliRunner
 from stores import dump
 
 from bench.gardener import labelled_stores, write_store
-from indexer.index import gardener_reader
-from indexer.index.build import index_store
+from indexer.front.cli import cli
+from indexer.index import build, gardener_pairs, gardener_reader, gardener_settle
+from indexer.index.build import index_paths, index_store
 from indexer.query import queries
-from indexer.sql.canned import NEEDS_HUMAN_FIRST
+from indexer.query.gardener import state, state_line
 from indexer.sqlite import sqlite3
 from indexer.store import wording
-from indexer.store.timestamps import normalize
 
 AS_OF = "2027-01-01"
 
@@ -36,12 +40,31 @@ def path_of(root, written, name):
 
 
 def fresh(root, tmp_path):
-    """The store indexed from nothing."""
+    """The store indexed from nothing, its findings settled in the run."""
     db = tmp_path / "fresh.db"
     for suffix in ("", "-wal", "-shm"):
         (tmp_path / f"fresh.db{suffix}").unlink(missing_ok=True)
-    index_store(root, db, full=True)
+    index_store(root, db, full=True, gardener=None)
     return db
+
+
+def edit(root, written, name, old, new):
+    path = path_of(root, written, name)
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+    return path
+
+
+def indexes(db):
+    with sqlite3.connect(db) as conn:
+        return conn.execute(
+            "select name, tbl_name, sql from sqlite_master where type = 'index' order by name"
+        ).fetchall()
+
+
+def findings(db):
+    return [r for r in queries.run(db, "gardener", as_of=AS_OF) if r["proposal"] != "archive"]
 
 
 def test_a_full_run_in_place_settles_as_a_run_from_nothing(store, tmp_path):
@@ -49,44 +72,132 @@ def test_a_full_run_in_place_settles_as_a_run_from_nothing(store, tmp_path):
     index_store(root, db, full=True)  # nothing changed
     assert dump(db) == dump(fresh(root, tmp_path))
     # a description changed, a memory gone, another one's date: the full run settles these as a fresh index would
-    path = path_of(root, written, "chroma-port-in-env")
-    path.write_text(path.read_text().replace("8765", "8766"))
+    edit(root, written, "chroma-port-in-env", "8765", "8766")
     path_of(root, written, "rebuild-seamless-db").unlink()
-    path = path_of(root, written, "mcp-no-print")
-    path.write_text(path.read_text().replace("updated: 2026-04-02T09:00:00Z", "updated: 2026-12-24T09:00:00Z"))
+    edit(root, written, "mcp-no-print", "updated: '2026-04-02T09:00:00Z'", "updated: '2026-12-24T09:00:00Z'")
     index_store(root, db, full=True)
     assert dump(db) == dump(fresh(root, tmp_path))
     assert dump(db)["gardener_findings"]
 
 
-def test_a_reading_is_kept_while_its_text_and_rules_are_the_same(store, tmp_path):
-    """A stored reading is taken as it is, however the memories around it change: a reading planted in the index
-    (that of a vague description, under the key of a concrete one) shows in the findings until the text changes."""
+def test_a_run_with_more_to_settle_than_it_may_leaves_it_pending_and_says_so(store, tmp_path):
     root, db, written = store
-    name = "chroma-boot-race"
-    memory_id = written[name]["id"]
-    planted = wording.read(name, "notes about the console")
+    before = findings(db)
+    edit(root, written, "chroma-port-in-env", "8765", "8766")
+    edit(root, written, "mcp-no-print", "updated: '2026-04-02T09:00:00Z'", "updated: '2026-12-24T09:00:00Z'")
+    summary = index_store(root, db, gardener=1)
+    assert summary.gardener_behind
     with sqlite3.connect(db) as conn:
-        conn.execute(
-            "update gardener_words set reading = ?, signature = ? where id = ?",
-            (wording.dump(planted), planted.signature, memory_id),
-        )
-        conn.execute("delete from index_meta where key = 'gardener'")  # as after an upgrade of the pairing rules
-    index_store(root, db, full=True)
-    vague = {r["id"] for r in queries.run(db, "gardener", as_of=AS_OF) if r["proposal"] == "vague-description"}
-    assert memory_id in vague
-    path = path_of(root, written, name)
-    path.write_text(path.read_text().replace("fails with", "fails at once with"))
-    index_store(root, db)
-    vague = {r["id"] for r in queries.run(db, "gardener", as_of=AS_OF) if r["proposal"] == "vague-description"}
-    assert memory_id not in vague
+        now = state(conn)
+        assert now["changed_since"] == 2 and not now["unread"] and now["settled"]
+        assert "2 memories changed since" in state_line(now)
+    rows = findings(db)
+    # the findings as they were settled, each saying so, after a first row that says they are not current
+    assert rows[0]["proposal"] == "unsettled" and rows[0]["ids"] == "[]"
+    assert "2 memories changed since" in rows[0]["reason"] and now["settled"] in rows[0]["reason"]
+    assert [r["ids"] for r in rows[1:]] == [r["ids"] for r in before]
+    assert {(r["settled"], r["changed_since"]) for r in rows[1:]} == {(now["settled"], 2)}
+    # a write meanwhile (a run for one path, under the limit) adds to what is pending, settling nothing
+    edit(root, written, "release-with-twine", "invalid_at: null", "invalid_at: 2026-10-01T00:00:00Z")
+    assert index_paths(root, db, [path_of(root, written, "release-with-twine")], gardener=1).gardener_behind
+    done = gardener_settle.settle(db)
+    assert not done.whole and done.memories == 3
     assert dump(db) == dump(fresh(root, tmp_path))
+    with sqlite3.connect(db) as conn:
+        assert state(conn)["changed_since"] == 0 and "in step" in state_line(state(conn))
+    assert findings(db)[0]["proposal"] != "unsettled"
+
+
+def test_an_index_built_from_nothing_is_settled_by_a_settle_of_its_own(tmp_path):
+    root = tmp_path / "store"
+    write_store(root, labelled_stores("dev") + labelled_stores("held-out"))
+    db = tmp_path / "index.db"
+    assert index_store(root, db, gardener=10).gardener_behind
+    rows = findings(db)
+    assert [r["proposal"] for r in rows] == ["unsettled"]  # nothing listed as if it were all there is
+    assert "has not read this index" in rows[0]["reason"] and "no duplicate, contradiction" in rows[0]["reason"]
+    with sqlite3.connect(db) as conn:
+        assert state(conn)["unread"] and state(conn)["settled"] is None
+    done = gardener_settle.settle(db)
+    assert done.whole and done.rounds == 1
+    assert dump(db) == dump(fresh(root, tmp_path))
+
+
+def test_what_changes_while_a_settle_reads_its_snapshot_is_caught_up(store, tmp_path, monkeypatch):
+    """The settle of the whole store reads a snapshot without the writer lock: a write that commits meanwhile is
+    settled in its copy's transaction, and a run over the whole store meanwhile makes it look again."""
+    root, db, written = store
+    real = gardener_pairs.rebuild
+    meanwhile = []
+
+    def rebuild_while_others_write(conn, readings, into=""):
+        real(conn, readings, into)
+        if meanwhile:  # (on another thread, as another process would: the settle holds no writer lock now)
+            work = threading.Thread(target=meanwhile.pop(0))
+            work.start()
+            work.join()
+
+    monkeypatch.setattr(gardener_pairs, "rebuild", rebuild_while_others_write)
+    with sqlite3.connect(db) as conn:
+        conn.execute("update index_meta set value = 'other rules' where key = 'gardener'")  # as after an upgrade
+    index_store(root, db, gardener=1)  # notes that every memory is to be read again
+
+    def write():
+        edit(root, written, "chroma-port-in-env", "8765", "8766")
+        assert index_paths(root, db, [path_of(root, written, "chroma-port-in-env")], gardener=1).gardener_behind
+
+    meanwhile.append(write)
+    done = gardener_settle.settle(db)
+    assert done.whole and done.rounds == 1
+    assert dump(db) == dump(fresh(root, tmp_path))
+
+    def full_run():
+        path_of(root, written, "rebuild-seamless-db").unlink()
+        assert index_store(root, db, full=True, gardener=1).gardener_behind
+
+    with sqlite3.connect(db) as conn:
+        conn.execute("update index_meta set value = 'other rules' where key = 'gardener'")
+    index_store(root, db, gardener=1)
+    meanwhile.append(full_run)
+    done = gardener_settle.settle(db)
+    assert done.whole and done.rounds == 2  # the snapshot no longer said what the tables start from
+    assert dump(db) == dump(fresh(root, tmp_path))
+    assert indexes(db) == indexes(fresh(root, tmp_path))  # made again after the copy, on the index's own tables
+
+
+def test_seamless_index_leaves_a_big_settle_to_a_process_of_its_own(tmp_path, monkeypatch):
+    root = tmp_path / "store"
+    write_store(root, labelled_stores("dev"))
+    db = tmp_path / "index.db"
+    monkeypatch.setattr(build, "GARDENER_IN_RUN", 5)
+    result = CliRunner().invoke(cli, ["index", str(root), "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    assert "the gardener's findings settle in the background (pid" in result.stderr
+    gardener_settle.settle(db)  # waits for the one under way, then finds nothing to do
+    with sqlite3.connect(db) as conn:
+        assert gardener_pairs.in_step(conn)
+    assert dump(db) == dump(fresh(root, tmp_path))
+
+
+def test_the_settle_process_says_why_it_failed(tmp_path):
+    root = tmp_path / "store"
+    write_store(root, labelled_stores("dev"))
+    db = tmp_path / "index.db"
+    index_store(root, db, gardener=0)
+    with sqlite3.connect(db) as conn:  # a table the settle writes, gone: it fails, and says so in the index
+        conn.execute("drop table gardener_common")
+    child = subprocess.run([sys.executable, "-m", "indexer.index.gardener_settle", str(db)], timeout=120)
+    assert child.returncode == 1
+    with sqlite3.connect(db) as conn:
+        row = state(conn)
+    assert "gardener_common" in row["settle_error"] and row["settling"] is None
+    assert "the last settle failed at" in state_line(row, running=False)
 
 
 def test_the_child_reads_as_this_process_does(monkeypatch):
     monkeypatch.setattr(gardener_reader, "BATCH", 7)
     texts = [
-        (wording.key(name, m["description"]), name, m["description"])
+        (f"{store['scope']}/{name}", name, m["description"])
         for store in labelled_stores("dev")
         for name, m in store["memories"].items()
     ]
@@ -123,22 +234,29 @@ def test_a_child_that_cannot_start_changes_nothing(tmp_path, monkeypatch):
     assert dump(broken) == dump(alone)
 
 
-@pytest.mark.parametrize("as_of", ["2026-05-01", "2026-09-01", AS_OF])
-@pytest.mark.parametrize("shown", [1, 3, 20])
-def test_the_home_page_cut_is_needs_human_s_first_rows(tmp_path, as_of, shown):
-    root = tmp_path / "store"
-    write_store(root, labelled_stores("dev") + labelled_stores("held-out") + labelled_stores("cross-scope"))
-    (root / "memories" / "gates").mkdir()  # a section with more rows than shown
-    for n in range(25):
-        (root / "memories" / "gates" / f"gate-{n:02d}.md").write_text(
-            f'---\nid: 01KG{n:022d}\nkind: stage\nname: gate-{n:02d}\ndescription: "gate {n:02d}: a stage to pass"\n'
-            f"project: gates\ncreated: 2026-0{1 + n % 9}-10T00:00:00Z\n---\nStatus: open\nGate: human\n"
-        )
-    db = tmp_path / "index.db"
-    index_store(root, db)
-    rows = queries.run(db, "needs_human", as_of=as_of)
-    with sqlite3.connect(db) as conn:
-        conn.row_factory = sqlite3.Row
-        first = [dict(r) for r in conn.execute(NEEDS_HUMAN_FIRST, {"as_of": normalize(as_of), "shown": shown})]
-    assert first == [r for r in rows if r["section_position"] <= shown]
-    assert {r["section"] for r in first} >= {"stage", "proposal"}
+def test_the_watcher_leaves_a_big_batch_to_a_settle_of_its_own(store, tmp_path):
+    from watching import wait_until
+
+    from indexer.index.watch import Watcher
+
+    root, db, written = store
+    said: list[str] = []
+    watcher = Watcher(root, db, say=said.append, gardener=0)  # every batch too big to settle in the run
+    stop = threading.Event()
+    thread = threading.Thread(target=watcher.run, args=(stop,))
+    thread.start()
+    try:
+        wait_until(lambda: any(line.startswith("watching ") for line in said), timeout=30)
+        edit(root, written, "chroma-port-in-env", "8765", "8766")
+        wait_until(lambda: any("the gardener's findings settle in the background (pid" in line for line in said))
+
+        def settled():
+            with sqlite3.connect(db) as conn:
+                edited = conn.execute("select 1 from memories where description like '%8766%'").fetchone()
+                return edited and gardener_pairs.in_step(conn)
+
+        wait_until(settled, timeout=60, what="the settle the watcher started")
+    finally:
+        stop.set()
+        thread.join()
+    assert dump(db) == dump(fresh(root, tmp_path))

@@ -102,9 +102,10 @@ def apply(store: Files, op: tuple) -> list[str]:
     return []
 
 
-def memory(n: int = 0, created: str = "2026-07-10", superseded_by: int | None = None) -> bytes:
-    """A valid memory with the id IDS[n], replaced by IDS[superseded_by] if given."""
+def memory(n: int = 0, created: str = "2026-07-10", superseded_by: int | None = None, project: str = "") -> bytes:
+    """A valid memory with the id IDS[n], replaced by IDS[superseded_by] if given, of `project` if given."""
     link = f"superseded_by: {IDS[superseded_by]}\ninvalid_at: 2026-07-12\n" if superseded_by is not None else ""
+    link += f"project: {project}\n" if project else ""
     return f"---\nid: {IDS[n]}\nkind: gotcha\nname: m-{n}\ndescription: d\ncreated: {created}\n{link}---\nB.\n".encode()
 
 
@@ -122,6 +123,8 @@ A, B, C = "memories/seamless/a.md", "memories/seamless/b.md", "memories/seamless
     False,
 )
 @example({A: memory(0, superseded_by=1), B: memory(1)}, [[("write", B, memory(1, superseded_by=0))]], False)
+# a memory moved to another project, its id and path the same: the gardener's group of it changes scope
+@example({A: memory(0, project="seamless")}, [[("write", A, memory(0, project="console"))]], False)
 @given(
     st.dictionaries(PATHS, content, max_size=6),
     st.lists(st.lists(operation, min_size=1, max_size=5), min_size=1, max_size=3),

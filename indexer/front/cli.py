@@ -22,6 +22,7 @@ def store_argument(function):
 # runs (or `seamless --help` lists it), so a command pays for no other's imports
 ELSEWHERE = {
     "problems": "indexer.front.problem_list:problems",
+    "needs-human": "indexer.front.needs_human:needs_human",  # what needs a human, whole (the explorer's home page)
     "show": "indexer.front.revisions:show",  # the store's history
     "sync": "indexer.front.fleet:sync",  # a fleet (docs/sync.md)
     "git-setup": "indexer.front.fleet:git_setup",
@@ -60,12 +61,20 @@ def cli():
 @click.option("--strict", is_flag=True, help="Exit 1 if any file has an error problem.")
 def index(store, db_path, full, strict):
     """Build or update the index of STORE (a folder with memories/ and notes/)."""
+    from indexer.index import build
     from indexer.index.build import index_store
     from indexer.index.database import NotAnIndexError
     from indexer.sqlite import sqlite3
 
     try:
-        summary = index_store(store, db_path, full=full, progress=_progress_bar(), on_wait=_waiting(db_path))
+        summary = index_store(
+            store,
+            db_path,
+            full=full,
+            progress=_progress_bar(),
+            on_wait=_waiting(db_path),
+            gardener=build.GARDENER_IN_RUN,
+        )
     except NotAnIndexError as e:
         raise click.ClickException(str(e)) from None
     except sqlite3.DatabaseError as e:
@@ -80,8 +89,23 @@ def index(store, db_path, full, strict):
         with contextlib.closing(_connect(db_path, read_only=True)) as conn:
             summary.problems, summary.unlisted = recorded_problems(conn), 0
     _report(store, summary, db_path)
+    if summary.gardener_behind:
+        _settle_in_background(db_path)
     if strict and summary.errors:
         sys.exit(1)
+
+
+def _settle_in_background(db_path: str) -> None:
+    """Leave the gardener's findings to a settle of their own, started now unless one is under way."""
+    from indexer.index import gardener_settle
+
+    child = gardener_settle.start(db_path)
+    doing = f"settle in the background (pid {child.pid})" if child else "settle in the background"
+    click.echo(
+        f"the gardener's findings {doing}; the explorer says when they are in step, and `seamless gardener` "
+        "waits for them",
+        err=True,
+    )
 
 
 @cli.command()
@@ -394,14 +418,21 @@ def _chain_end(rows: list[dict]) -> str:
 @json_option
 @db_option
 def gardener(as_of, as_json, db_path):
-    """Proposals only, never acted on: contradictions, duplicates, vague descriptions, stale memories."""
+    """Proposals only, never acted on: contradictions, duplicates, vague descriptions, stale memories, and what the
+    fleet left for a person (supersession forks, concurrent edits). Settles the findings first when they are behind."""
+    from indexer.front.needs_human import settle_first
     from indexer.query.gardener import proposals
 
+    _connect(db_path).close()  # a clear error when there is no index
+    settle_first(db_path)
     rows = proposals(_connect(db_path), as_of=as_of, db_path=db_path)
     if as_json:
         _echo_json(rows)
         return
     for row in rows:
+        if row["proposal"] == "unsettled":  # (the settle could not be made)
+            _echo_line(f"{row['proposal']}: {row['reason']}")
+            continue
         _echo_line(
             f"{row['proposal']} {row['id']} [{row['kind']}] {row['name']} ({_scope(row['project'])}): {row['reason']}"
         )

@@ -31,6 +31,9 @@ from indexer.store.walk import Folder, FolderFds, StoreFile, files_at, store_fil
 # Either time older than this is enough to trust the pair (IndexWriter.mtime): a later write sets the
 # ctime to its own moment, and a plain write the mtime too, so an older one cannot come back unchanged.
 RACY_NS = 2_000_000_000
+# The most memories a run settles the gardener's findings for itself (a write, a watcher's batch, an edit or two):
+# more are left to a settle of its own, in the background (gardener_settle.py; docs/queries.md#when-the-findings-settle)
+GARDENER_IN_RUN = 2_000
 
 Progress = Callable[[list[StoreFile]], Iterable[StoreFile]]  # wraps the files to read, e.g. in a progress bar
 OnWait = Callable[[], None]  # called once when another writer holds the lock
@@ -51,6 +54,7 @@ class RunSummary:
     seconds: float = 0.0
     problems: list[Problem] = field(default_factory=list)  # those of the files this run read (a full run: all)
     unlisted: int = 0  # problems on record in files this run did not read
+    gardener_behind: bool = False  # the gardener's findings are left to a settle of their own (gardener_settle.py)
 
     def line(self) -> str:
         return (
@@ -66,21 +70,24 @@ def index_store(
     full: bool = False,
     progress: Progress | None = None,
     on_wait: OnWait | None = None,
+    gardener: int | None = GARDENER_IN_RUN,
 ) -> RunSummary:
     """Bring the index at `db_path` in step with the store at `root`; return what was done.
 
     `progress` wraps the list of files to read (the CLI draws a bar with it); `on_wait` is
-    called if another writer holds the lock.
+    called if another writer holds the lock. `gardener`: the most memories the run settles the
+    gardener's findings for itself (None: any number); more are left to a settle of their own
+    (`summary.gardener_behind`, indexer/index/gardener_settle.py).
     """
     with database.writer_lock(db_path, on_wait), _no_gc():
         db_path = database.resolved(db_path)
         if db_path != ":memory:" and not os.path.exists(db_path):  # the first run: no reader to protect
             with database.fresh_db(db_path) as db:
                 _ensure_views(db)
-                return _run_store(db, Path(root), True, progress)
+                return _run_store(db, Path(root), True, progress, gardener)
         with contextlib.closing(database.open_db(db_path)) as db:
             _ensure_views(db)
-            return _run_store(db, Path(root), full, progress)
+            return _run_store(db, Path(root), full, progress, gardener)
 
 
 def index_paths(
@@ -89,6 +96,7 @@ def index_paths(
     paths: Iterable[str | Path],
     progress: Progress | None = None,
     on_wait: OnWait | None = None,
+    gardener: int | None = GARDENER_IN_RUN,
 ) -> RunSummary:
     """Bring the index in step for `paths` only (store-relative, or absolute inside `root`): each one
     created, changed or deleted (a rename is both), a folder standing for every file under it.
@@ -97,19 +105,22 @@ def index_paths(
     the whole store would settle them. The touched folders' fingerprints are left untrusted, so the
     next walk looks into them again. A new index, or a change of the store's settings, makes this
     a run over the whole store. Raises database.OtherStoreError for an index of another store.
+    `gardener` as for index_store.
     """
     with database.writer_lock(db_path, on_wait), _no_gc():
         db_path = database.resolved(db_path)
         if db_path == ":memory:" or not os.path.exists(db_path):
-            return index_store(root, db_path, progress=progress)
+            return index_store(root, db_path, progress=progress, gardener=gardener)
         with contextlib.closing(database.open_db(db_path)) as db:
             database.check_store(db, root, db_path)
             _ensure_views(db)
             if database.store_of(db) is not None:
                 run = Run.start(Path(root))
                 if not _settings_changed(db, run.settings, run.settings_problems):
-                    return _carry_out(db, run, plan_paths(db, run.root, paths), progress)
-        return index_store(root, db_path, progress=progress)  # the index does not say what it holds yet
+                    return _carry_out(db, run, plan_paths(db, run.root, paths), progress, gardener)
+        return index_store(
+            root, db_path, progress=progress, gardener=gardener
+        )  # the index does not say what it holds yet
 
 
 def _ensure_views(db: database.IndexConnection) -> None:
@@ -178,9 +189,17 @@ class Run:
         return self.settings["index.max_file_bytes"]
 
 
-def _run_store(db: database.IndexConnection, root: Path, full: bool, progress: Progress | None) -> RunSummary:
+def _gardener_behind(db: database.IndexConnection) -> bool:
+    """Whether earlier runs left the gardener's findings to a settle that has not ended (a run that changes nothing
+    reads no more: the gardener's rules are not imported for it)."""
+    return not database.in_memory(db) and db.execute("select 1 from gardener_pending limit 1").fetchone() is not None
+
+
+def _run_store(
+    db: database.IndexConnection, root: Path, full: bool, progress: Progress | None, gardener: int | None
+) -> RunSummary:
     run = Run.start(root)
-    return _carry_out(db, run, plan_store(db, run, full), progress)
+    return _carry_out(db, run, plan_store(db, run, full), progress, gardener)
 
 
 class _Findings(TypedDict):
@@ -352,7 +371,9 @@ def _folders_as_before(db: database.IndexConnection, plan: Plan) -> set[str]:
     return set() if _folders_changed(db, plan) else {p.path for p in plan.folder_problems or ()}
 
 
-def _carry_out(db: database.IndexConnection, run: Run, plan: Plan, progress: Progress | None) -> RunSummary:
+def _carry_out(
+    db: database.IndexConnection, run: Run, plan: Plan, progress: Progress | None, gardener: int | None
+) -> RunSummary:
     """Read and write what `plan` names, settle the cross-file rules, and record the run, in one transaction."""
     if plan.nothing:
         with db.atomic():
@@ -360,7 +381,9 @@ def _carry_out(db: database.IndexConnection, run: Run, plan: Plan, progress: Pro
             _remember_folders(db, plan, set())
             database.record_store(db, run.root)
             mode = "paths" if plan.mode == "paths" else "no-op"
-            return _record(db, run, plan, mode, 0, 0, as_before=_folders_as_before(db, plan))
+            summary = _record(db, run, plan, mode, 0, 0, as_before=_folders_as_before(db, plan))
+            summary.gardener_behind = _gardener_behind(db)
+            return summary
     # imported here: a run with nothing to read (the usual `make index`) never loads YAML or the writer
     from indexer.index.writer import IndexWriter
 
@@ -378,7 +401,7 @@ def _carry_out(db: database.IndexConnection, run: Run, plan: Plan, progress: Pro
         reading.read_stale(progress)
         reading.read_losers()
         changed, as_before = reading.changed(db), reading.as_before(db)
-        _write_changes(db, run, plan, writer, changed)
+        behind = _write_changes(db, run, plan, writer, changed, gardener)
         if changed:  # what a page the explorer draws meanwhile compares (plugins/index_changed.py)
             database.next_generation(db)
         # the store's git history, in the same transaction; after the rows, whose digests give ids
@@ -391,7 +414,9 @@ def _carry_out(db: database.IndexConnection, run: Run, plan: Plan, progress: Pro
         _remember_folders(db, plan, {f.folder for f in writer.racy + reading.vanished})
         database.record_store(db, run.root)
         mode = plan.mode if changed or plan.mode == "paths" else "no-op"
-        return _record(db, run, plan, mode, writer.changed, len(reading.deleted), len(reading.vanished), as_before)
+        summary = _record(db, run, plan, mode, writer.changed, len(reading.deleted), len(reading.vanished), as_before)
+        summary.gardener_behind = behind if changed else _gardener_behind(db)
+        return summary
 
 
 def _empty_tables(db: database.IndexConnection) -> None:
@@ -406,18 +431,22 @@ def _empty_tables(db: database.IndexConnection) -> None:
         db.execute(f"delete from {table}")
 
 
-def _write_changes(db: database.IndexConnection, run: Run, plan: Plan, writer, changed: bool) -> None:
-    """Write the last rows; if anything changed, settle the cross-file rules and store the settings."""
+def _write_changes(
+    db: database.IndexConnection, run: Run, plan: Plan, writer, changed: bool, gardener: int | None
+) -> bool:
+    """Write the last rows; if anything changed, settle the cross-file rules and store the settings. Return whether
+    the gardener's findings are left behind."""
     from indexer.index.writer import insert_problems
 
+    behind = False
     if changed:
         writer.finish()
-        # the gardener's findings, for the memories this run touched (all of them in a full run); an index in
-        # memory (`seamless check`) is read for its problems only, and the gardener makes none
+        # the gardener's findings, for the memories this run touched (all of them in a full run), when few; an
+        # index in memory (`seamless check`) is read for its problems only, and the gardener makes none
         if not database.in_memory(db):
             from indexer.index import gardener_pairs  # here: the gardener's reading, imported by a run that uses it
 
-            gardener_pairs.settle(db, database.store_root(run.root), None if plan.full else writer.link_ids)
+            behind = gardener_pairs.settle(db, None if plan.full else writer.link_ids, gardener)
         if plan.full:
             fts.end_rebuild(db)
         if plan.mode != "paths":  # a paths run goes ahead only with the stored settings unchanged
@@ -428,6 +457,7 @@ def _write_changes(db: database.IndexConnection, run: Run, plan: Plan, writer, c
     if plan.folder_problems is not None:
         db.execute("delete from problems where code = 'unreadable-folder'")
         insert_problems(db, plan.folder_problems)
+    return behind
 
 
 def _remember_folders(db: database.IndexConnection, plan: Plan, untrusted: set[str]) -> None:

@@ -17,14 +17,15 @@ DATABASE = "seamless"  # the index's name in the explorer: its URLs, metadata.ym
 
 # bump when schema.sql, fts.py or a rule changes: an older index gets the new parts on open, and its next
 # run reads every file (its rows and problems were made by older rules)
-SCHEMA_VERSION = 19  # 8: real-time timestamps, note titles outside code, YAML error lines; 9: ctime_ns; 10: index_meta;
+SCHEMA_VERSION = 20  # 8: real-time timestamps, note titles outside code, YAML error lines; 9: ctime_ns; 10: index_meta;
 # 11: index_watch; 12: memories_overview; 13: revisions, revision_commits, revision_texts, concurrent_edits,
 # memories.supersedes
 # 14: gardener_words, gardener_terms, gardener_findings; 15: gardener_words' key, member and reading,
 # gardener_groups, gardener_common, gardener_findings' rank and updated; 16: memories_project_newest;
 # 17: conflict-markers;
 # 18: memories_model, memories_stage_status, memory_tags (the explorer's facets and orders);
-# 19: of two files giving one id or name in one second, `x.md` before `x-2.md`
+# 19: of two files giving one id or name in one second, `x.md` before `x-2.md`;
+# 20: the gardener's tables without readings, reasons and commands, signatures as integers, gardener_pending
 _savepoints = itertools.count()
 # PRAGMA application_id of every index (the bytes "SEAM"): a SQLite file without it is not ours, unless it is
 # an index made before it was set (our user_version and bookkeeping tables), which is stamped when next written
@@ -117,10 +118,13 @@ def _add_columns(db: IndexConnection) -> None:
     have = {row[1] for row in db.execute("PRAGMA table_info(memories)")}
     if have and "supersedes" not in have:  # 13
         db.execute("ALTER TABLE memories ADD COLUMN supersedes TEXT")
-    if "member" not in {row[1] for row in db.execute("PRAGMA table_info(gardener_words)")}:  # 15: refilled then
-        db.execute("DROP TABLE IF EXISTS gardener_words")
+    words = {row[1] for row in db.execute("PRAGMA table_info(gardener_words)")}
+    findings = {row[1] for row in db.execute("PRAGMA table_info(gardener_findings)")}
+    if "proposal" in findings or "scope" in words or (words and "member" not in words):  # 20: made anew, settled again
+        for table in ("gardener_words", "gardener_groups", "gardener_terms", "gardener_common", "gardener_findings"):
+            db.execute(f"DROP TABLE IF EXISTS {table}")
         db.execute("DROP INDEX IF EXISTS gardener_terms_signature")
-        db.execute("DROP TABLE IF EXISTS gardener_findings")
+        db.execute("DELETE FROM index_meta WHERE key = 'gardener'")  # (index_meta is older than the gardener)
     db.execute("DROP INDEX IF EXISTS memories_project_updated")  # 16: memories_project_newest serves its readers
 
 

@@ -1,5 +1,5 @@
 """The gardener's findings in the index (SPEC section 12): duplicates, contradictions and vague descriptions among
-the active memories of each scope, kept in step by every index run (build.py's settle step).
+the active memories of each scope.
 
 Memories whose descriptions read alike word for word (store/wording.py's signature) are one group: a group of two
 or more is one `duplicate` proposal, however large (10,000 copies of one description make one proposal, not 50
@@ -10,21 +10,26 @@ pair the verdict accepts shares that much anyway (three specific words for a dup
 subject word, or a setting's name and its words, for a contradiction), but for subjects that share only words
 common to more than COMMON groups.
 
-What the index holds: each active memory's reading (`gardener_words`, kept across full runs: a memory whose name
-and description were read before by the same rules is not read again), each group's terms (`gardener_groups`),
-the groups holding each term found in at most COMMON groups (`gardener_terms`, the postings pairs come from),
-how many groups hold each term found in more (`gardener_common`: most of a big store's terms by count, which pair
-nothing and so need no posting each), and the findings.
+What the index holds: each active memory's group and fingerprint (`gardener_words`, kept across full runs: only a
+memory whose fingerprint changed is settled again), each group's terms (`gardener_groups`), the groups holding
+each term found in at most COMMON groups (`gardener_terms`, the postings pairs come from), how many groups hold
+each term found in more (`gardener_common`: most of a big store's terms by count, which pair nothing and so need
+no posting each), and the findings, each with its evidence: gardener.sql words the reason and the suggested
+command from the memories as they are. No reading is stored: a settle reads again the few memories it needs.
 
-A run that touched some memories settles only the groups they left or joined, and the groups that share a term
-whose count crossed COMMON with this run: the findings come out as a run over the whole store would make them
-(tests/test_gardener_reads.py checks it).
+`settle` is the index run's share (build.py's settle step): the memories the run touched, settled in the run when
+that is little work, as every write and watcher batch is; otherwise noted in `gardener_pending` and left to a
+settle of its own (gardener_settle.py), which `rebuild`s the tables from a snapshot. A settle of some memories
+settles only the groups they left or joined, and the groups that share a term whose count crossed COMMON: the
+findings come out as a settle of the whole store would make them (tests/test_gardener_reads.py checks it).
 """
 
+import calendar
 import functools
 import hashlib
 import json
-import shlex
+import struct
+import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from itertools import chain
@@ -32,18 +37,20 @@ from pathlib import Path
 from typing import NamedTuple
 
 from indexer.index import gardener_reader
-from indexer.sql.canned import PROPOSAL_ORDER
-from indexer.store import sameness, wording
+from indexer.sql.canned import FINDINGS, PROPOSAL_ORDER
+from indexer.store import sameness, timestamps, wording
 
 COMMON = 100  # a term in more groups of a scope than this does not bring two groups together
-TOGETHER = 3  # terms (each in at most COMMON groups) two groups share at least, to be compared; one less when one
-# of them is a word either denies (a contradiction by a denial may share little more than what it denies)
+TOGETHER = 3  # terms (each in at most COMMON groups) two groups share at least, to be compared
 GLOBAL = ""  # the global scope's `scope`
 MEMBER_COLUMNS = (
     "m.id, m.name, m.kind, m.description, m.project, coalesce(m.updated, m.created, ''), m.valid_from, "
     "coalesce(m.updated, '')"
 )
-SEPARATOR = "\n"  # between a group's terms in gardener_groups (a term is one line: terms() makes sure)
+TABLES = ("gardener_words", "gardener_groups", "gardener_terms", "gardener_common", "gardener_findings")
+EVERY = "*"  # gardener_pending's id when a run could not say which memories changed: every one is read again
+REBUILD_SHARE = 0.2  # when more than this share of the active memories changed, a whole settle is cheaper
+UPDATE_AT_MOST = 500  # memories below which a settle of some is always cheaper than a settle of the whole store
 
 
 class Member(NamedTuple):
@@ -64,42 +71,57 @@ class Member(NamedTuple):
 
     @property
     def fingerprint(self) -> bytes:
-        """The same while nothing a finding says of this memory changes."""
+        """The same while nothing a finding says of this memory changes (its group among them: its text)."""
         fields = [self.name, self.kind, self.description, self.project or "\0", self.at, self.valid_from or ""]
         fields.append(self.updated)
-        return hashlib.blake2b("\x1f".join(fields).encode("utf-8", "surrogatepass"), digest_size=12).digest()
+        return hashlib.blake2b("\x1f".join(fields).encode("utf-8", "surrogatepass"), digest_size=8).digest()
 
 
-Group = tuple[str, str]  # (scope, signature)
-Read = gardener_reader.Read
+Group = tuple[str, int]  # (scope, signature): a group's scope, and its key in the tables
 
 
-def settle(db, root: str, changed: Iterable[str] | None) -> None:
-    """Bring the gardener's tables in step: for every active memory (`changed` None), or after the memories with
-    ids `changed` were added, edited or removed. Inside the caller's transaction.
+def group(scope: str, signature: str) -> int:
+    """A group's key in the tables: its scope and the reading's signature (store/wording.py) as a 64-bit integer, the
+    one place they are mapped (8 bytes in every row and index that names a group, where the two took 30)."""
+    text = f"{scope}\x1f{signature}".encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big", signed=True)
 
-    The tables say which rules settled them, for which store (index_meta `gardener`): while those hold, a run over
-    the whole store settles only the memories whose findings may change (a fingerprint of what a finding says of
-    each), as a run for some paths does; with other rules (an upgrade) or another store every memory is settled."""
-    readings = Readings()
-    stamp = f"{RULES}:{root}"
-    if db.execute("select value from index_meta where key = 'gardener'").fetchone() != (stamp,):
-        changed = None  # (a run for some paths, too: the tables are not this code's to update)
-    elif changed is None:
-        changed = _changed(db)
-        if len(changed) > REBUILD_SHARE * _count(db):
-            changed = None  # most of the store: settling it whole is cheaper
-    if changed is None:
-        _rebuild(db, root, readings)
-        db.execute(
-            "insert into index_meta (key, value) values ('gardener', ?) "
-            "on conflict (key) do update set value = excluded.value",
-            (stamp,),
-        )
+
+# The index run's share, and the state of the tables
+
+
+def settle(db, changed: Iterable[str] | None, most: int | None = None) -> bool:
+    """Bring the gardener's tables in step after an index run wrote its rows, inside its transaction: for the
+    memories with ids `changed` (added, edited or removed), or for any of them (`changed` None: a run over the
+    whole store, which settles those whose fingerprint changed). Together with what earlier runs left pending.
+
+    When that is more than `most` memories' work (None: whatever it is), settle nothing: note `changed` in
+    gardener_pending for a settle of its own (gardener_settle.py) and return True, the findings left behind.
+    The tables say which rules settled them (index_meta `gardener`): with other rules (an upgrade), or none, every
+    memory is settled."""
+    stamped = stamp(db) == RULES
+    every = not stamped or pending_every(db)  # every memory is to be read again
+    if stamped and changed is None:
+        changed = _changed(db)  # exact: what differs from the tables
+    if not every and not changed and not _more_pending(db, 0):
+        return False  # in step (a run that changed no memory, in a store the gardener is in step with)
+    # more than `most`? Pending rows read no further than that: a write while a big settle is due stays cheap
+    if most is not None and (active(db) > most if every else _more_pending(db, most - len(set(changed or ())))):
+        ids = [EVERY] if changed is None else list(changed)
+        if not stamped and not pending_every(db):
+            ids.append(EVERY)  # said once
+        add_pending(db, ids)
+        return True
+    waiting = {EVERY} if every else {row[1] for row in pending(db)}
+    work = len(waiting | set(changed or ()))
+    # (the count of active memories, 15 ms at 100,000, only where a whole settle may be the cheaper: not for a write)
+    if every or (work > UPDATE_AT_MOST and work > REBUILD_SHARE * active(db)):
+        rebuild(db, Readings())
+        latest(db)
     else:
-        changed = sorted(set(changed))
-        if changed:
-            _update(db, root, changed, readings)
+        update(db, sorted(waiting | set(changed or ())), Readings())
+    mark_settled(db)
+    return False
 
 
 def _rules() -> str:
@@ -114,7 +136,54 @@ def _rules() -> str:
 
 
 RULES = _rules()
-REBUILD_SHARE = 0.2  # when more than this share of the active memories changed, a whole settle is cheaper
+
+
+def in_step(db) -> bool:
+    """Whether the tables were settled by these rules with nothing pending since."""
+    return stamp(db) == RULES and db.execute("select 1 from gardener_pending limit 1").fetchone() is None
+
+
+def stamp(db) -> str | None:
+    row = db.execute("select value from index_meta where key = 'gardener'").fetchone()
+    return row[0] if row else None
+
+
+def pending(db) -> list[tuple[int, str]]:
+    """gardener_pending's rows, (seq, id), in order."""
+    return db.execute("select seq, id from gardener_pending order by seq").fetchall()
+
+
+def pending_every(db) -> bool:
+    """Whether gardener_pending says every memory is to be read again."""
+    return db.execute("select 1 from gardener_pending where id = ?", (EVERY,)).fetchone() is not None
+
+
+def _more_pending(db, n: int) -> bool:
+    """Whether gardener_pending holds more than `n` rows (an id once or more), read no further than that."""
+    return n < 0 or db.execute("select 1 from gardener_pending limit 1 offset ?", (n,)).fetchone() is not None
+
+
+def add_pending(db, ids: Iterable[str]) -> None:
+    db.executemany("insert into gardener_pending (id) values (?)", [(i,) for i in ids])
+
+
+def mark_settled(db) -> None:
+    """The tables are in step: these rules, now, nothing pending; one more settle counted (`gardener_round`, which a
+    settle from a snapshot compares before it writes)."""
+    db.executemany(
+        "insert into index_meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value",
+        [("gardener", RULES), ("gardener_settled", timestamps.now())],
+    )
+    db.execute(
+        "insert into index_meta (key, value) values ('gardener_round', 1) "
+        "on conflict (key) do update set value = cast(value as integer) + 1"
+    )
+    db.execute("delete from gardener_pending")
+
+
+def settle_round(db) -> int:
+    row = db.execute("select cast(value as integer) from index_meta where key = 'gardener_round'").fetchone()
+    return row[0] if row else 0
 
 
 def _changed(db) -> list[str]:
@@ -129,43 +198,66 @@ def _changed(db) -> list[str]:
     return changed + list(stored)
 
 
-def _count(db) -> int:
-    return db.execute("select count(*) from gardener_words").fetchone()[0]
+def active(db) -> int:
+    return db.execute("select count(*) from memories where status = 'active'").fetchone()[0]
 
 
-def terms(reading: wording.Wording) -> set[str]:
-    """What a group is found by: its specific words (not generic ones: the verdict never counts those), each word it
-    denies again (`!goos`: a pair that disagrees on it needs one term less in common), and each value's kind and
-    slot (`=port:`, `=setting:chroma port`)."""
+def terms(reading: wording.Wording) -> frozenset[int]:
+    """What a group is found by: its specific words (not generic ones: the verdict never counts those), and each
+    value's kind and slot (`=port:`, `=setting:chroma port`). The one place the reading's fields become what the
+    index stores: each term as a 32-bit key (`term_key`)."""
     found = set(reading.words - wording.GENERIC)
-    found.update([f"!{word}" for word in reading.negated & found])
     for value in reading.values:
         found.add(f"={value.kind}:")
         if value.slot:
             found.add(f"={value.kind}:{value.slot}")
             if value.kind == "setting":
                 found.update(f"=setting:{part}" for part in value.slot.split())
-    return {term.replace(SEPARATOR, " ") for term in found}
+    return frozenset(map(term_key, found))
+
+
+@functools.lru_cache(maxsize=65536)
+def term_key(term: str) -> int:
+    """A term as the tables hold it: 4 bytes, where its text took about 10. Two terms of one key are one term to
+    the pairing (a rare extra pair to judge, never a lost one), the same in every settle."""
+    return int.from_bytes(
+        hashlib.blake2b(term.encode("utf-8", "surrogatepass"), digest_size=4).digest(), "big", signed=True
+    )
+
+
+def pack(keys: Iterable[int]) -> bytes:
+    """Term keys as gardener_groups stores them: sorted, 4 bytes each, little-endian."""
+    ordered = sorted(keys)
+    return struct.pack(f"<{len(ordered)}i", *ordered)
+
+
+def unpack(blob: bytes | None) -> frozenset[int]:
+    return frozenset(struct.unpack(f"<{len(blob) // 4}i", blob)) if blob else wording.EMPTY
 
 
 class Readings:
-    """The readings of one settle, each memory's taken once: from the index when its stored reading is of the same
-    name and description, else read (many at once on two cores: `read_ahead`). A reading is kept as stored bytes
-    and decoded when needed (`of`); a whole settle lets go of the decoded ones it needs no more (`release`): at
-    100,000 memories all of them at once weighed hundreds of megabytes."""
+    """The readings of one settle, each memory's made once: here as needed, or many at once on two cores
+    (`read_ahead`: kept as wording.dump's bytes and decoded when needed). A whole settle lets go of the decoded ones
+    it needs no more (`release`, `forget`): at 100,000 memories all of them at once weighed hundreds of megabytes."""
 
     def __init__(self):
-        self.read: Read = {}  # readings made ahead (gardener_reader.py): key -> signature, reading
-        self.stored: dict[str, bytes] = {}  # id -> its reading (wording.dump)
+        self.ahead: gardener_reader.Read = {}  # id -> (signature, reading as wording.dump), made ahead
         self.decoded: dict[str, wording.Wording] = {}
 
     def of(self, member: Member) -> wording.Wording:
         reading = self.decoded.get(member.id)
         if reading is None:
-            stored = self.stored.get(member.id)
-            reading = wording.load(stored) if stored is not None else wording.read(member.name, member.description)
+            made = self.ahead.get(member.id)
+            reading = wording.load(made[1]) if made else wording.read(member.name, member.description)
             self.decoded[member.id] = reading
         return reading
+
+    def signature(self, member: Member) -> int:
+        """The group `member` belongs to."""
+        made = self.ahead.get(member.id)
+        if made is not None and member.id not in self.decoded:
+            return group(_scope(member.project), made[0])  # no need to decode it for that
+        return group(_scope(member.project), self.of(member).signature)
 
     def release(self, members: Iterable[Member]) -> None:
         """Decode the readings of `members` again when next needed."""
@@ -176,43 +268,30 @@ class Readings:
         """Let go of the readings of `members` (not needed again in this settle)."""
         for member in members:
             self.decoded.pop(member.id, None)
-            self.stored.pop(member.id, None)
+            self.ahead.pop(member.id, None)
 
-    def read_ahead(self, rows: list[tuple], stored: dict[str, tuple]) -> None:
-        """Read at once the memories of `rows` with no reading yet, on two cores when there are many."""
-        texts = {}
-        for row in rows:
-            member = Member(*row)
-            key = wording.key(member.name, member.description)
-            kept = stored.get(member.id)
-            if not (kept is not None and kept[2] == key) and key not in self.read:
-                texts[key] = (key, member.name or "", member.description or "")
-        self.read.update(gardener_reader.read_all(list(texts.values())))
+    def read_ahead(self, members: list[Member]) -> None:
+        """Read at once the memories of `members`, on two cores when there are many (none when few: each is read
+        when needed)."""
+        texts = [(m.id, m.name or "", m.description or "") for m in members if m.id not in self.decoded]
+        self.ahead.update(gardener_reader.read_all(texts))
 
-    def take(self, rows: Iterable[tuple], stored: dict[str, tuple]) -> tuple[dict[str, tuple[Member, str]], list]:
-        """Each active memory of `rows` (MEMBER_COLUMNS) with its group's scope and signature, and the
-        gardener_words rows to write: those whose stored row (`stored`: id -> scope, signature, key, member,
-        reading) is missing, or holds another text, scope or fingerprint."""
-        found: dict[str, tuple[Member, str]] = {}
+    def take(self, rows: Iterable[tuple], stored: dict[str, tuple]) -> tuple[dict[str, tuple[Member, int]], list]:
+        """Each active memory of `rows` (MEMBER_COLUMNS) with its group, and the gardener_words rows to write: those
+        whose stored row (`stored`: id -> signature, member) is missing or holds another fingerprint (which covers
+        the text and the scope, so an unchanged memory keeps its group unread)."""
+        found: dict[str, tuple[Member, int]] = {}
         rows_to_write = []
         for row in rows:
             member = Member(*row)
-            scope, key, fingerprint = _scope(member.project), wording.key(member.name, member.description), None
+            fingerprint = member.fingerprint
             kept = stored.get(member.id)
-            if kept is not None and kept[2] == key:
-                signature, blob = kept[1], kept[4]
-                if kept[0] != scope or kept[3] != (fingerprint := member.fingerprint):
-                    rows_to_write.append((member.id, scope, signature, key, fingerprint, blob))
+            if kept is not None and kept[1] == fingerprint:
+                signature = kept[0]
             else:
-                if key in self.read:
-                    signature, blob = self.read[key]
-                else:
-                    reading = self.decoded[member.id] = wording.read(member.name, member.description)
-                    signature, blob = reading.signature, wording.dump(reading)
-                rows_to_write.append((member.id, scope, signature, key, member.fingerprint, blob))
-            self.stored[member.id] = blob
+                signature = self.signature(member)
+                rows_to_write.append((member.id, signature, fingerprint))
             found[member.id] = (member, signature)
-        self.read = {}  # all taken
         return found, rows_to_write
 
 
@@ -220,90 +299,96 @@ def _scope(project: str | None) -> str:
     return project if project is not None else GLOBAL
 
 
-WRITE_WORDS = (
-    "insert or replace into gardener_words (id, scope, signature, key, member, reading) values (?, ?, ?, ?, ?, ?)"
-)
-WORDS = "select id, scope, signature, key, member, reading from gardener_words"
+WRITE_WORDS = "insert or replace into {into}gardener_words (id, signature, member) values (?, ?, ?)"
+WORDS = "select id, signature, member from gardener_words"
 
 
-# A whole store at once: every reading in memory
+# A whole store at once
 
 
-def _rebuild(db, root: str, readings: Readings) -> None:
-    for table in ("gardener_groups", "gardener_terms", "gardener_common", "gardener_findings"):
-        db.execute(f"delete from {table}")
-    stored = {row[0]: row[1:] for row in db.execute(WORDS)}
-    rows = db.execute(f"select {MEMBER_COLUMNS} from memories as m where m.status = 'active'").fetchall()
-    readings.read_ahead(rows, stored)
-    active, rows = readings.take(rows, stored)
-    db.executemany("delete from gardener_words where id = ?", [(i,) for i in stored if i not in active])
-    db.executemany(WRITE_WORDS, sorted(rows))  # in the order of the table's key: a new table's pages fill in turn
-    del rows, stored  # (a big store's readings: the memory of a whole settle is watched, docs/performance.md)
+def rebuild(db, readings: Readings, into: str = "") -> None:
+    """Settle every active memory from nothing, into the tables of schema `into` ("temp.": a settle from a snapshot
+    writes its own copies, gardener_settle.py; "": the index's own)."""
+    for table in TABLES:
+        db.execute(f"delete from {into}{table}")
+    members = [
+        Member(*row) for row in db.execute(f"select {MEMBER_COLUMNS} from memories as m where m.status = 'active'")
+    ]
+    readings.read_ahead(members)
     groups: dict[Group, list[Member]] = defaultdict(list)
-    for member, signature in active.values():
+    rows = []
+    for member in members:
+        signature = readings.signature(member)
+        rows.append((member.id, signature, member.fingerprint))
         groups[(_scope(member.project), signature)].append(member)
-    del active
-    group_terms: dict[Group, set[str]] = {}
-    denied: dict[Group, frozenset[str]] = {}  # the words each group denies (its `!` terms)
-    counts: Counter[tuple[str, str]] = Counter()  # (scope, term) -> groups holding it
-    findings = Findings(db)
-    for group, members in groups.items():
-        members.sort(key=lambda m: m.order)
-        readings.forget(members[:-1])  # a group is judged by its newest memory
-        found = group_terms[group] = terms(readings.of(members[-1]))
-        denied[group] = frozenset(term[1:] for term in found if term[0] == "!") or wording.EMPTY
-        counts.update((group[0], term) for term in found)
-        findings.add(_group_findings(group, members, root, readings))
-        readings.release(members[-1:])  # decoded again if the group is paired
+    del members
+    for group_members in groups.values():  # a memory alone in its group, read ahead, is judged by its reading alone:
+        only = group_members[0]  # its name and description go (some 20 MB at 100,000)
+        if len(group_members) == 1 and only.id in readings.ahead:
+            group_members[0] = only._replace(name="", description="")
+    rows.sort()  # in the order of the table's key: a new table's pages fill in turn
+    db.executemany(WRITE_WORDS.format(into=into), rows)
+    del rows  # (a big store's: the memory of a whole settle is watched, docs/performance.md)
+    # each group's terms as a sorted tuple: a fifth of a frozenset's weight, eighty thousand times
+    group_terms: dict[Group, tuple[int, ...]] = {}
+    counts: dict[str, Counter[int]] = defaultdict(Counter)  # scope -> term -> groups holding it
+    findings = Findings(db, into)
+    for key, members_of in groups.items():
+        members_of.sort(key=lambda m: m.order)
+        readings.forget(members_of[:-1])  # a group is judged by its newest memory
+        read = terms(readings.of(members_of[-1]))
+        group_terms[key] = tuple(sorted(read))
+        counts[key[0]].update(read)
+        findings.add(_group_findings(key, members_of, readings))
+        readings.release(members_of[-1:])  # decoded again if the group is paired
     db.executemany(
-        "insert into gardener_groups (scope, signature, terms) values (?, ?, ?)",
-        sorted((scope, signature, SEPARATOR.join(sorted(found))) for (scope, signature), found in group_terms.items()),
+        f"insert into {into}gardener_groups (signature, scope, terms) values (?, ?, ?)",
+        sorted((signature, scope, pack(held)) for (scope, signature), held in group_terms.items()),
     )
-    postings: dict[tuple[str, str], list[str]] = {}  # (scope, term) -> signatures, for the terms not common
+    postings: dict[str, dict[int, list[int]]] = defaultdict(dict)  # scope -> term -> groups, the terms not common
     unpaired: list[Group] = []
-    for group, found in group_terms.items():
-        rare = 0
-        for term in found:
-            if counts[(group[0], term)] <= COMMON:
-                postings.setdefault((group[0], term), []).append(group[1])
+    for key, held in group_terms.items():
+        rare, counted, posted = 0, counts[key[0]], postings[key[0]]
+        for term in held:
+            if counted[term] <= COMMON:
+                posted.setdefault(term, []).append(key[1])
                 rare += 1
-        if rare < TOGETHER - 1:  # never paired: its reading and terms are not needed again
-            readings.forget(groups[group][-1:])
-            unpaired.append(group)
-    for group in unpaired:
-        del group_terms[group], denied[group], groups[group]
+        if rare < TOGETHER:  # never paired: its reading and terms are not needed again
+            readings.forget(groups[key][-1:])
+            unpaired.append(key)
+    for key in unpaired:
+        del group_terms[key], groups[key]
     db.executemany(
-        "insert into gardener_terms (scope, term, signature) values (?, ?, ?)",
-        sorted((scope, term, signature) for (scope, term), signatures in postings.items() for signature in signatures),
+        f"insert into {into}gardener_terms (scope, term, signature) values (?, ?, ?)",
+        sorted(
+            (scope, term, signature)
+            for scope, posted in postings.items()
+            for term, signatures in posted.items()
+            for signature in signatures
+        ),
     )
     db.executemany(
-        "insert into gardener_common (scope, term, groups) values (?, ?, ?)",
-        sorted((scope, term, n) for (scope, term), n in counts.items() if n > COMMON),
+        f"insert into {into}gardener_common (scope, term, groups) values (?, ?, ?)",
+        sorted((scope, term, n) for scope, counted in counts.items() for term, n in counted.items() if n > COMMON),
     )
-    for group, members in groups.items():
-        scope, signature = group
-        mine, denies = group_terms[group], denied[group]
-        holders = [postings[(scope, term)] for term in mine if (scope, term) in postings]
-        if len(holders) < TOGETHER - (1 if denies else 0):
+    del counts
+    for key, members_of in groups.items():
+        scope, signature = key
+        posted = postings[key[0]]
+        holders = [posted[term] for term in group_terms[key] if term in posted]
+        if len(holders) < TOGETHER:
             continue  # most groups: too few terms that are not common to share enough with another
-        others = []
-        for other, n in Counter(chain.from_iterable(holders)).items():
-            if n >= TOGETHER:
-                if other > signature:
-                    others.append(other)
-            elif n == TOGETHER - 1 and denies and other != signature:  # (taken by the group that denies)
-                both = mine & group_terms[(scope, other)]
-                if not denies.isdisjoint(both) and (other > signature or denied[(scope, other)].isdisjoint(both)):
-                    others.append(other)
-        findings.add(_pair_findings(group, members, {(scope, o): groups[(scope, o)] for o in others}, root, readings))
+        others = [o for o, n in Counter(chain.from_iterable(holders)).items() if n >= TOGETHER and o > signature]
+        findings.add(_pair_findings(key, members_of, {(scope, o): groups[(scope, o)] for o in others}, readings))
     findings.flush()
 
 
 class Findings:
     """Findings to insert, written a few thousand at a time (a big store's fifty thousand at once weigh)."""
 
-    def __init__(self, db):
-        self.db, self.rows = db, []
+    def __init__(self, db, into: str = ""):
+        self.db, self.into = db, into
+        self.rows: list[tuple] = []
 
     def add(self, found: list[tuple]) -> None:
         self.rows += found
@@ -311,19 +396,20 @@ class Findings:
             self.flush()
 
     def flush(self) -> None:
-        _insert(self.db, self.rows)
+        _insert(self.db, self.rows, self.into)
         self.rows = []
 
 
 # Some memories changed: the groups they touch, read back from the index
 
 
-def _update(db, root: str, changed: list[str], readings: Readings) -> None:
-    affected: set[Group] = set()
+def update(db, changed: list[str], readings: Readings) -> None:
+    """Settle the memories with ids `changed` (added, edited or removed) into the index's tables."""
+    affected: set[int] = set()
     for chunk in _chunks(changed):
         marks = ",".join("?" * len(chunk))
         stored = {row[0]: row[1:] for row in db.execute(f"{WORDS} where id in ({marks})", chunk)}
-        affected |= {(row[0], row[1]) for row in stored.values()}
+        affected |= {row[0] for row in stored.values()}
         active, rows = readings.take(
             db.execute(
                 f"select {MEMBER_COLUMNS} from memories as m where m.status = 'active' and m.id in ({marks})", chunk
@@ -331,24 +417,25 @@ def _update(db, root: str, changed: list[str], readings: Readings) -> None:
             stored,
         )
         db.executemany("delete from gardener_words where id = ?", [(i,) for i in stored if i not in active])
-        db.executemany(WRITE_WORDS, rows)
-        affected |= {(_scope(member.project), signature) for member, signature in active.values()}
+        db.executemany(WRITE_WORDS.format(into=""), rows)
+        affected |= {signature for _, signature in active.values()}
     affected |= _update_terms(db, affected, readings)
-    for scope, signature in affected:
-        db.execute("delete from gardener_findings where scope = ? and signature = ?", (scope, signature))
-        db.execute("delete from gardener_findings where scope = ? and other = ?", (scope, signature))
+    for signature in affected:
+        db.execute("delete from gardener_findings where signature = ?", (signature,))
+        db.execute("delete from gardener_findings where other = ?", (signature,))
     findings = []
-    for group in sorted(affected):
-        members = _members(db, group, readings)
+    for signature in sorted(affected):
+        members = _members(db, signature)
         if not members:
             continue
-        findings += _group_findings(group, members, root, readings)
+        key = (_scope(members[-1].project), signature)
+        findings += _group_findings(key, members, readings)
         others = {
-            (group[0], other): _members(db, (group[0], other), readings)
-            for other in _candidates(db, group)
-            if (group[0], other) not in affected or other > group[1]
+            (key[0], other): _members(db, other)
+            for other in _candidates(db, key)
+            if other not in affected or other > signature
         }
-        findings += _pair_findings(group, members, others, root, readings)
+        findings += _pair_findings(key, members, others, readings)
     _insert(db, findings)
 
 
@@ -357,53 +444,54 @@ def _chunks(items: list[str], size: int = 500) -> Iterable[list[str]]:
         yield items[start : start + size]
 
 
-def _members(db, group: Group, readings: Readings) -> list[Member]:
-    """The group's memories, oldest first (their stored readings handed to `readings`)."""
-    members = []
-    for row in db.execute(
-        f"select {MEMBER_COLUMNS}, w.reading from gardener_words as w join memories as m on m.id = w.id "
-        "where w.scope = ? and w.signature = ?",
-        group,
-    ):
-        members.append(Member(*row[:-1]))
-        if members[-1].id not in readings.decoded:
-            readings.stored[members[-1].id] = row[-1]
-    return sorted(members, key=lambda m: m.order)
+def _members(db, signature: int) -> list[Member]:
+    """The group's memories, oldest first."""
+    rows = db.execute(
+        f"select {MEMBER_COLUMNS} from gardener_words as w join memories as m on m.id = w.id where w.signature = ?",
+        (signature,),
+    )
+    return sorted((Member(*row) for row in rows), key=lambda m: m.order)
 
 
-def _group_terms(db, group: Group) -> set[str]:
-    row = db.execute("select terms from gardener_groups where scope = ? and signature = ?", group).fetchone()
-    return set(row[0].split(SEPARATOR)) if row and row[0] else set()
+def _group_terms(db, signature: int) -> frozenset[int]:
+    """A group's terms, as stored."""
+    row = db.execute("select terms from gardener_groups where signature = ?", (signature,)).fetchone()
+    return unpack(row[0]) if row else wording.EMPTY
 
 
-def _update_terms(db, groups: set[Group], readings: Readings) -> set[Group]:
+def _update_terms(db, groups: set[int], readings: Readings) -> set[int]:
     """Write the terms of `groups` again (their newest memory may have changed), and the postings and counts of the
     terms they gained or lost; return the other groups holding a term whose count crossed COMMON, whose pairs are
     to be settled again too."""
-    gained: dict[tuple[str, str], list[str]] = defaultdict(list)  # (scope, term) -> signatures
-    lost: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for group in sorted(groups):
-        old = _group_terms(db, group)
-        members = _members(db, group, readings)
-        new = terms(readings.of(members[-1])) if members else set()
+    gained: dict[tuple[str, int], list[int]] = defaultdict(list)  # (scope, term) -> groups
+    lost: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for signature in sorted(groups):
+        row = db.execute("select scope, terms from gardener_groups where signature = ?", (signature,)).fetchone()
+        old = unpack(row[1]) if row else wording.EMPTY
+        members = _members(db, signature)
         if members:
+            scope = _scope(members[-1].project)
+            new = terms(readings.of(members[-1]))
             db.execute(
-                "insert or replace into gardener_groups (scope, signature, terms) values (?, ?, ?)",
-                (*group, SEPARATOR.join(sorted(new))),
+                "insert or replace into gardener_groups (signature, scope, terms) values (?, ?, ?)",
+                (signature, scope, pack(new)),
             )
+        elif row:
+            scope, new = row[0], wording.EMPTY
+            db.execute("delete from gardener_groups where signature = ?", (signature,))
         else:
-            db.execute("delete from gardener_groups where scope = ? and signature = ?", group)
+            continue
         for term in new - old:
-            gained[(group[0], term)].append(group[1])
+            gained[(scope, term)].append(signature)
         for term in old - new:
-            lost[(group[0], term)].append(group[1])
-    crossed: set[Group] = set()
-    for key in sorted(gained.keys() | lost.keys()):
-        crossed |= _recount(db, key, gained.get(key, []), lost.get(key, []))
+            lost[(scope, term)].append(signature)
+    crossed: set[int] = set()
+    for term_key in sorted(gained.keys() | lost.keys()):
+        crossed |= _recount(db, term_key, gained.get(term_key, []), lost.get(term_key, []))
     return crossed
 
 
-def _recount(db, key: tuple[str, str], gained: list[str], lost: list[str]) -> set[Group]:
+def _recount(db, key: tuple[str, int], gained: list[int], lost: list[int]) -> set[int]:
     """Bring one term's postings or count in step with the groups that gained or lost it; if it crossed COMMON,
     return the groups holding it now."""
     scope, term = key
@@ -421,19 +509,16 @@ def _recount(db, key: tuple[str, str], gained: list[str], lost: list[str]) -> se
     if row:  # no longer common: its groups are found again (gardener_groups is written first)
         db.execute("delete from gardener_common where scope = ? and term = ?", key)
         now = [
-            r[0]
-            for r in db.execute(
-                "select signature from gardener_groups where scope = ? "
-                "and instr(char(10) || terms || char(10), char(10) || ? || char(10)) > 0",
-                key,
-            )
+            signature
+            for signature, held in db.execute("select signature, terms from gardener_groups where scope = ?", (scope,))
+            if term in unpack(held)
         ]
         db.executemany(INSERT_POSTING, [(scope, term, s) for s in now])
     else:  # common now: its postings go
         db.execute("delete from gardener_terms where scope = ? and term = ?", key)
         db.execute("insert into gardener_common (scope, term, groups) values (?, ?, ?)", (scope, term, after))
         now = sorted((set(holders) - set(lost)) | set(gained))
-    return {(scope, signature) for signature in now}
+    return set(now)
 
 
 POSTINGS = "select signature from gardener_terms where scope = ? and term = ?"
@@ -441,38 +526,22 @@ INSERT_POSTING = "insert into gardener_terms (scope, term, signature) values (?,
 DELETE_POSTING = "delete from gardener_terms where scope = ? and term = ? and signature = ?"
 
 
-def _candidates(db, group: Group) -> set[str]:
-    """The other groups of the scope sharing TOGETHER terms or more with `group`, each in at most COMMON groups."""
-    shared: Counter[str] = Counter()
-    mine = _group_terms(db, group)
-    for term in mine:
-        shared.update(row[0] for row in db.execute(POSTINGS, (group[0], term)))
-    shared.pop(group[1], None)
-    return {
-        other
-        for other, n in shared.items()
-        if _together(n, mine, lambda other=other: _group_terms(db, (group[0], other)))
-    }
+def _candidates(db, key: Group) -> set[int]:
+    """The other groups of the scope sharing TOGETHER terms or more with `key`, each in at most COMMON groups."""
+    shared: Counter[int] = Counter()
+    for term in _group_terms(db, key[1]):
+        shared.update(row[0] for row in db.execute(POSTINGS, (key[0], term)))
+    shared.pop(key[1], None)
+    return {other for other, n in shared.items() if n >= TOGETHER}
 
 
-def _together(shared: int, mine: set[str], theirs) -> bool:
-    """Whether two groups sharing `shared` rare terms are compared: TOGETHER of them, or one less when one of those
-    is a word either group denies. `theirs`: the other's terms (or a callable giving them, when needed)."""
-    if shared >= TOGETHER:
-        return True
-    if shared < TOGETHER - 1:
-        return False
-    theirs = theirs() if callable(theirs) else theirs
-    denied = {term[1:] for term in mine | theirs if term[0] == "!"}
-    return bool(denied and not denied.isdisjoint(mine & theirs))
+# The findings' rows: what was found and about whom. gardener.sql words each one's reason and command from its
+# memories as they are, so a rename shows at once and no text is stored twice.
 
 
-# The findings' rows
-
-
-def _group_findings(group: Group, members: list[Member], root: str, readings: Readings) -> list[tuple]:
+def _group_findings(key: Group, members: list[Member], readings: Readings) -> list[tuple]:
     """One group's own findings: its copies (two or more), and a vague description."""
-    scope, signature = group
+    signature = key[1]
     found: list[tuple] = []
     oldest, newest = members[0], members[-1]
     vague = readings.of(newest).vague
@@ -481,53 +550,18 @@ def _group_findings(group: Group, members: list[Member], root: str, readings: Re
     ids = json.dumps([m.id for m in members])
     since = _since(members)
     if len(members) > 1:
-        found.append(
-            (
-                "duplicate",
-                scope,
-                signature,
-                None,
-                oldest.id,
-                ids,
-                f"{len(members)} active memories of {_label(scope)} have the same description (up to case, "
-                f"punctuation and word endings): keep one, the newest is {newest.name} ({newest.id}), and supersede "
-                "the others",
-                f"the same description: {_quoted(newest.description)}",
-                supersede_command(root, newest, oldest),
-                since,
-                RANK["duplicate"],
-                oldest.updated,
-            )
-        )
+        evidence = f"the same description: {_quoted(newest.description)}"
+        found.append((RANK["duplicate"], oldest.updated or None, ids, signature, None, evidence, since))
     if vague:
-        copies = f"{len(members)} memories have the description" if len(members) > 1 else "the description"
-        found.append(
-            (
-                "vague-description",
-                scope,
-                signature,
-                None,
-                oldest.id,
-                ids,
-                f"{copies} {_quoted(newest.description)}: {vague}; rewrite it so an agent can act on it without "
-                "opening the body",
-                vague,
-                None,
-                since,
-                RANK["vague-description"],
-                oldest.updated,
-            )
-        )
+        found.append((RANK["vague-description"], oldest.updated or None, ids, signature, None, vague, since))
     return found
 
 
-def _pair_findings(
-    group: Group, members: list[Member], others: dict[Group, list[Member]], root: str, readings: Readings
-) -> list[tuple]:
-    """The verdicts on `group` with each of `others` (each group by its newest memory)."""
+def _pair_findings(key: Group, members: list[Member], others: dict[Group, list[Member]], readings: Readings) -> list:
+    """The verdicts on group `key` with each of `others` (each group by its newest memory)."""
     found = []
     mine = members[-1]
-    for other_group, other_members in sorted(others.items()):
+    for other_key, other_members in sorted(others.items()):
         if not other_members:
             continue
         theirs = other_members[-1]
@@ -535,53 +569,34 @@ def _pair_findings(
         verdict = sameness.judge(readings.of(older), readings.of(newer))
         if verdict is None:
             continue
-        groups = {mine.id: group[1], theirs.id: other_group[1]}
-        if verdict.proposal == "duplicate":
-            reason = f"says the same as {newer.name} ({newer.id}), which is newer: {verdict.evidence}"
-        else:
-            reason = (
-                f"disagrees with {newer.name} ({newer.id}), which is newer: {verdict.evidence}; if the newer is "
-                "right, supersede this one"
-            )
+        groups = {mine.id: key[1], theirs.id: other_key[1]}
         found.append(
             (
-                verdict.proposal,
-                group[0],
+                RANK[verdict.proposal],
+                older.updated or None,  # (as memories.updated: the gardener's order is theirs)
+                json.dumps([older.id, newer.id]),
                 groups[older.id],
                 groups[newer.id],
-                older.id,
-                json.dumps([older.id, newer.id]),
-                reason,
                 verdict.evidence,
-                supersede_command(root, newer, older),
                 _since([older, newer]),
-                RANK[verdict.proposal],
-                older.updated,
             )
         )
     return found
 
 
-def supersede_command(root: str, newer: Member, older: Member) -> str:
-    """The write that keeps `newer` as it is and marks `older` superseded by it (the supersede path, docs/writing.md)."""
-    return f"{_write_again(root, newer)} --supersedes {shlex.quote(older.id)}"
+def _since(members: list[Member]) -> int:
+    """From when every one of `members` is valid (they are active: none stops being valid), in seconds since 1970:
+    8 bytes where the text took 20, and as exact (the index's times are whole seconds, canonical UTC text)."""
+    latest = max(m.valid_from or "" for m in members)
+    return _epoch(latest) if latest else ALWAYS
 
 
-@functools.lru_cache(maxsize=1024)
-def _write_again(root: str, memory: Member) -> str:
-    """The write of `memory` as it is (a memory newer than several is named by each of their commands)."""
-    project = memory.project if memory.project is not None else "global"
-    words = ["seamless", "write", str(root), "--project", project, "--kind", memory.kind, "--name", memory.name]
-    return shlex.join([*words, "--description", memory.description])
+@functools.lru_cache(maxsize=4096)
+def _epoch(timestamp: str) -> int:
+    return calendar.timegm(time.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ"))
 
 
-def _since(members: list[Member]) -> str:
-    """From when every one of `members` is valid (they are active: none stops being valid)."""
-    return max(m.valid_from or "" for m in members)
-
-
-def _label(scope: str) -> str:
-    return scope or "the global scope"
+ALWAYS = -62135596800  # 0001-01-01T00:00:00Z: before any time an as_of can name
 
 
 def _quoted(description: str) -> str:
@@ -589,13 +604,37 @@ def _quoted(description: str) -> str:
     return f"“{shown}”"
 
 
-RANK = {proposal: n for n, proposal in enumerate(PROPOSAL_ORDER)}  # the gardener's order, as PROPOSAL_RANK
+RANK = {proposal: PROPOSAL_ORDER.index(proposal) for proposal in FINDINGS}  # a finding's rank: what it is, and its
+# place in the gardener's order (as PROPOSAL_RANK, and gardener.sql's PROPOSAL_OF)
 
 
-def _insert(db, findings: list[tuple]) -> None:
+def _insert(db, findings: list[tuple], into: str = "") -> None:
     db.executemany(
-        "insert into gardener_findings "
-        "(proposal, scope, signature, other, id, ids, reason, evidence, command, since, rank, updated) "
-        "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"insert into {into}gardener_findings (rank, updated, ids, signature, other, evidence, since) "
+        "values (?, ?, ?, ?, ?, ?, ?)",
         findings,
+    )
+    if findings and not into:
+        latest(db, max(f[-1] for f in findings))
+
+
+def latest(db, since: int | None = None) -> None:
+    """Keep index_meta `gardener_since` at least the latest `since` of any finding (raised to `since`; None: read
+    from the findings): from then on every finding is valid, and a page counts them without reading one
+    (needs_human_page.sql). A finding removed leaves it as it was: still at least the latest."""
+    if since is None:
+        since = db.execute("select max(since) from gardener_findings").fetchone()[0]
+        if since is None:
+            db.execute("delete from index_meta where key = 'gardener_since'")
+            return
+        db.execute(
+            "insert into index_meta (key, value) values ('gardener_since', ?) "
+            "on conflict (key) do update set value = excluded.value",
+            (since,),
+        )
+        return
+    db.execute(
+        "insert into index_meta (key, value) values ('gardener_since', ?) on conflict (key) do update "
+        "set value = max(cast(value as integer), excluded.value)",
+        (since,),
     )

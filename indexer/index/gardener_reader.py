@@ -1,15 +1,15 @@
 """The gardener's reading of many memories on two cores: half in a child process, half here.
 
-A settle that finds most of the store unread (a new index, new reading rules) reads every active memory's name
-and description (store/wording.py: all Python, some 60 µs each, so 5 s at 100,000 memories) before it can pair
-them. By then the index run's FTS thread is done and the second core is free: `read_all` hands half of the
-memories to a child process, reads the other half itself, and takes the child's readings as an earlier run's
-stored ones (wording.dump). Reading them while the files were parsed was tried and measured slower: the parse, the
-FTS thread and the child then share two cores (docs/performance.md). What the child did not read (it could not
-start, it failed) is read here: the result is the same either way.
+A settle of the whole store (a new index, new reading rules) reads every active memory's name and description
+(store/wording.py: all Python, some 60 µs each, so 5 s at 100,000 memories) before it can pair them. `read_all`
+hands half of the memories to a child process, reads the other half itself, and takes the child's readings as
+bytes (wording.dump), decoded when needed. Reading them while the files were parsed was tried and measured
+slower: the parse, the FTS thread and the child then share two cores (docs/performance.md). What the child did
+not read (it could not start, it failed) is read here: the result is the same either way.
 
 The child is `python -m indexer.index.gardener_reader`, speaking frames on its standard input and output: a
-4-byte length, then a marshal of a list, [(key, name, description), ...] in, [(key, signature, reading), ...] out.
+4-byte length, then a marshal of a list, [(key, name, description), ...] in, [(key, signature, reading), ...] out
+(a key is the memory's id).
 Not a multiprocessing pool: forking copies a process that holds the FTS thread and an open transaction, and
 spawning imports the caller's `__main__` again in the child (a script that indexes with no main guard would index
 again; one read from standard input cannot be imported and breaks the pool with a traceback).
@@ -30,8 +30,8 @@ from indexer.store import wording
 START_AT = 2_000  # memories to read before a child is worth starting (it costs about 0.1 s of the other core)
 BATCH = 500  # memories handed over at once
 HEADER = struct.Struct("<I")
-Read = dict[bytes, tuple[str, bytes]]  # key -> the reading's signature, the reading (wording.dump)
-Text = tuple[bytes, str, str]  # key (wording.key), name, description
+Read = dict[str, tuple[str, bytes]]  # key -> the reading's signature, the reading (wording.dump)
+Text = tuple[str, str, str]  # key (the memory's id), name, description
 
 
 def read_all(texts: list[Text]) -> Read:

@@ -24,8 +24,8 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from indexer.index import database, freshness
-from indexer.index.build import RunSummary, index_paths, index_store
+from indexer.index import database, freshness, gardener_settle
+from indexer.index.build import GARDENER_IN_RUN, RunSummary, index_paths, index_store
 from indexer.store import timestamps
 from indexer.store.settings import FILE as SETTINGS_FILE
 from indexer.store.walk import FOLDERS
@@ -51,6 +51,7 @@ class Watcher:
     """Follows the store at `root` into the index at `db_path` until `stop` is set.
 
     `walk_over`: a batch of at least this many changed paths is applied by a run over the whole store.
+    `gardener`: the most memories a run settles the gardener's findings for itself; more start a settle of its own.
     A new file is four events (create, open, write, close), so a batch of new files that filled the
     kernel's queue holds a quarter of its capacity in paths; the default, an eighth, leaves a margin.
     """
@@ -63,6 +64,7 @@ class Watcher:
         walk_over: int | None = None,
         say: Callable[[str], None] = print,
         parent: int | None = None,
+        gardener: int | None = GARDENER_IN_RUN,
     ):
         self.root = Path(root).resolve()
         self.db_path = str(db_path)
@@ -70,6 +72,7 @@ class Watcher:
         self.walk_over = walk_over or queue_capacity() // 8
         self.say = say
         self.parent = parent  # stop when this process is no longer our parent (serve --watch's child)
+        self.gardener = gardener  # the most memories a run settles the gardener's findings for (build.index_store)
         self.conn: database.IndexConnection | None = None
         self.db_identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the index file `conn` opened
         self.row_id: int | None = None
@@ -78,6 +81,7 @@ class Watcher:
         self.failure: str | None = None  # the watcher's last error, said once
         self.starting = False  # in the first run: its errors stop the command
         self.said: dict[str, str] = {}  # the last error said of the index runs, and of the heartbeat
+        self.settling: subprocess.Popen | None = None  # the gardener's settle this watcher started last
 
     # the loop
 
@@ -160,6 +164,8 @@ class Watcher:
     def _tick(self, stop: threading.Event) -> bool:
         """The periodic duties; True when the watcher should stop."""
         now = time.monotonic()
+        if self.settling is not None and self.settling.poll() is not None:
+            self.settling = None  # (reaped)
         if self.parent is not None and os.getppid() != self.parent:
             self.say("the process that started this watcher has exited; stopping")
             stop.set()
@@ -195,7 +201,7 @@ class Watcher:
     def _index_paths(self, paths: list[str]) -> None:
         """Apply a batch by its paths; say what changed."""
         started = time.perf_counter()
-        summary = self._index(lambda: index_paths(self.root, self.db_path, paths))
+        summary = self._index(lambda: index_paths(self.root, self.db_path, paths, gardener=self.gardener))
         if summary is None:
             return
         self._beat(batch=len(paths))
@@ -220,12 +226,15 @@ class Watcher:
         if os.path.exists(self.db_path):
             with contextlib.closing(database.sqlite3.connect(self.db_path)) as conn:
                 database.check_store(conn, self.root, self.db_path)
-        return index_store(self.root, self.db_path)
+        return index_store(self.root, self.db_path, gardener=self.gardener)
 
     def _index(self, run: Callable[[], RunSummary]) -> RunSummary | None:
-        """`run()`, or None after saying why it failed (the whole store is tried again later)."""
+        """`run()`, or None after saying why it failed (the whole store is tried again later). A run that left the
+        gardener's findings behind starts a settle of their own (gardener_settle.py), unless one is under way."""
         try:
             summary = run()
+            if summary.gardener_behind:
+                self._settle()
         except database.sqlite3.DatabaseError as e:
             self._say_once("index", f"could not write the index at {self.db_path}: {e}; {AGAIN}")
         except OSError as e:
@@ -236,6 +245,13 @@ class Watcher:
             return summary
         self.pending, self.retry_at = True, time.monotonic() + RETRY_SECONDS
         return None
+
+    def _settle(self) -> None:
+        if self.settling is not None and self.settling.poll() is None:
+            return  # under way: it catches up with what is pending when it ends
+        self.settling = gardener_settle.start(self.db_path)
+        if self.settling is not None:
+            self.say(f"{_clock()} the gardener's findings settle in the background (pid {self.settling.pid})")
 
     def _say_once(self, what: str, line: str) -> None:
         """Say `line` unless it is the error last said of `what`: a lasting fault is one line, not one every

@@ -1,10 +1,14 @@
 """The gardener's proposals as the CLI and MCP give them (SPEC sections 4 and 12): the `gardener` canned query's
-rows with `ids` as a list and the suggested command completed with the index it should update."""
+rows with `ids` as a list and the suggested command completed with the index it should update; how current its
+findings are, as one sentence (the CLI's and the explorer's); and its hints for a memory just written."""
 
+import functools
 import json
 import shlex
+import socket
 
 from indexer.query import queries
+from indexer.sql import canned, expand
 
 DEFAULT_DB = "seamless.db"  # the CLI's --db default: a command for it needs no --db
 
@@ -20,13 +24,50 @@ def proposals(conn_or_db, as_of: str | None = None, db_path: str | None = None) 
     return rows
 
 
-HINTS = """
-select f.proposal, f.ids, f.evidence, f.other is not null as pair
+def state(conn) -> dict:
+    """How current the gardener's findings are (gardener.sql's gardener_state): settled (when, or None), changed_since
+    (memories changed since; every active one when they are to be read again), unread, settling, settle_error."""
+    return queries.rows(conn, canned.GARDENER_STATE, {"as_of": ""})[0]
+
+
+def state_line(row: dict, running: bool | None = None) -> str:
+    """`state`'s row as one sentence. `running`: whether a settle holds the index's settle lock on this host now
+    (gardener_settle.running), None when not known."""
+    n, settled = row["changed_since"], row["settled"]
+    memories = f"{n:,} memor{'y' if n == 1 else 'ies'}"
+    if not n:
+        text = (
+            f"The gardener's findings are in step with the index (settled {settled})"
+            if settled
+            else ("The gardener has found nothing to read")
+        )
+    elif settled is None or row["unread"]:
+        text = f"The gardener has not read this index with its rules yet: {memories} to read"
+        text += "; no finding is listed until it has" if settled is None else f"; the findings listed are of {settled}"
+    else:
+        text = f"The gardener's findings were settled at {settled}; {memories} changed since, which they may not show"
+    if row.get("settling"):
+        who = json.loads(row["settling"])
+        if running:
+            text += f"; a settle is under way (pid {who['pid']}, since {who['started']})"
+        elif running is None or who["host"] != socket.gethostname():  # (its lock cannot be seen from here)
+            text += f"; a settle started at {who['started']} (pid {who['pid']} on {who['host']})"
+        elif n:
+            text += f"; the settle started at {who['started']} (pid {who['pid']}) stopped before it finished"
+    if row.get("settle_error") and n:
+        text += f"; the last settle failed at {row['settle_error']}"
+    return text + "."
+
+
+@functools.cache
+def _hints_sql() -> str:
+    return expand("""
+select PROPOSAL_OF(f.rank) as proposal, f.ids, f.evidence, f.other is not null as pair
 from gardener_words as w
-join gardener_findings as f on f.scope = w.scope and (f.signature = w.signature or f.other = w.signature)
+join gardener_findings as f on f.signature = w.signature or f.other = w.signature
 where w.id = :id
-order by case f.proposal when 'contradiction' then 0 when 'duplicate' then 1 else 2 end, f.rowid
-"""
+order by f.rank, f.rowid
+""")
 
 
 def hints(conn, memory_id: str) -> list[dict]:
@@ -34,7 +75,7 @@ def hints(conn, memory_id: str) -> list[dict]:
     a contradiction or a likely duplicate of another active memory of its scope, a vague description. Each
     hint has `hint` (the proposal's kind), `ids` (the memories it involves, newest last) and `message`."""
     found = []
-    for row in queries.rows(conn, HINTS, {"id": memory_id}):
+    for row in queries.rows(conn, _hints_sql(), {"id": memory_id}):
         ids = json.loads(row["ids"])
         others = [i for i in ids if i != memory_id]
         named = {

@@ -90,23 +90,51 @@ LIFE_PARAMS = f"SELECT {AS_OF} AS as_of, :by AS by, coalesce(:project, '') AS sc
 OVERVIEW_COLUMNS = """project, active, pinned, stages_open, stages_in_progress, stages_blocked, changed_7d, memories,
     notes, errors, warnings, as_of"""
 NEEDS_HUMAN_COLUMNS = """position, section, section_position, in_section, id, path, kind, name, description, project,
-    stage_status, updated, detail, proposal, ids"""
+    stage_status, updated, detail, proposal, ids, settled, changed_since"""
 ATTRIBUTION_COLUMNS = "by, who, written, superseded, archived, refuted, median_days_to_superseded"
-GARDENER_COLUMNS = "proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, ids, command, as_of"
-# the gardener's order: what disagrees first, then what is said twice, what says nothing, what is stale; each
-# kind oldest first, then by the memories involved (needs_human.sql lists its proposals the same way)
-PROPOSAL_ORDER = ("contradiction", "duplicate", "vague-description")  # then archive (gardener_findings.rank)
+GARDENER_COLUMNS = """proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, ids,
+    command, settled, changed_since, as_of, rank"""  # (rank: the kind's place in the gardener's order)
+# the gardener's order: whether its findings are settled, then what disagrees, what is said twice, what says nothing,
+# what is stale, and what the fleet left for a person; each kind oldest first, then by the memories involved
+# (needs_human.sql lists its proposals the same way; gardener_findings.rank is a finding's place in it)
+PROPOSAL_ORDER = (
+    "unsettled",
+    "contradiction",
+    "duplicate",
+    "vague-description",
+    "archive",
+    "supersession-fork",
+    "concurrent-edit",
+)
 PROPOSAL_RANK = (
     "CASE proposal "
     + " ".join(f"WHEN '{p}' THEN {n}" for n, p in enumerate(PROPOSAL_ORDER))
     + f"\n    ELSE {len(PROPOSAL_ORDER)} END"
 )
+FINDINGS = ("contradiction", "duplicate", "vague-description")  # what gardener_findings holds, by its rank
+# The gardener's runs (gardener.sql), in its order: the canned query is their compound, which SQLite merges as it
+# reads each in order (ORDER BY rank, updated, ids: ids start with `id`, and `updated` is never '')
+GARDENER_RUNS = tuple(
+    f"gardener_run_{run}" for run in ("unsettled", "current", "later", "archive", "forks", "concurrent")
+)
 
 # What a core's SQL and this module must say alike: each core is checked when a statement is composed from it
 AGREED = {
-    "briefing_ledger": (f"WINDOW briefing_order AS ({BRIEFING_WINDOW})", "numbers the briefing", "BRIEFING_WINDOW"),
-    "recall": (f"char({ord(MATCH_START)}), char({ord(MATCH_END)})", "marks matches", "MATCH_START and MATCH_END"),
-    "needs_human": (PROPOSAL_RANK, "orders the proposals", "PROPOSAL_RANK"),
+    "briefing_ledger": [(f"WINDOW briefing_order AS ({BRIEFING_WINDOW})", "numbers the briefing", "BRIEFING_WINDOW")],
+    "recall": [(f"char({ord(MATCH_START)}), char({ord(MATCH_END)})", "marks matches", "MATCH_START and MATCH_END")],
+    "needs_human": [(PROPOSAL_RANK, "orders the proposals", "PROPOSAL_RANK")],
+    "gardener": [
+        (
+            "(CASE f.rank " + " ".join(f"WHEN {PROPOSAL_ORDER.index(p)} THEN '{p}'" for p in FINDINGS) + " END)",
+            "reads a finding's rank",
+            "PROPOSAL_ORDER",
+        ),
+        (
+            "gardener AS (\n    SELECT * FROM " + "\n    UNION ALL SELECT * FROM ".join(GARDENER_RUNS) + "\n)",
+            "unites other runs in `gardener`",
+            "GARDENER_RUNS",
+        ),
+    ],
 }
 
 
@@ -117,8 +145,9 @@ def compose(
     .sql> <select>`: `given` are relations a core reads that the caller fills instead of another core."""
     texts = [sql_source(core).strip() for core in cores]
     for core, text in zip(cores, texts):
-        if core in AGREED and AGREED[core][0] not in text:
-            raise RuntimeError(f"{core}.sql {AGREED[core][1]} differently from canned.{AGREED[core][2]}")
+        for needed, what, name in AGREED.get(core, ()):
+            if needed not in text:
+                raise RuntimeError(f"{core}.sql {what} differently from canned.{name}")
     relations = {params_name: params_sql, **(given or {})}
     parts = [f"{name} AS (\n{body}\n)" for name, body in relations.items()] + texts
     return "WITH RECURSIVE\n" + ",\n\n".join(parts) + "\n" + select
@@ -174,7 +203,8 @@ _QUERIES = {
         "gardener_params",
         GARDENER_PARAMS,
         ["gardener"],
-        f"SELECT {GARDENER_COLUMNS}\nFROM gardener ORDER BY {PROPOSAL_RANK}, coalesce(updated, ''), id, ids",
+        "\nUNION ALL\n".join(f"SELECT {GARDENER_COLUMNS} FROM {run}" for run in GARDENER_RUNS)
+        + "\nORDER BY rank, updated, ids",
     ),
     "overview": lambda: compose(
         "overview_params",
@@ -203,15 +233,43 @@ _QUERIES = {
 QUERIES = Composed(_QUERIES)
 
 
-# Used by the home page only, not a canned query: the first :shown of each section of needs_human, and the counts
-# (needs_human_first.sql: the same rows, without numbering the rest).
-def _needs_human_first() -> str:
-    return compose(
-        "gardener_params",
-        GARDENER_PARAMS,
-        ["gardener", "problem_scope", "needs_human", "needs_human_first"],
-        f"SELECT {NEEDS_HUMAN_COLUMNS}\nFROM needs_human_first WHERE section_position <= :shown ORDER BY position",
-    )
+# Not canned queries: the explorer's windows on what needs a human (needs_human_page.sql, plugins/home_page.py), in
+# needs_human's order, without ordering the rest. Each takes :as_of; a window :skip and :take. A section other than
+# the proposals: its size, and a window of its rows; the proposals: their runs' sizes, and a window of each run.
+NEEDS_HUMAN_PAGE_COLUMNS = """section, id, path, kind, name, description, project, stage_status, updated, detail, proposal,
+    ids, settled, changed_since"""
+_PAGE_CORES = ["gardener", "problem_scope", "needs_human", "needs_human_page"]
+
+
+def _page(select: str) -> Callable[[], str]:
+    return lambda: compose("gardener_params", GARDENER_PARAMS, _PAGE_CORES, select)
+
+
+NEEDS_HUMAN_PAGE = Composed(
+    {
+        **{
+            f"size_{section}": _page(f"SELECT count(*) AS size FROM needs_human_section_{section}")
+            for section in ("stage", "error", "fork", "concurrent")
+        },
+        **{
+            f"window_{section}": _page(
+                f"SELECT {NEEDS_HUMAN_PAGE_COLUMNS}\nFROM needs_human_section_{section}\n"
+                "ORDER BY rank_in_section, error_path, coalesce(updated, ''), id, ids LIMIT :take OFFSET :skip"
+            )
+            for section in ("stage", "error", "fork", "concurrent")
+        },
+        "size_proposal": _page("SELECT * FROM needs_human_proposal_size"),
+        **{
+            part: _page(f"SELECT * FROM needs_human_{part}")
+            for part in ("unsettled", "findings", "findings_sorted", "archive")
+        },
+    }
+)
+
+
+# How current the gardener's findings are (gardener.sql's gardener_state): one row
+def _gardener_state() -> str:
+    return compose("gardener_params", GARDENER_PARAMS, ["gardener"], "SELECT * FROM gardener_state")
 
 
 # Not a canned query: what replaced the superseded memories a recall matches, for those that would have
@@ -243,9 +301,9 @@ def _recall_superseded_shown() -> str:
     )
 
 
-# NEEDS_HUMAN_FIRST, RECALL_SUPERSEDED and RECALL_SUPERSEDED_SHOWN are composed when first read, as QUERIES' statements are
+# GARDENER_STATE, RECALL_SUPERSEDED and RECALL_SUPERSEDED_SHOWN are composed when first read, as QUERIES' statements are
 _LATER: dict[str, Callable[[], str]] = {
-    "NEEDS_HUMAN_FIRST": _needs_human_first,
+    "GARDENER_STATE": _gardener_state,
     "RECALL_SUPERSEDED": _recall_superseded,
     "RECALL_SUPERSEDED_SHOWN": _recall_superseded_shown,
 }

@@ -2,9 +2,15 @@
 --   * a `done` or `unknown` stage not updated for gardener.stale_stage_days, and
 --   * any other memory that is not pinned and not updated for gardener.stale_days;
 -- Pinned memories (constraints, live stages) are never proposed to archive. Only memories valid at T are looked at.
--- It also lists what the last index run found among the active memories of each scope (gardener_findings,
+-- It also lists what its last settle found among the active memories of each scope (gardener_findings,
 -- indexer/index/gardener_pairs.py): `duplicate`, `contradiction` and `vague-description`, each with the memories
--- it involves (`ids`, newest last) that are valid at T.
+-- it involves (`ids`, newest last) that are valid at T, its reason and suggested command worded here from those
+-- memories as they are; and what the fleet left for a person (SPEC section 10): a `supersession-fork` (two hosts
+-- superseded one memory at once) and a `concurrent-edit` (a merge kept the later edit of a field both changed).
+--
+-- The findings are as current as their settle (gardener_state): each says when it was settled (`settled`) and how
+-- many memories changed since (`changed_since`); while that is more than none, an `unsettled` row comes first and
+-- says so, so that no list, empty or not, passes for current when it is not.
 --
 -- A fragment: a list of CTEs ending in `gardener`, placed after
 --     WITH RECURSIVE gardener_params(as_of) AS (...),
@@ -13,6 +19,7 @@
 gardener_settings AS MATERIALIZED (  -- once, not once per memory
     SELECT
         p.as_of,
+        CAST(strftime('%s', p.as_of) AS INTEGER) AS as_of_epoch,  -- as gardener_findings.since counts time
         s.stale_stage_days,
         s.stale_days,
         strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, printf('-%d days', s.stale_stage_days)) AS stage_cutoff,
@@ -25,22 +32,70 @@ gardener_settings AS MATERIALIZED (  -- once, not once per memory
     WHERE p.as_of IS NOT NULL
 ),
 
-gardener_candidates AS (
-    -- the memories to propose: valid at T, not pinned, and not updated since their cutoff. The tests read `k`,
-    -- whose columns the memories_overview index holds, so `m`, the whole row, is read for the proposals alone;
-    -- CROSS JOIN keeps that order (SQLite does not reorder it).
-    SELECT
-        g.*, m.id, m.kind, m.name, m.description, m.project, m.stage_status, m.updated, m.path,
-        m.kind = 'stage' AND m.stage_status IN ('done', 'unknown') AS gateless_stage,
-        -- a missing updated date counts as the oldest possible
-        CAST(julianday(g.as_of) - julianday(m.updated) AS INTEGER) AS idle_days
+gardener_candidate_rows AS (
+    -- the memories to propose to archive: valid at T, not pinned, and not updated since their cutoff, in two runs,
+    -- each tested on an index alone (a count reads no row). Stages done or without a valid header from the partial
+    -- index memories_gateless_stages; any other memory by `updated` (memories_updated), so that only those older
+    -- than gardener.stale_days are read. A missing updated date counts as the oldest possible.
+    SELECT k.rowid AS candidate, 1 AS gateless_stage
+    FROM gardener_settings AS g
+    CROSS JOIN memories AS k INDEXED BY memories_gateless_stages
+        ON k.kind = 'stage' AND k.stage_status IN ('done', 'unknown')
+        AND coalesce(k.updated, '') < g.stage_cutoff AND NOT k.pinned AND VALID_AT(k, g.as_of)
+    UNION ALL
+    SELECT k.rowid, 0
     FROM gardener_settings AS g
     CROSS JOIN memories AS k
-        ON VALID_AT(k, g.as_of)
-        AND NOT k.pinned
-        AND coalesce(k.updated, '') < CASE WHEN k.kind = 'stage' AND k.stage_status IN ('done', 'unknown')
-            THEN g.stage_cutoff ELSE g.stale_cutoff END
-    CROSS JOIN memories AS m ON m.rowid = k.rowid
+        ON (k.updated < g.stale_cutoff OR k.updated IS NULL)
+        AND NOT (k.kind = 'stage' AND coalesce(k.stage_status, '') IN ('done', 'unknown'))
+        AND NOT k.pinned AND VALID_AT(k, g.as_of)
+),
+
+gardener_candidates AS (
+    -- each with its row (CROSS JOIN keeps that order: SQLite does not reorder it)
+    SELECT
+        g.*, m.id, m.kind, m.name, m.description, m.project, m.stage_status, m.updated, m.path, c.gateless_stage,
+        CAST(julianday(g.as_of) - julianday(m.updated) AS INTEGER) AS idle_days
+    FROM gardener_settings AS g
+    CROSS JOIN gardener_candidate_rows AS c
+    CROSS JOIN memories AS m ON m.rowid = c.candidate
+),
+
+gardener_state AS MATERIALIZED (
+    -- how current the findings are: the last settle, and the memories changed since (every active one when the
+    -- rules that settled them are not these: '*' pending); a settle under way (who, since when) and the last one's
+    -- failure (indexer/index/gardener_settle.py)
+    SELECT
+        (SELECT value FROM index_meta WHERE key = 'gardener_settled') AS settled,
+        CASE WHEN EXISTS (SELECT 1 FROM gardener_pending WHERE id = '*')
+            THEN (SELECT count(*) FROM memories WHERE status = 'active')
+            ELSE (SELECT count(DISTINCT id) FROM gardener_pending) END AS changed_since,
+        EXISTS (SELECT 1 FROM gardener_pending WHERE id = '*') AS unread,
+        (SELECT value FROM index_meta WHERE key = 'gardener_settling') AS settling,
+        (SELECT value FROM index_meta WHERE key = 'gardener_error') AS settle_error
+),
+
+gardener_unsettled AS (
+    -- while the findings wait for a settle: one row that says so, first
+    SELECT g.as_of, 'unsettled' AS proposal, NULL AS id, NULL AS kind, NULL AS name, NULL AS description,
+        NULL AS project, NULL AS stage_status, NULL AS updated, NULL AS idle_days,
+        CASE WHEN s.settled IS NULL OR s.unread
+            THEN printf('the gardener has not read this index with its rules yet: %d active memories to read',
+                s.changed_since)
+                || CASE WHEN s.settled IS NULL THEN '; no duplicate, contradiction or vague description is listed'
+                    ELSE printf('; the findings listed are those of %s, by other rules', s.settled) END
+            ELSE printf('the findings listed were settled at %s; %d memor%s changed since, which they may not show',
+                s.settled, s.changed_since, CASE WHEN s.changed_since = 1 THEN 'y' ELSE 'ies' END)
+        END
+        || CASE WHEN s.settling IS NOT NULL
+            THEN printf('; a settle started at %s (pid %d on %s)', json_extract(s.settling, '$.started'),
+                json_extract(s.settling, '$.pid'), json_extract(s.settling, '$.host'))
+            ELSE '' END
+        || CASE WHEN s.settle_error IS NOT NULL THEN '; the last settle failed at ' || s.settle_error ELSE '' END
+        || '; `seamless gardener` settles them and then lists them' AS reason,
+        NULL AS path, '[]' AS ids, NULL AS command, s.settled, s.changed_since
+    FROM gardener_settings AS g, gardener_state AS s
+    WHERE s.changed_since > 0
 ),
 
 gardener_found AS (
@@ -48,10 +103,11 @@ gardener_found AS (
     -- on all of them are valid (the usual case, read as it is); before, a pair when both are, copies when two
     -- or more are, a vague description when one is. T is read from gardener_settings by a subquery, not a join:
     -- with gardener_findings alone in FROM, its gardener_findings_order index can give the gardener's order
-    SELECT (SELECT as_of FROM gardener_settings) AS as_of, f.proposal, f.reason, f.command, f.other,
-        f.since <= (SELECT as_of FROM gardener_settings) AS current, f.id AS first, f.rank,
-        f.updated AS first_updated, f.ids AS stored_ids,
-        CASE WHEN f.since <= (SELECT as_of FROM gardener_settings) THEN f.ids
+    SELECT (SELECT as_of FROM gardener_settings) AS as_of, f.rowid AS finding, PROPOSAL_OF(f.rank) AS proposal,
+        f.evidence, f.other, f.since <= (SELECT as_of_epoch FROM gardener_settings) AS current,
+        f.since > (SELECT as_of_epoch FROM gardener_settings) AS later, f.rank, f.updated AS first_updated,
+        f.ids AS stored_ids,
+        CASE WHEN f.since <= (SELECT as_of_epoch FROM gardener_settings) THEN f.ids
         ELSE (SELECT json_group_array(value) FROM (
             SELECT j.value FROM json_each(f.ids) AS j JOIN memories AS v ON v.id = j.value
             WHERE VALID_AT(v, (SELECT as_of FROM gardener_settings)) ORDER BY j.key))
@@ -61,11 +117,10 @@ gardener_found AS (
 ),
 
 gardener_found_valid AS (
-    -- from `since` on, the finding's own memory (`id`, its first) and its ids as stored, which are enough: no JSON
-    -- is read for those
+    -- from `since` on, the finding's own memory (`id`: its first) and its ids as stored, which are enough
     SELECT f.*, m.id, m.kind, m.name, m.description, m.project, m.stage_status, m.updated, m.path
     FROM gardener_found AS f
-    JOIN memories AS m ON m.id = CASE WHEN f.current THEN f.first ELSE json_extract(f.ids, '$[0]') END
+    JOIN memories AS m ON m.id = json_extract(f.ids, '$[0]')
     WHERE f.current OR (
         f.ids IS NOT NULL
         AND json_array_length(f.ids) >= CASE WHEN f.other IS NOT NULL OR f.proposal = 'duplicate' THEN 2 ELSE 1 END
@@ -73,20 +128,70 @@ gardener_found_valid AS (
 ),
 
 gardener_found_proposals AS (
-    -- the findings as the gardener lists them; for the `current` ones (valid throughout T) the gardener's order is
-    -- (rank, first_updated, first, stored_ids), which the gardener_findings_order index gives without reading the rest
+    -- the findings as the gardener lists them, each reason and command worded from its memories as they are: `f`'s
+    -- own the one to act on (the oldest), `n` the newest (the last of ids). For the `current` ones (valid throughout
+    -- T) the gardener's order is (rank, first_updated, stored_ids), which the gardener_findings_order index gives
+    -- without reading the rest
     SELECT
-        as_of, proposal, id, kind, name, description, project, stage_status, updated, NULL AS idle_days, reason, path,
-        ids, command, current, rank, first_updated, first, stored_ids
-    FROM gardener_found_valid
+        f.as_of, f.proposal, f.id, f.kind, f.name, f.description, f.project, f.stage_status, f.updated,
+        NULL AS idle_days,
+        CASE
+            WHEN f.proposal = 'vague-description' THEN
+                CASE WHEN json_array_length(f.ids) > 1 THEN json_array_length(f.ids) || ' memories have the description '
+                    ELSE 'the description ' END
+                || QUOTED(n.description) || ': ' || f.evidence
+                || '; rewrite it so an agent can act on it without opening the body'
+            WHEN f.other IS NULL THEN
+                json_array_length(f.ids) || ' active memories of ' || coalesce(n.project, 'the global scope')
+                || ' have the same description (up to case, punctuation and word endings): keep one, the newest is '
+                || n.name || ' (' || n.id || '), and supersede the others'
+            WHEN f.proposal = 'duplicate' THEN
+                'says the same as ' || n.name || ' (' || n.id || '), which is newer: ' || f.evidence
+            ELSE 'disagrees with ' || n.name || ' (' || n.id || '), which is newer: ' || f.evidence
+                || '; if the newer is right, supersede this one'
+        END AS reason,
+        f.path, f.ids,
+        -- the write that keeps the newest as it is and supersedes the oldest with it (the supersede path,
+        -- docs/writing.md), in the store the index holds
+        CASE WHEN f.proposal IN ('duplicate', 'contradiction') THEN
+            'seamless write ' || SHELL_QUOTE((SELECT value FROM index_meta WHERE key = 'store'))
+            || ' --project ' || SHELL_QUOTE(coalesce(n.project, 'global')) || ' --kind ' || SHELL_QUOTE(n.kind)
+            || ' --name ' || SHELL_QUOTE(n.name) || ' --description ' || SHELL_QUOTE(n.description)
+            || ' --supersedes ' || SHELL_QUOTE(f.id)
+        END AS command,
+        (SELECT settled FROM gardener_state) AS settled, (SELECT changed_since FROM gardener_state) AS changed_since,
+        f.finding, f.current, f.later, f.rank, f.first_updated, f.stored_ids
+    FROM gardener_found_valid AS f
+    JOIN memories AS n ON n.id = json_extract(f.ids, '$[#-1]')
 ),
 
-gardener AS (
-    SELECT
-        as_of, proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, ids,
-        command
-    FROM gardener_found_proposals
-    UNION ALL
+gardener_forks AS (
+    -- a memory that says `supersedes: X` while X names another successor (the indexer's supersession-fork warning):
+    -- X, its other successor, and this one, the one to act on
+    SELECT m.id, m.kind, m.name, m.description, m.project, m.stage_status, m.updated, m.path, p.message AS reason,
+        CASE WHEN x.superseded_by IS NOT NULL AND x.superseded_by <> m.id
+            THEN json_array(m.supersedes, x.superseded_by, m.id) ELSE json_array(m.supersedes, m.id) END AS ids
+    FROM problems AS p
+    JOIN memories AS m ON m.path = p.path
+    LEFT JOIN memories AS x ON x.id = m.supersedes
+    WHERE p.code = 'supersession-fork' AND m.status = 'active'
+),
+
+gardener_concurrent AS (
+    -- each memory's latest Seamless-Concurrent-Edit trailer; written again since that merge, it has been seen to
+    SELECT m.id, m.kind, m.name, m.description, m.project, m.stage_status, m.updated, m.path,
+        printf('edited on two hosts at once, merged %s (commit %s): the later edit won each field both changed; '
+            || 'the other is in git history', c.committed_at, substr(c."commit", 1, 12)) AS reason,
+        json_array(m.id) AS ids
+    FROM (
+        SELECT *, row_number() OVER (PARTITION BY id ORDER BY committed_at DESC, "commit" DESC) AS n
+        FROM concurrent_edits
+    ) AS c
+    JOIN memories AS m ON m.id = c.id
+    WHERE c.n = 1 AND m.status = 'active' AND coalesce(m.updated, '') <= c.committed_at
+),
+
+gardener_archive AS (
     SELECT
         as_of,
         'archive' AS proposal,
@@ -102,6 +207,65 @@ gardener AS (
         END AS reason,
         path,
         json_array(id) AS ids,
-        NULL AS command
+        NULL AS command, NULL AS settled, NULL AS changed_since
     FROM gardener_candidates
+),
+
+-- Every proposal in runs, each with `rank`, its kind's place in the gardener's order. Ordered by (rank, updated,
+-- ids) (ids start with `id`, of one length), each run can be read in that order apart, from an index where it has
+-- one: the findings valid throughout T from gardener_findings_order. The canned query is the runs' compound in that
+-- order (canned.GARDENER_RUNS), which SQLite merges as it reads them: its first thousand rows never wait for the
+-- fifty thousandth.
+
+gardener_run_unsettled AS (
+    SELECT
+        proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, ids, command,
+        settled, changed_since, as_of, 0 AS rank
+    FROM gardener_unsettled
+),
+
+gardener_run_current AS (
+    SELECT
+        proposal, id, kind, name, description, project, stage_status, first_updated AS updated, idle_days, reason,
+        path, stored_ids AS ids, command, settled, changed_since, as_of, rank
+    FROM gardener_found_proposals
+    WHERE current
+),
+
+gardener_run_later AS (
+    SELECT
+        proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, ids, command,
+        settled, changed_since, as_of, rank
+    FROM gardener_found_proposals
+    WHERE later
+),
+
+gardener_run_archive AS (
+    SELECT
+        proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, ids, command,
+        settled, changed_since, as_of, 4 AS rank
+    FROM gardener_archive
+),
+
+gardener_run_forks AS (
+    SELECT 'supersession-fork' AS proposal, k.id, k.kind, k.name, k.description, k.project, k.stage_status, k.updated,
+        NULL AS idle_days, k.reason, k.path, k.ids, NULL AS command, NULL AS settled, NULL AS changed_since, g.as_of,
+        5 AS rank
+    FROM gardener_settings AS g, gardener_forks AS k
+),
+
+gardener_run_concurrent AS (
+    SELECT 'concurrent-edit' AS proposal, c.id, c.kind, c.name, c.description, c.project, c.stage_status, c.updated,
+        NULL AS idle_days, c.reason, c.path, c.ids, NULL AS command, NULL AS settled, NULL AS changed_since, g.as_of,
+        6 AS rank
+    FROM gardener_settings AS g, gardener_concurrent AS c
+),
+
+gardener AS (
+    SELECT * FROM gardener_run_unsettled
+    UNION ALL SELECT * FROM gardener_run_current
+    UNION ALL SELECT * FROM gardener_run_later
+    UNION ALL SELECT * FROM gardener_run_archive
+    UNION ALL SELECT * FROM gardener_run_forks
+    UNION ALL SELECT * FROM gardener_run_concurrent
 )

@@ -1,16 +1,19 @@
 -- What needs a human (the explorer's home page, docs/pages.md), at time T, in the order to work through it:
 --   stage     live stages (open, in_progress, blocked) gated `human` and valid at T: blocked first, then
 --             the one waiting longest (oldest `updated`) first
---   proposal  the gardener's proposals (gardener.sql), as the gardener lists them: contradictions, duplicates,
---             vague descriptions, then archive proposals, each kind oldest first (then by the memories involved); `ids` names every memory one
---             involves (newest last), `detail` is its reason
+--   proposal  the gardener's proposals (gardener.sql), as the gardener lists them: whether its findings are
+--             settled (`unsettled`, when they are not), contradictions, duplicates, vague descriptions, then
+--             archive proposals, each kind oldest first (then by the memories involved); `ids` names every memory
+--             one involves (newest last), `detail` is its reason
 --   error     every file with an error (it is not indexed): its first error, by path
 --   fork      every active memory with a supersession-fork warning: two hosts replaced one memory at once and
---             the merge kept the other successor (SPEC section 10), by path
+--             the merge kept the other successor (SPEC section 10), by path (the gardener's `supersession-fork`)
 --   concurrent every active memory a merge commit names in a `Seamless-Concurrent-Edit` trailer (edited on two
---             hosts at once: the later edit won each field both changed) and not written since that merge
+--             hosts at once: the later edit won each field both changed) and not written since that merge (the
+--             gardener's `concurrent-edit`)
 -- Each row says its place in its section and how many the section holds (`section_position`, `in_section`),
--- so a page can show the first few and the count.
+-- so a page can show the first few and the count. A finding says when it was settled and how many memories
+-- changed since (`settled`, `changed_since`).
 --
 -- A fragment: CTEs ending in `needs_human`, placed after
 --     WITH RECURSIVE gardener_params(as_of) AS (...), <gardener.sql>, <problem_scope.sql>,
@@ -22,9 +25,10 @@ needs_human_stages AS (
         printf('Status: %s · Gate: human', m.stage_status) AS detail,
         m.stage_status <> 'blocked' AS rank_in_section, NULL AS proposal, NULL AS ids
     FROM gardener_params AS p
-    JOIN memories AS m
-        ON m.kind = 'stage' AND m.stage_status IN ('open', 'in_progress', 'blocked') AND m.stage_gate = 'human'
-        AND VALID_AT(m, p.as_of)
+    CROSS JOIN memories AS k INDEXED BY memories_human_stages  -- (the rows of those valid at T only)
+        ON k.kind = 'stage' AND k.stage_gate = 'human' AND k.stage_status IN ('open', 'in_progress', 'blocked')
+        AND VALID_AT(k, p.as_of)
+    CROSS JOIN memories AS m ON m.rowid = k.rowid
 ),
 
 needs_human_errors AS (
@@ -38,54 +42,49 @@ needs_human_errors AS (
     WHERE n = 1
 ),
 
-needs_human_forks AS (
-    SELECT m.id, m.path, m.kind, m.name, m.description, coalesce(m.project, 'global') AS project, m.updated,
-        p.message AS detail
-    FROM problems AS p JOIN memories AS m ON m.path = p.path
-    WHERE p.code = 'supersession-fork' AND m.status = 'active'
+needs_human_section_stage AS (
+    -- each section's rows as needs_human_items gives them: its place in the list, then its order within
+    SELECT 1 AS section_order, *, NULL AS settled, NULL AS changed_since, NULL AS error_path FROM needs_human_stages
 ),
 
-needs_human_concurrent AS (
-    -- each memory's latest trailer; written again since that merge, it has been seen to
-    SELECT m.id, m.path, m.kind, m.name, m.description, coalesce(m.project, 'global') AS project, m.updated,
-        printf('edited on two hosts at once, merged %s (commit %s): the later edit won each field both changed; '
-            || 'the other is in git history', c.committed_at, substr(c."commit", 1, 12)) AS detail
-    FROM (
-        SELECT *, row_number() OVER (PARTITION BY id ORDER BY committed_at DESC, "commit" DESC) AS n
-        FROM concurrent_edits
-    ) AS c
-    JOIN memories AS m ON m.id = c.id
-    WHERE c.n = 1 AND m.status = 'active' AND coalesce(m.updated, '') <= c.committed_at
-),
-
-needs_human_others AS (
-    -- every section but the gardener's proposals
-    SELECT 1 AS section_order, * FROM needs_human_stages
-    UNION ALL
-    SELECT 3, 'error', NULL, path, NULL, NULL, message, project, NULL, NULL, printf('line %d: %s', line, code), 0,
-        NULL, NULL
-    FROM needs_human_errors
-    UNION ALL
-    SELECT 4, 'fork', id, path, kind, name, description, project, NULL, updated, detail, 0, NULL, NULL
-    FROM needs_human_forks
-    UNION ALL
-    SELECT 5, 'concurrent', id, path, kind, name, description, project, NULL, updated, detail, 0, NULL, NULL
-    FROM needs_human_concurrent
-),
-
-needs_human_items AS (
-    SELECT * FROM needs_human_others
-    UNION ALL
+needs_human_section_proposal AS (
     SELECT
-        2, 'proposal', id, path, kind, name, description, coalesce(project, 'global'), stage_status, updated,
-        reason, CASE proposal WHEN 'contradiction' THEN 0 WHEN 'duplicate' THEN 1 WHEN 'vague-description' THEN 2
-    ELSE 3 END, proposal, ids
+        2 AS section_order, 'proposal' AS section, id, path, kind, name, description,
+        coalesce(project, 'global') AS project, stage_status, updated, reason AS detail,
+        CASE proposal WHEN 'unsettled' THEN 0 WHEN 'contradiction' THEN 1 WHEN 'duplicate' THEN 2 WHEN 'vague-description' THEN 3 WHEN 'archive' THEN 4 WHEN 'supersession-fork' THEN 5 WHEN 'concurrent-edit' THEN 6
+    ELSE 7 END AS rank_in_section, proposal, ids, settled, changed_since, NULL AS error_path
     FROM gardener
+    WHERE proposal NOT IN ('supersession-fork', 'concurrent-edit')  -- their own sections, below
+),
+
+needs_human_section_error AS (
+    SELECT 3 AS section_order, 'error' AS section, NULL AS id, path, NULL AS kind, NULL AS name, message AS description,
+        project, NULL AS stage_status, NULL AS updated, printf('line %d: %s', line, code) AS detail,
+        0 AS rank_in_section, NULL AS proposal, NULL AS ids, NULL AS settled, NULL AS changed_since, path AS error_path
+    FROM needs_human_errors
+),
+
+needs_human_section_fork AS (
+    SELECT 4 AS section_order, 'fork' AS section, id, path, kind, name, description,
+        coalesce(project, 'global') AS project, NULL AS stage_status, updated, reason AS detail, 0 AS rank_in_section,
+        'supersession-fork' AS proposal, ids, NULL AS settled, NULL AS changed_since, path AS error_path
+    FROM gardener_forks
+),
+
+needs_human_section_concurrent AS (
+    SELECT 5 AS section_order, 'concurrent' AS section, id, path, kind, name, description,
+        coalesce(project, 'global') AS project, NULL AS stage_status, updated, reason AS detail, 0 AS rank_in_section,
+        'concurrent-edit' AS proposal, ids, NULL AS settled, NULL AS changed_since, NULL AS error_path
+    FROM gardener_concurrent
 ),
 
 needs_human_sorted AS (
-    -- each row's place: its section, then this order within it (errors and forks by path)
-    SELECT *, CASE WHEN section IN ('error', 'fork') THEN path END AS error_path FROM needs_human_items
+    -- every row, with its place: its section, then the section's order (errors and forks by path)
+    SELECT * FROM needs_human_section_stage
+    UNION ALL SELECT * FROM needs_human_section_proposal
+    UNION ALL SELECT * FROM needs_human_section_error
+    UNION ALL SELECT * FROM needs_human_section_fork
+    UNION ALL SELECT * FROM needs_human_section_concurrent
 ),
 
 needs_human AS (
@@ -94,7 +93,8 @@ needs_human AS (
         row_number() OVER whole AS position,
         row_number() OVER section_order AS section_position,
         count(*) OVER (section_order ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS in_section,
-        section, id, path, kind, name, description, project, stage_status, updated, detail, proposal, ids
+        section, id, path, kind, name, description, project, stage_status, updated, detail, proposal, ids, settled,
+        changed_since
     FROM needs_human_sorted
     WINDOW
         section_order AS (PARTITION BY section_order ORDER BY rank_in_section, error_path, coalesce(updated, ''), id, ids),

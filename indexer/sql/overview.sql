@@ -17,47 +17,32 @@ overview_settings AS MATERIALIZED (
     WHERE as_of IS NOT NULL
 ),
 
-overview_valid AS (
-    -- the memories valid at T, counted by what the cards tell apart: a few rows per project. Memories alone
-    -- in FROM (T from a subquery), grouped by the index's own leading columns: SQLite counts as it scans,
-    -- with no sort (docs/performance.md)
-    SELECT m.project, m.kind, m.status, m.pinned, m.stage_status, count(*) AS n
+overview_counts AS (
+    -- one pass over the memories, counted by what the cards tell apart (a few rows per project): every memory,
+    -- those valid at T, and those written, edited, superseded or archived in the 7 days up to T. Memories alone in
+    -- FROM (T from a subquery), grouped by the memories_overview index's own leading columns, which hold every
+    -- column read: SQLite counts as it scans that index once, with no sort and no row read (docs/performance.md)
+    SELECT m.project, m.kind, m.status, m.pinned, m.stage_status, count(*) AS memories,
+        sum(VALID_AT(m, (SELECT as_of FROM overview_settings))) AS n,
+        sum((m.updated > (SELECT week_ago FROM overview_settings) AND m.updated <= (SELECT as_of FROM overview_settings))
+            OR (m.invalid_at > (SELECT week_ago FROM overview_settings)
+                AND m.invalid_at <= (SELECT as_of FROM overview_settings))) AS changed
     FROM memories AS m
-    WHERE VALID_AT(m, (SELECT as_of FROM overview_settings))
     GROUP BY m.project, m.kind, m.status, m.pinned, m.stage_status  -- the index's order: no sort
-),
-
-overview_changed AS (
-    SELECT m.project, count(*) AS n
-    FROM memories AS m
-    WHERE (m.updated > (SELECT week_ago FROM overview_settings) AND m.updated <= (SELECT as_of FROM overview_settings))
-        OR (m.invalid_at > (SELECT week_ago FROM overview_settings) AND m.invalid_at <= (SELECT as_of FROM overview_settings))
-    GROUP BY m.project
 ),
 
 overview_memories AS MATERIALIZED (  -- read twice below: computed once
     SELECT
-        coalesce(a.project, 'global') AS project,
-        a.memories,
-        coalesce(v.active, 0) AS active,
-        coalesce(v.pinned, 0) AS pinned,
-        coalesce(v.stages_open, 0) AS stages_open,
-        coalesce(v.stages_in_progress, 0) AS stages_in_progress,
-        coalesce(v.stages_blocked, 0) AS stages_blocked,
-        coalesce(c.n, 0) AS changed_7d
-    FROM (SELECT project, count(*) AS memories FROM memories GROUP BY project) AS a
-    LEFT JOIN (
-        SELECT
-            project,
-            sum(n) AS active,
-            sum(n * pinned) AS pinned,
-            sum(n * (kind = 'stage' AND stage_status = 'open')) AS stages_open,
-            sum(n * (kind = 'stage' AND stage_status = 'in_progress')) AS stages_in_progress,
-            sum(n * (kind = 'stage' AND stage_status = 'blocked')) AS stages_blocked
-        FROM overview_valid
-        GROUP BY project
-    ) AS v ON v.project IS a.project
-    LEFT JOIN overview_changed AS c ON c.project IS a.project
+        coalesce(project, 'global') AS project,
+        sum(memories) AS memories,
+        coalesce(sum(n), 0) AS active,
+        coalesce(sum(n * pinned), 0) AS pinned,
+        coalesce(sum(n * (kind = 'stage' AND stage_status = 'open')), 0) AS stages_open,
+        coalesce(sum(n * (kind = 'stage' AND stage_status = 'in_progress')), 0) AS stages_in_progress,
+        coalesce(sum(n * (kind = 'stage' AND stage_status = 'blocked')), 0) AS stages_blocked,
+        coalesce(sum(changed), 0) AS changed_7d
+    FROM overview_counts
+    GROUP BY project
 ),
 
 overview_notes AS (

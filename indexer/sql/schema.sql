@@ -181,63 +181,75 @@ CREATE TABLE IF NOT EXISTS concurrent_edits (
     PRIMARY KEY ("commit", id)
 );
 CREATE INDEX IF NOT EXISTS concurrent_edits_id ON concurrent_edits (id);
--- The gardener's reading of the active memories (indexer/index/gardener_pairs.py, SPEC section 12), kept in step by
--- every index run for the memories it touched. `scope` is the project, '' for global: nothing pairs across scopes.
--- A signature is shared by descriptions that differ only in case, punctuation and word endings (store/wording.py).
--- A full run keeps these rows and the findings: a memory whose name and description were read by the same rules
--- (`key`) is not read again, and only the memories whose fingerprint (`member`) changed are settled again
--- (index_meta `gardener` says which rules settled the tables, for which store).
+-- The gardener's archive proposals of stages (gardener.sql's gardener_candidates), and the stages waiting for a
+-- human (needs_human.sql), each read from an index of their own: a tenth of the memories and a hundredth
+CREATE INDEX IF NOT EXISTS memories_gateless_stages ON memories (updated, pinned, valid_from, invalid_at)
+    WHERE kind = 'stage' AND stage_status IN ('done', 'unknown');
+CREATE INDEX IF NOT EXISTS memories_human_stages ON memories (stage_status, updated, id, valid_from, invalid_at)
+    WHERE kind = 'stage' AND stage_gate = 'human' AND stage_status IN ('open', 'in_progress', 'blocked');
+
+-- The gardener's reading of the active memories (indexer/index/gardener_pairs.py, SPEC section 12). Memories of one
+-- scope whose descriptions read alike word for word are one group, known by `signature`: the scope (the project,
+-- '' for global: nothing pairs across scopes) and store/wording.py's signature of the reading, hashed to 64 bits
+-- (gardener_pairs.group). A full run keeps these rows and the findings: only the memories whose fingerprint
+-- (`member`) changed are settled again (index_meta `gardener` says which rules settled the tables, and
+-- `gardener_settled` when). Every index of these tables is made after its rows (gardener_settle.py): packed.
 CREATE TABLE IF NOT EXISTS gardener_words (
     id TEXT PRIMARY KEY,          -- an active memory
-    scope TEXT NOT NULL,
-    signature TEXT NOT NULL,
-    key BLOB NOT NULL,            -- what was read: the name and description, and the rules that read them, hashed
-    member BLOB NOT NULL,         -- what a finding says of the memory (name, kind, description, dates), hashed
-    reading BLOB NOT NULL         -- what store/wording.py read in them (wording.dump)
-);
-CREATE INDEX IF NOT EXISTS gardener_words_signature ON gardener_words (scope, signature);
-
--- Each signature's terms (its newest memory's words and value slots, one a line), to find what it may pair with
-CREATE TABLE IF NOT EXISTS gardener_groups (
-    scope TEXT NOT NULL,
-    signature TEXT NOT NULL,
-    terms TEXT NOT NULL,
-    PRIMARY KEY (scope, signature)
+    signature INTEGER NOT NULL,   -- its group
+    member BLOB NOT NULL          -- what a finding says of the memory (name, kind, description, dates), hashed
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS gardener_words_signature ON gardener_words (signature);
 
--- The signatures holding each term found in at most 100 signatures of its scope (gardener_pairs.COMMON) ...
+-- Each group's terms (its newest memory's words and value slots), to find what it may pair with: each term as a
+-- 32-bit key (gardener_pairs.term_key), packed 4 bytes each
+CREATE TABLE IF NOT EXISTS gardener_groups (
+    signature INTEGER PRIMARY KEY,
+    scope TEXT NOT NULL,
+    terms BLOB NOT NULL
+);
+
+-- The groups holding each term found in at most 100 groups of its scope (gardener_pairs.COMMON) ...
 CREATE TABLE IF NOT EXISTS gardener_terms (
     scope TEXT NOT NULL,
-    term TEXT NOT NULL,
-    signature TEXT NOT NULL,
+    term INTEGER NOT NULL,
+    signature INTEGER NOT NULL,
     PRIMARY KEY (scope, term, signature)
 ) WITHOUT ROWID;
 
 -- ... and how many hold each one found in more, which brings no two together
 CREATE TABLE IF NOT EXISTS gardener_common (
     scope TEXT NOT NULL,
-    term TEXT NOT NULL,
+    term INTEGER NOT NULL,
     groups INTEGER NOT NULL,
     PRIMARY KEY (scope, term)
 ) WITHOUT ROWID;
 
--- What the gardener found, as of the last index run: read by gardener.sql, which adds the archive proposals
+-- What the gardener found, as of its last settle: read by gardener.sql, which words each finding's reason and
+-- suggested command from its memories as they are (and adds the archive proposals)
 CREATE TABLE IF NOT EXISTS gardener_findings (
-    proposal TEXT NOT NULL,       -- duplicate, contradiction or vague-description
-    scope TEXT NOT NULL,
-    signature TEXT NOT NULL,      -- the signature it is about ...
-    other TEXT,                   -- ... and the other one, for a pair (NULL: the memories of one signature)
-    id TEXT NOT NULL,             -- the memory to act on: the older of a pair, the oldest of a group
-    ids TEXT NOT NULL,            -- JSON array of every memory it involves, newest last
-    reason TEXT NOT NULL,         -- what a person checks at a glance
+    rank INTEGER NOT NULL,        -- what it is, as its place in the gardener's order (canned.PROPOSAL_ORDER):
+                                  -- 1 contradiction, 2 duplicate, 3 vague-description ...
+    updated TEXT,                 -- ... then its first memory's updated (NULL when none, first), then ids
+    ids TEXT NOT NULL,            -- JSON array of every memory it involves, oldest first: the first is the one to
+                                  -- act on (the older of a pair, the oldest of a group)
+    signature INTEGER NOT NULL,   -- the group it is about ...
+    other INTEGER,                -- ... and the other one, for a pair (NULL: the memories of one group)
     evidence TEXT NOT NULL,       -- what was found: the shared words, the two values, the vague description's fault
-    command TEXT,                 -- the suggested `seamless write ... --supersedes ID`, where there is one
-    since TEXT NOT NULL,          -- the latest valid_from of its memories: from then on all of them are valid
-    rank INTEGER NOT NULL,        -- the gardener's order: 0 contradiction, 1 duplicate, 2 vague-description ...
-    updated TEXT NOT NULL         -- ... then its memory's (`id`) updated, '' when none, then id and ids
+    since INTEGER NOT NULL        -- the latest valid_from of its memories, in seconds since 1970 (the earliest time
+                                  -- there is when none has one): from then on all of them are valid
 );
-CREATE INDEX IF NOT EXISTS gardener_findings_signature ON gardener_findings (scope, signature);
-CREATE INDEX IF NOT EXISTS gardener_findings_other ON gardener_findings (scope, other) WHERE other IS NOT NULL;
-CREATE INDEX IF NOT EXISTS gardener_findings_id ON gardener_findings (id);
--- the first findings of the gardener's order, without reading the rest (the home page, needs_human_first.sql)
-CREATE INDEX IF NOT EXISTS gardener_findings_order ON gardener_findings (rank, updated, id, ids);
+CREATE INDEX IF NOT EXISTS gardener_findings_signature ON gardener_findings (signature);
+CREATE INDEX IF NOT EXISTS gardener_findings_other ON gardener_findings (other) WHERE other IS NOT NULL;
+-- the findings in the gardener's order (ids start with the first memory's id, 26 characters: ordering by ids is
+-- ordering by that id, then the others), each with `since`: the first of them and how many are valid throughout
+-- as_of read from this index alone (the home page, needs_human_page.sql)
+CREATE INDEX IF NOT EXISTS gardener_findings_order ON gardener_findings (rank, updated, ids, since);
+
+-- The memories changed since the gardener's last settle, when an index run left them to a settle of its own
+-- (indexer/index/gardener_settle.py): an id per memory added, changed or removed, or '*' when the run could not
+-- say which (every memory is to be read again). Empty while the findings are in step.
+CREATE TABLE IF NOT EXISTS gardener_pending (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL
+);

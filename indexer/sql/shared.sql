@@ -28,3 +28,13 @@ RECALL_TIME_BONUS = 0.5
 -- the query's order (all those searched when every one was required), then the times the query names that it was
 -- written in.
 RECALL_MATCHED(b) = (SELECT json_group_array(text) FROM (SELECT t.n AS k, t.text FROM recall_term AS t WHERE CASE WHEN (SELECT every_term FROM recall_query) THEN t.searched ELSE EXISTS (SELECT 1 FROM recall_hit AS h WHERE h.arm = b.arm AND h.n = t.n AND h.fts_rowid = b.fts_rowid) END UNION ALL SELECT 10000 + w.n, w.text FROM recall_when AS w WHERE RECALL_WRITTEN_IN(w, b.written, b.written_too) ORDER BY k))
+
+-- `value` as one word of a POSIX shell command, as Python's shlex.quote writes it: as it is when it holds only
+-- letters, digits and @%+=:,./-_ (ASCII), else in single quotes, each ' inside written '"'"'
+SHELL_QUOTE(value) = (CASE WHEN value <> '' AND value NOT GLOB '*[^A-Za-z0-9_@%+=:,./-]*' THEN value ELSE '''' || replace(value, '''', '''"''"''') || '''' END)
+
+-- A description as a reason quotes it: in curly quotes, cut to 77 characters and "..." past 80
+QUOTED(value) = ('“' || CASE WHEN length(value) <= 80 THEN value ELSE substr(value, 1, 77) || '...' END || '”')
+
+-- What a finding of the gardener's is, from its rank (gardener_findings.rank: its place in canned.PROPOSAL_ORDER)
+PROPOSAL_OF(rank) = (CASE rank WHEN 1 THEN 'contradiction' WHEN 2 THEN 'duplicate' WHEN 3 THEN 'vague-description' END)

@@ -1,7 +1,7 @@
 """The gardener's proposals measured (SPEC section 12): precision and recall of each kind on the labelled set, and
 what the gardener costs on a generated store.
 
-    python -m bench.gardener [--sizes "100000"] [--out DIR]
+    python -m bench.gardener [--sizes "100000"] [--out DIR] [--quality-only] [--splits A,B] [--loso]
 
 Quality: each store of tests/fixtures/gardener/pairs.yaml is written as memory files, indexed by the real
 indexer, and asked the `gardener` canned query; a proposal's pairs (every two memories it names) are compared
@@ -11,6 +11,9 @@ indexed as one project's memories and their vague-description proposals compared
 given for each split, in the order the fixture files first name them (`splits()`): a split added to the files is
 measured with no change here. Which splits the rules were written on, and which were measured once, is in
 docs/performance.md; `--splits` measures some only.
+
+With every split (or `--loso`), the pair rules are also measured leaving one split out at a time: their limits,
+and which rules are kept, chosen on the other splits and measured on the one left out (bench/gardener_loso.py).
 
 Cost, on the store `python -m bench` generates (issue 30): `seamless index` from nothing as a whole process, in
 turn with its floor (bench/index_floor.py: walk, read, parse, insert, FTS), with its peak RSS, and how long after
@@ -457,6 +460,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--verbose", action="store_true", help="list every miss and every wrong proposal")
     parser.add_argument("--quality-only", action="store_true", help="the labelled set's figures only")
     parser.add_argument("--splits", help="the labelled splits to measure, comma-separated (default: all of them)")
+    parser.add_argument(
+        "--loso",
+        action="store_true",
+        help="the pair rules' leave-one-split-out estimate (printed anyway when every split is measured)",
+    )
     parser.add_argument("--libraries", type=int, default=10000, help="memories to compare libraries on (0: none)")
     args = parser.parse_args(argv)
     print("### The gardener's proposals on the labelled set (tests/fixtures/gardener)\n")
@@ -469,6 +477,12 @@ def main(argv: list[str] | None = None) -> None:
             for wrong in score.wrong:
                 print(f"    wrong:  {wrong}")
     print("\n" + table(scores), flush=True)
+    if args.loso or not args.splits:
+        from . import gardener_loso
+
+        names = [s for s in dict.fromkeys(score.split for score in scores) if labelled_stores(s)]
+        print("\n### Leaving one split out: the pair rules' limits chosen on the others, measured on it\n")
+        print(gardener_loso.report(names), flush=True)
     if args.quality_only:
         return
     from .generate import ensure_store

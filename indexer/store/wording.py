@@ -34,8 +34,9 @@ def _words(text: str) -> frozenset[str]:
 
 STOPWORDS = _words(
     """
-    a an the and or but if then than so as at by for from in into of on onto to with within without via per is
-    are was were be been being am it its it's this that these those there here we our us you your they their them
+    a an the and or but if then than so as at by for from in into of on onto to with within without via per through
+    across against during is are was were be been being am it its it's this that these those there here we our us
+    you your they their them
     he she his her i me my do does did done doing has have had having can could will would shall should may might
     must also too very just only still yet again even ever about above after before below between both each few
     more most other some such own same any all what which who whom whose when where why how while until up down out
@@ -49,8 +50,9 @@ GENERIC_WORDS = _words(
     note notes stuff thing things info information misc miscellaneous various detail details general overview summary
     learning learnings learned lesson lessons tip tips thought thoughts idea ideas todo update updates fix fixes fixed
     bug bugs issue issues problem problems gotcha gotchas decision decisions runbook protocol reference references
-    constraint stage work working worked works important remember remembering useful interesting relevant related
-    regarding concerning context background random check checked careful keep mind later today yesterday tomorrow
+    constraint stage work working worked works important remember remembering reminder reminders useful interesting
+    relevant related regarding concerning context background random check checked careful keep mind later today
+    yesterday tomorrow
     session sessions meeting meetings discussion discussed decided architecture approach plan plans next step steps
     project projects code codebase system systems app application setup config configuration settings performance
     behaviour behavior flaky weird strange broken see body below above question questions investigation research
@@ -67,7 +69,7 @@ GENERIC_WORDS = _words(
 )
 GENERIC_UPPER = _words("API UI DB CI CD PR ID URL CLI SDK TODO FYI ASAP NB OK TBD WIP")
 # words that stand for what was not said: "the rate limit stuff", "the thing with the cache"
-PLACEHOLDERS = _words("stuff thing things misc miscellaneous various etc whatever random")
+PLACEHOLDERS = _words("stuff thing things misc miscellaneous various etc whatever random this")
 # after a generic word, these introduce a bare topic: "notes on X", "a problem we had with X"
 TOPIC_WORDS = _words("about on for with regarding re around concerning of from in")
 # the value after these is the one given up: "moved from 8001", "instead of 5432", "not 3.10", "past 2.9.3"
@@ -101,6 +103,13 @@ BEFORE_VERSION = _words(
     "version versions pinned pin api floor minimum min v release lts sdk is at to on past from than -> → =>"
 )
 CONJUNCTIONS = _words("because since so but when if unless while whereas although though and or")
+# words that tell of a change, in the clause that says what changed: "Ingress moved to the ALB controller", "Fly
+# machines run in fra, iad and sin now", "hooks are no longer installed locally", "uses JSC again"
+NEWS = CHANGED_TO | GONE | REPLACING | _words("now again renamed scaled anymore")
+NEWS_AFTER = {"no": "longer", "any": "more"}  # "no longer", "any more": a change in two words
+NEWS_WORDS = NEWS | frozenset(NEWS_AFTER.values())
+# words that deny the word after them: "agents never auto-apply", "not the CSI driver", "nothing secret"
+NEGATIONS = _words("not never no nor cannot without nobody nothing none")
 
 
 # --- Patterns, compiled on first use ---
@@ -565,8 +574,9 @@ def _telling(toks: list[Token]) -> list[str]:
 
 
 def _words_only(toks: list[Token]) -> list[str]:
-    """`_telling`, without numbers and units."""
-    return [w for w in _telling(toks) if w not in UNITS and any(ch.isalpha() for ch in w)]
+    """`_telling`, without values (a setting, a port, a path ...), numbers and units."""
+    told = _telling([t for t in toks if t.type not in VALUE_TYPES])
+    return [w for w in told if w not in UNITS and any(ch.isalpha() for ch in w)]
 
 
 def compound_names(toks: list[Token]) -> set[str]:
@@ -582,6 +592,38 @@ def compound_names(toks: list[Token]) -> set[str]:
             continue
         if 2 <= len(parts) <= 3:
             found.add(" ".join(parts))
+    return found
+
+
+VALUE_TYPES = frozenset(["number", "version", "date", "port", "url", "path", "assignment", "pin", "flag"])
+
+
+def news(clauses: list[list[Token]]) -> tuple[bool, set[str]]:
+    """Whether the description tells of a change (a word of NEWS, "no longer", "any more"), and what the clauses that
+    do say: their telling words but for the change words, and the numbers they state but for settings' (as
+    `Value.value`, which starts with a digit): "Transactional email moved to Amazon SES" (email, transact, amazon, ses), "Fly machines run in fra,
+    iad and sin now" (iad, sin), "Upgraded to Elixir 1.17" (elixir, 1.17)."""
+    told = False
+    found: set[str] = set()
+    for c in clauses:
+        lows = [t.low for t in c]
+        if any(w in NEWS or NEWS_AFTER.get(w) == after for w, after in zip(lows, [*lows[1:], ""], strict=True)):
+            told = True
+            found.update(_words_only([t for t in c if t.low not in NEWS_WORDS]))
+            found.update(v.value for v in values([c]) if v.kind in NUMBER_KINDS[1:] and not v.former)
+    return told, found
+
+
+def denied(clauses: list[list[Token]]) -> set[str]:
+    """The words a negation denies: the first telling word after `not`, `never`, `no`, `without`, `-n't` ... (not a
+    stop word or a generic one: "agents never auto-apply": auto, appli; "not the old docker-compose": docker, compos)."""
+    found: set[str] = set()
+    for c in clauses:
+        for i, tok in enumerate(c):
+            if tok.low in NEGATIONS or tok.low.endswith(("n't", "n’t")):
+                after = next((t for t in c[i + 1 :] if _telling([t])), None)
+                if after is not None and after.type not in VALUE_TYPES and NEWS_AFTER.get(tok.low) != after.low:
+                    found.update(_telling([after]))
     return found
 
 
@@ -609,6 +651,9 @@ class Wording:
     gone: frozenset[str]
     signature: str  # the same for descriptions that differ only in case, punctuation and word endings
     vague: str | None  # why the description is vague, or None
+    announces: bool = False  # it tells of a change ("moved to", "now", "no longer")
+    news: frozenset[str] = EMPTY  # the words of the clauses that tell of it
+    denied: frozenset[str] = EMPTY  # the words a negation denies ("never auto-apply")
     spelling: dict[str, str] = field(default_factory=dict, compare=False)  # each of `words` as first written
 
     def spelled(self, stems) -> list[str]:
@@ -670,6 +715,7 @@ def _read(name: str, description: str) -> Wording:
     toks = tokens(description)
     clauses = _clauses(toks)
     changed_to, gone = changes(clauses)
+    announces, told = news(clauses)
     spelling: dict[str, str] = {}
     for tok in toks:
         for part in tok.parts:
@@ -685,6 +731,9 @@ def _read(name: str, description: str) -> Wording:
         gone=_frozen(gone),
         signature=_signature([part for tok in toks for part in tok.parts], description),
         vague=vagueness(description, toks),
+        announces=announces,
+        news=_frozen(told),
+        denied=_frozen(denied(clauses)),
         spelling=spelling,
     )
 
@@ -714,17 +763,39 @@ class Described:
         return [t for t in self.toks if t.type in ("word", "cjk")]
 
     @functools.cached_property
+    def topics(self) -> list[Token] | None:
+        """`words`, a bare name among them (`MLflow`, `JVM`: letters only): after "notes on", a name is the topic
+        the description does not say anything about."""
+        if any(t.type in CONCRETE and not (t.type == "identifier" and t.text.isalpha()) for t in self.toks):
+            return None
+        return [t for t in self.toks if t.type in ("word", "cjk", "identifier")]
+
+    @functools.cached_property
     def content(self) -> list[tuple[str, str]] | None:
         """(stem, word) for each of `words` that is not a stop word, a compound ("force-push") as its words; None when
         it has something concrete, or words in a script whose generic words are not known (Chinese ...)."""
-        if self.words is None or any(t.type == "cjk" for t in self.words):
-            return None
-        return [(stem(p), p) for t in self.words for p in t.text.split("-") if p and p.casefold() not in STOPWORDS]
+        return _content(self.words)
 
     @functools.cached_property
     def specific(self) -> list[str]:
         """Of `content`, the words that are not generic, each once."""
-        return list(dict.fromkeys(p for s, p in self.content or () if s not in generic()))
+        return _specific(self.content)
+
+    @functools.cached_property
+    def topic_specific(self) -> list[str] | None:
+        """`specific`, of `topics`; None when there is something concrete besides bare names."""
+        content = _content(self.topics)
+        return None if content is None else _specific(content)
+
+
+def _content(words: list[Token] | None) -> list[tuple[str, str]] | None:
+    if words is None or any(t.type == "cjk" for t in words):
+        return None
+    return [(stem(p), p) for t in words for p in t.text.split("-") if p and p.casefold() not in STOPWORDS]
+
+
+def _specific(content: list[tuple[str, str]] | None) -> list[str]:
+    return list(dict.fromkeys(p for s, p in content or () if s not in generic()))
 
 
 def no_words(d: Described) -> str | None:
@@ -759,22 +830,24 @@ def generic_words(d: Described) -> str | None:
 
 def placeholder(d: Described) -> str | None:
     """Nothing concrete, at most three specific words, and a word that stands for what is not said: "Remember the
-    rate limit stuff", "The thing with the cache"."""
-    if d.content is None or len(d.specific) > 3:
+    rate limit stuff", "The thing with the cache", "Random notes on the JVM", "Remember this when upgrading
+    Elixir" (a bare name is a topic here, not something concrete)."""
+    specific = d.topic_specific
+    if specific is None or len(specific) > 3:
         return None
     word = next((t.low for t in d.toks if t.low in PLACEHOLDERS), None)
     if word:
-        return f"“{word}” stands for what it does not say, around {_around(d.specific)}, and nothing concrete"
+        return f"“{word}” stands for what it does not say, around {_around(specific)}, and nothing concrete"
     return None
 
 
 def topic_only(d: Described) -> str | None:
     """Nothing concrete, at most three specific words, and only a generic word and a topic: "Gotcha about iOS
-    builds", "A problem we had with push notifications" (generic and stop words, a word that introduces a topic,
-    and after it no generic word)."""
-    if d.content is None or d.words is None or len(d.specific) > 3:
+    builds", "A problem we had with push notifications", "Reminder about the holdout set" (generic and stop words, a
+    word that introduces a topic, and after it no generic word; a bare name is a topic here)."""
+    specific, words = d.topic_specific, d.topics
+    if specific is None or words is None or len(specific) > 3:
         return None
-    words = d.words
     for i, tok in enumerate(words):
         if tok.low in TOPIC_WORDS:
             head, topic = words[:i], words[i + 1 :]
@@ -784,7 +857,7 @@ def topic_only(d: Described) -> str | None:
                 return None
             if any(stem(t.low) in generic() for t in topic):
                 return None
-            named = ", ".join(d.specific)
+            named = ", ".join(specific)
             return f"it names a topic ({named}) and says nothing about it: no claim, name, number or command"
         if tok.low not in STOPWORDS and stem(tok.low) not in generic():
             return None
@@ -844,13 +917,16 @@ def dump(reading: Wording) -> bytes:
             tuple(sorted(reading.gone)),
             reading.signature,
             reading.vague,
+            reading.announces,
+            tuple(sorted(reading.news)),
+            tuple(sorted(reading.denied)),
         )
     )
 
 
 def load(data: bytes) -> Wording:
     """The reading `dump` stored."""
-    spelling, values_, names, changed_to, gone, signature, vague = marshal.loads(data)
+    spelling, values_, names, changed_to, gone, signature, vague, announces, told, denied_ = marshal.loads(data)
     spelled = dict(spelling)
     return Wording(
         words=_frozen(spelled),
@@ -860,5 +936,8 @@ def load(data: bytes) -> Wording:
         gone=_frozen(gone),
         signature=signature,
         vague=vague,
+        announces=announces,
+        news=_frozen(told),
+        denied=_frozen(denied_),
         spelling=spelled,
     )

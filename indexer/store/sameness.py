@@ -65,12 +65,25 @@ def judge(a: Wording, b: Wording) -> Verdict | None:
     if a.specific.isdisjoint(b.specific):
         return None
     alike = similarity(a, b)
-    if alike < min(SAME_SUBJECT, SAME_NEWS, SAME_VALUE) and not ("setting" in a.stated and "setting" in b.stated):
-        return None  # most pairs: too little in common for any rule but a setting's
+    words_rules = alike >= SAME_VALUE or alike >= SAME_NEWS or alike > CLOSE_WORDS or alike > SAME_WORDS
+    if (
+        not words_rules
+        and not ("setting" in a.stated and "setting" in b.stated)
+        and not _values_to_compare(a, b, alike)
+    ):
+        return None  # most pairs: too little in common for any rule but a value's
     verdict = _first_rule(a, b, alike)
     if verdict is None or two_of_a_family(a, b):
         return None
     return verdict
+
+
+def _values_to_compare(a: Wording, b: Wording, alike: float) -> bool:
+    """Whether a rule that reads values (but a setting's) may fire on two memories less alike than the rules that read
+    words need: at least SAME_SUBJECT alike, and both give a version, or the newer says what changed."""
+    if alike < SAME_SUBJECT:
+        return False
+    return ("version" in a.stated and "version" in b.stated) or bool(b.changed_to or b.gone)
 
 
 def _first_rule(a: Wording, b: Wording, alike: float) -> Verdict | None:
@@ -234,7 +247,7 @@ def same_value_restated(a: Wording, b: Wording, alike: float) -> str | None:
 def restates_in_other_words(a: Wording, b: Wording, alike: float) -> str | None:
     """More than 35% of the words either memory uses are in both (CLOSE_WORDS), no value differs, and no sign says
     the two disagree (`disagree`): the same thing in other words."""
-    if alike <= CLOSE_WORDS or any_value_differs(a, b) or disagree(a, b):
+    if alike <= CLOSE_WORDS or disagree(a, b) or any_value_differs(a, b):
         return None
     return _in_common(a, b)
 
@@ -252,7 +265,7 @@ def disagree(a: Wording, b: Wording, strong: bool = False) -> str:
     """The first sign (SIGNS; STRONG ones only, if `strong`) that two alike memories disagree (the name of its
     function), or ''."""
     for sign in SIGNS:
-        if (sign in STRONG or not strong) and sign(a, b):
+        if (not strong or sign in STRONG) and sign(a, b):
             return sign.__name__
     return ""
 
@@ -277,7 +290,14 @@ def one_denies(a: Wording, b: Wording) -> bool:
     return bool(b.denied) and not a.denied and not b.denied.isdisjoint(a.words)
 
 
-SIGNS = (tells_of_a_change, one_says_gone, one_denies)
+def nothing_named_alike(a: Wording, b: Wording) -> bool:
+    """Neither mentions a thing the other names (a product, a file, a command, a setting): the same sentence about two
+    things ("Search changes are announced in the auth channel", "Vectors changes are announced in the alerts
+    channel")."""
+    return a.named.isdisjoint(b.words) and b.named.isdisjoint(a.words)
+
+
+SIGNS = (nothing_named_alike, tells_of_a_change, one_denies, one_says_gone)  # cheapest first
 STRONG = (tells_of_a_change, one_says_gone)  # the signs that hold however alike the two are
 
 

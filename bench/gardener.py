@@ -205,11 +205,16 @@ def splits() -> list[str]:
 
 
 def quality(names: list[str] | tuple[str, ...] | None = None) -> list[Score]:
-    """Every kind's score on each split of `names` (all of them when None)."""
+    """Every kind's score on each split of `names` (all of them when None): the pair kinds where the split has
+    labelled pairs, vague descriptions where it has labelled descriptions."""
+    found = []
     with tempfile.TemporaryDirectory(prefix="gardener-quality-") as tmp:
-        return [
-            s for split in names or splits() for s in (*pair_scores(split, Path(tmp)), vague_score(split, Path(tmp)))
-        ]
+        for split in names or splits():
+            if any(store["pairs"] for store in labelled_stores(split)):
+                found += pair_scores(split, Path(tmp))
+            if any(s["vague"] or s["concrete"] for s in labelled_descriptions(split)):
+                found.append(vague_score(split, Path(tmp)))
+    return found
 
 
 # What it costs
@@ -480,9 +485,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.loso or not args.splits:
         from . import gardener_loso
 
-        names = [s for s in dict.fromkeys(score.split for score in scores) if labelled_stores(s)]
+        names = list(dict.fromkeys(score.split for score in scores if score.kind != "vague-description"))
         print("\n### Leaving one split out: the pair rules' limits chosen on the others, measured on it\n")
-        print(gardener_loso.report(names), flush=True)
+        print(gardener_loso.report(names) if len(names) > 1 else "(one split: nothing to leave out)", flush=True)
     if args.quality_only:
         return
     from .generate import ensure_store
@@ -514,7 +519,7 @@ def table(scores: list[Score]) -> str:
     cell = {(s.kind, s.split): f"{s.precision:.2f} ({s.right}/{s.proposed}) / {s.recall:.2f} ({s.right}/{s.labelled})"
             for s in scores}  # fmt: skip
     lines = ["| kind | " + " | ".join(names) + " |", "| --- |" + " --- |" * len(names)]
-    lines += [f"| {kind} | " + " | ".join(cell[(kind, n)] for n in names) + " |" for kind in KINDS]
+    lines += [f"| {kind} | " + " | ".join(cell.get((kind, n), "not labelled") for n in names) + " |" for kind in KINDS]
     return "\n".join(lines)
 
 

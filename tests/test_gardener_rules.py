@@ -189,6 +189,9 @@ def test_restates(older, newer, proposal):
         case("Celery broker is Redis, not RabbitMQ; accept the visibility_timeout caveat for long tasks",
              "Long Celery tasks ran twice: raised visibility_timeout from 1 h to 4 h", None,
              "the newer tells of a change"),
+        case("Logging: chose the timeout over a replica because nobody can debug the alternative at 3 am",
+             "Scheduler: chose the payload over a cursor because nobody can debug the alternative at 3 am", None,
+             "the same sentence about two things"),
         case("Each repo has its venv in .venv at the root, created with uv venv",
              "Virtualenvs live in ~/.virtualenvs/<repo>, never inside the repository", None, "too little alike"),
     ],
@@ -246,6 +249,10 @@ def test_same_value_restated(older, newer, proposal):
          False),
         (sameness.one_denies, "agents never auto-apply the proposals", "proposals are auto-applied by agents", True),
         (sameness.one_denies, "never run them by hand in prod", "manual runs are not allowed in prod", False),
+        (sameness.nothing_named_alike, "Search changes are announced in the auth channel a day ahead",
+         "Vectors changes are announced in the alerts channel a day ahead", True),
+        (sameness.nothing_named_alike, "Cloudflare drops idle websockets after 100 s",
+         "Socket clients must heartbeat or Cloudflare closes the idle connection", False),
     ],
 )  # fmt: skip
 def test_signs_that_two_disagree(sign, older, newer, fires_):

@@ -17,11 +17,15 @@ contradiction
 - `newer_tells_of_a_change`: the newer tells of a change ("moved to", "now", "no longer") in a clause naming what
   the older is about, and the older tells of none, at least SAME_NEWS alike.
 duplicate
-- `restates`: more than SAME_WORDS alike, no value differs, and neither says gone what the other names.
+- `restates`: more than SAME_WORDS alike, no value differs, and no STRONG sign that the two disagree.
 - `same_value_restated`: one exact value stated alike (a setting with its value, a path, a version), at least
-  SAME_VALUE alike, no value differs, and neither says gone what the other names.
-- `restates_in_other_words`: more than CLOSE_WORDS alike, no value differs, and no sign that the two disagree
-  (SIGNS: one says gone what the other names; one denies what the other states).
+  SAME_VALUE alike, no value differs, and no STRONG sign.
+- `restates_in_other_words`: more than CLOSE_WORDS alike, no value differs, and no sign at all.
+signs that two alike memories disagree (SIGNS; STRONG: whatever their likeness)
+- `tells_of_a_change` (strong): the newer tells of a change, the older of none.
+- `one_says_gone` (strong): one says something is no more ("C-b is unbound") that the other names.
+- `one_denies`: one denies a word the other states, and the other denies nothing.
+- `nothing_named_alike`: neither mentions a thing the other names: the same sentence about two things.
 neither
 - `two_of_a_family`: each names one of a family the other does not (`harbor-prod` and `harbor-ci`, production and
   staging, the public API and the internal one): two things, whose values may well differ.

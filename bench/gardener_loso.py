@@ -6,10 +6,11 @@ two groups are judged by their newest memories when they share TOGETHER terms fo
 a choice of limits is measured in milliseconds; tests/test_gardener_reads.py checks that the figures are the
 indexed ones.
 
-What is chosen (CHOICES): each kind's limits (store/sameness.py's SAME_* and CLOSE_WORDS) and whether each of its
-rules and signs is kept. Each kind is chosen on its own, the other kind's choices as they are: among the choices,
-the one whose worst split is best, where a split counts as its recall over the target recall when its precision is
-0.9 or more, and as its precision less one (below zero) when it is not; ties go to the choice that proposes less.
+What is chosen (`Choice`): each kind's limits (store/sameness.py's SAME_* and CLOSE_WORDS, LIMITS) and whether each
+of its rules and signs is kept. Each kind is chosen on its own, the other kind's choices as they are: first which
+one rule or sign to leave out (or none), then the limits; each time the choice whose worst split is best, a split's
+worth being the smaller of its precision's margin over 0.9 and its recall's over the target (`utility`), with the
+ties broken as `best` says.
 Leaving each split out in turn, the choice made on the others is measured on it: that is the estimate of how the
 rules do on a split written apart (`python -m bench.gardener --loso`).
 """
@@ -57,7 +58,7 @@ def cases(split: str) -> Judged:
             for n, (name, m) in enumerate(store["memories"].items())
             if not m.get("superseded_by")
         ]
-        readings = {name: wording.read(name, m["description"]) for _, _, name, m in active}
+        readings = {name: wording.read(name, m["description"], m["kind"]) for _, _, name, m in active}
         groups: dict[str, list[str]] = {}
         for *_, name, _ in sorted(active):  # oldest first, as the index orders a group
             groups.setdefault(readings[name].signature, []).append(name)

@@ -27,8 +27,8 @@ AS_OF = "2027-01-01"
 # one fails here. kind -> split -> (precision, recall). All five were used to write round 2's rules (issue 30); the
 # next split is written by someone who has not seen them, and measured once after they are frozen.
 FLOORS = {
-    "duplicate": {"dev": (0.9, 0.9), "held-out": (0.9, 0.8), "held-out-2": (1.0, 1.0), "held-out-3": (1.0, 0.75),
-                  "held-out-4": (1.0, 0.6)},
+    "duplicate": {"dev": (0.9, 0.9), "held-out": (1.0, 0.65), "held-out-2": (1.0, 1.0), "held-out-3": (1.0, 0.75),
+                  "held-out-4": (1.0, 0.7)},
     "contradiction": {"dev": (1.0, 0.4), "held-out": (1.0, 0.4), "held-out-2": (1.0, 0.55), "held-out-3": (1.0, 0.65),
                       "held-out-4": (1.0, 0.45)},
     "vague-description": {"dev": (1.0, 1.0), "held-out": (1.0, 1.0), "held-out-2": (1.0, 1.0), "held-out-3": (1.0, 0.85),

@@ -212,7 +212,11 @@ def test_restates_in_other_words(older, newer, proposal):
              "two sides of a choice"),
     ],
 )  # fmt: skip
-@pytest.mark.xfail(strict=True, reason="no rule reads a choice: the labelled stores' wrong duplicates (performance.md)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="no rule reads a choice: the labelled stores' wrong duplicates (performance.md); the second, a decision "
+    "and a constraint, is stopped in the index by `two_kinds`",
+)
 def test_what_no_rule_reads(older, newer, truth):
     assert verdict(older, newer) in (truth, None)
 
@@ -257,6 +261,40 @@ def test_same_value_restated(older, newer, proposal):
 )  # fmt: skip
 def test_signs_that_two_disagree(sign, older, newer, fires_):
     assert sign(read(older), read(newer)) is fires_
+
+
+SOURCE_OF_TRUTH = (
+    "Markdown files are the source of truth; never keep state only in seamless.db, which must be rebuildable with "
+    "`seamless index --full`"
+)
+REBUILD = (
+    "Rebuild seamless.db from the files: stop gardener, `seamless check`, `seamless index STORE --full`, restart "
+    "gardener, reload console"
+)
+CURL_GOTCHA = "curl exits 0 on HTTP 404/500 unless you pass --fail (-f); scripts must use curl -fsS"
+CURL_RULE = "In scripts always call curl with -fsS, otherwise an HTTP error still exits 0"
+
+
+@pytest.mark.parametrize(
+    "older, newer, kinds, proposal",
+    [
+        pytest.param(SOURCE_OF_TRUTH, REBUILD, ("constraint", "runbook"), None,
+                     id="a rule and the runbook it needs (examples/store): not a duplicate"),
+        pytest.param(SOURCE_OF_TRUTH, REBUILD, ("", ""), "duplicate", id="kinds not known: no sign"),
+        pytest.param(CURL_GOTCHA, CURL_RULE, ("protocol", "protocol"), "duplicate", id="one kind: restated"),
+        pytest.param(CURL_GOTCHA, CURL_RULE, ("gotcha", "protocol"), None,
+                     id="what it costs: a duplicate labelled so, across two kinds, is not proposed"),
+        pytest.param("MCP server over stdio must never print to stdout (it is the JSON-RPC channel); log to stderr",
+                     "A stray print() in the stdio MCP server corrupts the JSON-RPC stream on stdout; send all "
+                     "logging to stderr", ("constraint", "gotcha"), "duplicate",
+                     id="a weak sign: more than half alike is a restatement whatever the kinds"),
+    ],
+)  # fmt: skip
+def test_two_kinds(older, newer, kinds, proposal):
+    a, b = (wording.read("", text, kind) for text, kind in zip((older, newer), kinds, strict=True))
+    assert sameness.two_kinds(a, b) is (len(set(kinds)) == 2 and "" not in kinds)
+    found = sameness.judge(a, b)
+    assert (found.proposal if found else None) == proposal
 
 
 # --- neither: two of a family ---

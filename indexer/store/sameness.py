@@ -26,6 +26,7 @@ signs that two alike memories disagree (SIGNS; STRONG: whatever their likeness)
 - `one_says_gone` (strong): one says something is no more ("C-b is unbound") that the other names.
 - `one_denies`: one denies a word the other states, and the other denies nothing.
 - `nothing_named_alike`: neither mentions a thing the other names: the same sentence about two things.
+- `two_kinds`: the two are memories of two kinds (a constraint and a runbook).
 neither
 - `two_of_a_family`: each names one of a family the other does not (`harbor-prod` and `harbor-ci`, production and
   staging, the public API and the internal one): two things, whose values may well differ.
@@ -47,7 +48,7 @@ from indexer.store.wording import Value, Wording, duration_text
 
 # How alike (Jaccard of the telling words) two memories must be for a rule: chosen leaving one split out at a time
 SAME_WORDS = 0.5  # `restates`: more than this
-CLOSE_WORDS = 0.35  # `restates_in_other_words`: more than this
+CLOSE_WORDS = 0.325  # `restates_in_other_words`: more than this
 SAME_VALUE = 0.2  # `same_value_restated`: at least this
 SAME_SUBJECT = 0.1  # `one_product_two_versions`, `newer_says_it_changed`: at least this
 SAME_NEWS = 0.225  # `newer_tells_of_a_change`: at least this
@@ -249,7 +250,7 @@ def same_value_restated(a: Wording, b: Wording, alike: float) -> str | None:
 
 
 def restates_in_other_words(a: Wording, b: Wording, alike: float) -> str | None:
-    """More than 35% of the words either memory uses are in both (CLOSE_WORDS), no value differs, and no sign says
+    """More than 32.5% of the words either memory uses are in both (CLOSE_WORDS), no value differs, and no sign says
     the two disagree (`disagree`): the same thing in other words."""
     if alike <= CLOSE_WORDS or disagree(a, b) or any_value_differs(a, b):
         return None
@@ -301,7 +302,15 @@ def nothing_named_alike(a: Wording, b: Wording) -> bool:
     return a.named.isdisjoint(b.words) and b.named.isdisjoint(a.words)
 
 
-SIGNS = (nothing_named_alike, tells_of_a_change, one_denies, one_says_gone)  # cheapest first
+def two_kinds(a: Wording, b: Wording) -> bool:
+    """The two are memories of two kinds (a constraint and a runbook, a decision and a constraint), each kind known:
+    written for two purposes, they share the words of their subject ("never keep state only in seamless.db, which
+    must be rebuildable with `seamless index --full`" against the runbook that rebuilds it) more often than they say
+    one thing in other words. A weak sign: a restatement in many of the same words is one whatever its kind."""
+    return bool(a.kind and b.kind) and a.kind != b.kind
+
+
+SIGNS = (two_kinds, nothing_named_alike, tells_of_a_change, one_denies, one_says_gone)  # cheapest first
 STRONG = (tells_of_a_change, one_says_gone)  # the signs that hold however alike the two are
 
 

@@ -21,7 +21,7 @@ import marshal
 import re
 import sys
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -700,6 +700,7 @@ class Wording:
     news: frozenset[str] = EMPTY  # the words of the clauses that tell of it
     denied: frozenset[str] = EMPTY  # the words a negation denies ("never auto-apply")
     named: frozenset[str] = EMPTY  # the things it names (`Cloudflare`, `ANALYTICS_WH`, `~/dotfiles/Brewfile`)
+    kind: str = ""  # the memory's kind (decision, constraint, runbook, ...), given, not read; '' when not known
     spelling: dict[str, str] = field(default_factory=dict, compare=False)  # each of `words` as first written
 
     def spelled(self, stems) -> list[str]:
@@ -751,9 +752,10 @@ class Wording:
         return _frozen(v.value for v in self.values if v.kind in NUMBER_KINDS and v.value[:1].isdigit())
 
 
-def read(name: str, description: str) -> Wording:
-    """What the gardener reads in a memory's name and description."""
-    return _read(name or "", description or "")
+def read(name: str, description: str, kind: str = "") -> Wording:
+    """What the gardener reads in a memory's name and description, of a memory of `kind` ('' when not known)."""
+    reading = _read(name or "", description or "")
+    return replace(reading, kind=kind) if kind else reading
 
 
 @functools.lru_cache(maxsize=4096)
@@ -999,8 +1001,8 @@ def dump(reading: Wording) -> bytes:
     )
 
 
-def load(data: bytes) -> Wording:
-    """The reading `dump` stored."""
+def load(data: bytes, kind: str = "") -> Wording:
+    """The reading `dump` stored, of a memory of `kind` (which is not stored: it is not read from the text)."""
     spelling, values_, names, changed_to, gone, signature, vague, announces, told, denied_, named_ = marshal.loads(data)
     spelled = dict(spelling)
     return Wording(
@@ -1015,5 +1017,6 @@ def load(data: bytes) -> Wording:
         news=_frozen(told),
         denied=_frozen(denied_),
         named=_frozen(named_),
+        kind=kind,
         spelling=spelled,
     )

@@ -1,7 +1,7 @@
 """The gardener's proposals measured (SPEC section 12): precision and recall of each kind on the labelled set, and
 what the gardener costs on a generated store.
 
-    python -m bench.gardener [--sizes "100000"] [--out DIR]
+    python -m bench.gardener [--sizes "100000"] [--out DIR] [--quality-only] [--splits A,B] [--loso]
 
 Quality: each store of tests/fixtures/gardener/pairs.yaml is written as memory files, indexed by the real
 indexer, and asked the `gardener` canned query; a proposal's pairs (every two memories it names) are compared
@@ -11,6 +11,9 @@ indexed as one project's memories and their vague-description proposals compared
 given for each split, in the order the fixture files first name them (`splits()`): a split added to the files is
 measured with no change here. Which splits the rules were written on, and which were measured once, is in
 docs/performance.md; `--splits` measures some only.
+
+With every split (or `--loso`), the pair rules are also measured leaving one split out at a time: their limits,
+and which rules are kept, chosen on the other splits and measured on the one left out (bench/gardener_loso.py).
 
 Cost, on the store `python -m bench` generates (issue 30): `seamless index` from nothing as a whole process, in
 turn with its floor (bench/index_floor.py: walk, read, parse, insert, FTS), with its peak RSS, and how long after
@@ -202,11 +205,16 @@ def splits() -> list[str]:
 
 
 def quality(names: list[str] | tuple[str, ...] | None = None) -> list[Score]:
-    """Every kind's score on each split of `names` (all of them when None)."""
+    """Every kind's score on each split of `names` (all of them when None): the pair kinds where the split has
+    labelled pairs, vague descriptions where it has labelled descriptions."""
+    found = []
     with tempfile.TemporaryDirectory(prefix="gardener-quality-") as tmp:
-        return [
-            s for split in names or splits() for s in (*pair_scores(split, Path(tmp)), vague_score(split, Path(tmp)))
-        ]
+        for split in names or splits():
+            if any(store["pairs"] for store in labelled_stores(split)):
+                found += pair_scores(split, Path(tmp))
+            if any(s["vague"] or s["concrete"] for s in labelled_descriptions(split)):
+                found.append(vague_score(split, Path(tmp)))
+    return found
 
 
 # What it costs
@@ -457,6 +465,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--verbose", action="store_true", help="list every miss and every wrong proposal")
     parser.add_argument("--quality-only", action="store_true", help="the labelled set's figures only")
     parser.add_argument("--splits", help="the labelled splits to measure, comma-separated (default: all of them)")
+    parser.add_argument(
+        "--loso",
+        action="store_true",
+        help="the pair rules' leave-one-split-out estimate (printed anyway when every split is measured)",
+    )
     parser.add_argument("--libraries", type=int, default=10000, help="memories to compare libraries on (0: none)")
     args = parser.parse_args(argv)
     print("### The gardener's proposals on the labelled set (tests/fixtures/gardener)\n")
@@ -469,6 +482,12 @@ def main(argv: list[str] | None = None) -> None:
             for wrong in score.wrong:
                 print(f"    wrong:  {wrong}")
     print("\n" + table(scores), flush=True)
+    if args.loso or not args.splits:
+        from . import gardener_loso
+
+        names = list(dict.fromkeys(score.split for score in scores if score.kind != "vague-description"))
+        print("\n### Leaving one split out: the pair rules' limits chosen on the others, measured on it\n")
+        print(gardener_loso.report(names) if len(names) > 1 else "(one split: nothing to leave out)", flush=True)
     if args.quality_only:
         return
     from .generate import ensure_store
@@ -500,7 +519,7 @@ def table(scores: list[Score]) -> str:
     cell = {(s.kind, s.split): f"{s.precision:.2f} ({s.right}/{s.proposed}) / {s.recall:.2f} ({s.right}/{s.labelled})"
             for s in scores}  # fmt: skip
     lines = ["| kind | " + " | ".join(names) + " |", "| --- |" + " --- |" * len(names)]
-    lines += [f"| {kind} | " + " | ".join(cell[(kind, n)] for n in names) + " |" for kind in KINDS]
+    lines += [f"| {kind} | " + " | ".join(cell.get((kind, n), "not labelled") for n in names) + " |" for kind in KINDS]
     return "\n".join(lines)
 
 

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 from stores import dump
 
+from bench import gardener_loso
 from bench.gardener import labelled_descriptions, labelled_stores, quality, splits, write_store
 from indexer.edit.store_write import write_memory
 from indexer.front.cli import cli
@@ -23,16 +24,15 @@ from indexer.store import sameness, wording
 AS_OF = "2027-01-01"
 
 # What each split gave (bench/gardener.py, docs/performance.md), rounded down to 0.05, as a floor: a change that lowers
-# one fails here. kind -> split -> (precision, recall). dev to held-out-3 were used to write the rules; held-out-4
-# was measured once, after they were frozen (436c05c), as it came out: below the targets for duplicates (both) and
-# for contradictions' recall.
+# one fails here. kind -> split -> (precision, recall). All five were used to write round 2's rules (issue 30); the
+# next split is written by someone who has not seen them, and measured once after they are frozen.
 FLOORS = {
-    "duplicate": {"dev": (1.0, 0.7), "held-out": (1.0, 0.55), "held-out-2": (0.85, 0.65), "held-out-3": (1.0, 0.5),
-                  "held-out-4": (0.5, 0.1)},
-    "contradiction": {"dev": (1.0, 0.3), "held-out": (1.0, 0.35), "held-out-2": (1.0, 0.55), "held-out-3": (1.0, 0.5),
-                      "held-out-4": (1.0, 0.15)},
-    "vague-description": {"dev": (1.0, 1.0), "held-out": (1.0, 1.0), "held-out-2": (1.0, 1.0), "held-out-3": (1.0, 0.75),
-                          "held-out-4": (1.0, 0.85)},
+    "duplicate": {"dev": (0.9, 0.9), "held-out": (1.0, 0.65), "held-out-2": (1.0, 1.0), "held-out-3": (1.0, 0.75),
+                  "held-out-4": (1.0, 0.7)},
+    "contradiction": {"dev": (1.0, 0.4), "held-out": (1.0, 0.4), "held-out-2": (1.0, 0.55), "held-out-3": (1.0, 0.65),
+                      "held-out-4": (1.0, 0.45)},
+    "vague-description": {"dev": (1.0, 1.0), "held-out": (1.0, 1.0), "held-out-2": (1.0, 1.0), "held-out-3": (1.0, 0.85),
+                          "held-out-4": (1.0, 1.0)},
 }  # fmt: skip
 # A split added to the fixture files (written by someone who never saw the rules) is held to the targets (issue 30)
 TARGETS = {"duplicate": (0.9, 0.5), "contradiction": (0.9, 0.3), "vague-description": (0.9, 0.8)}
@@ -40,13 +40,23 @@ TARGETS = {"duplicate": (0.9, 0.5), "contradiction": (0.9, 0.3), "vague-descript
 
 def test_precision_and_recall_hold_their_floor_on_every_labelled_split():
     scores = quality()
-    assert {(s.kind, s.split) for s in scores} == {(kind, split) for kind in TARGETS for split in splits()}
+    with_pairs = {s for s in splits() if any(store["pairs"] for store in labelled_stores(s))}
+    with_descriptions = {s for s in splits() if labelled_descriptions(s)}
+    assert {(s.kind, s.split) for s in scores} == {
+        *((kind, split) for kind in ("duplicate", "contradiction") for split in with_pairs),
+        *(("vague-description", split) for split in with_descriptions),
+    }
     below = []
     for s in scores:
         precision, recall = FLOORS[s.kind].get(s.split, TARGETS[s.kind])
         if s.precision < precision or s.recall < recall:
             below.append(f"{s.kind} {s.split}: {s.precision:.2f}/{s.recall:.2f} (floor {precision}/{recall})")
     assert not below, below
+    # bench/gardener_loso.py judges the pairs in-process, as the index does: its figures are the indexed ones
+    for split in with_pairs:
+        for kind, score in gardener_loso.scores(gardener_loso.cases(split)).items():
+            indexed = next(s for s in scores if (s.kind, s.split) == (kind, split))
+            assert (score.right, score.proposed, score.labelled) == (indexed.right, indexed.proposed, indexed.labelled)
 
 
 def test_the_labelled_set_is_large_enough():

@@ -4,12 +4,15 @@ index goes on changing and catches up with what changed meanwhile; a full run ov
 settling only what changed; a big settle's reading done in a second process. Real stores and the real indexer;
 each result is compared with an index settled from nothing."""
 
+import json
+import shutil
 import subprocess
 import sys
 import threading
 
 import pytest
 from click.testing import CliRunner
+from conftest import EXAMPLE_STORE
 from stores import dump
 
 from bench.gardener import labelled_stores, write_store
@@ -220,6 +223,34 @@ def test_a_settle_of_many_reads_in_a_second_process_and_comes_out_the_same(tmp_p
     shared = tmp_path / "shared.db"
     index_store(root, shared)
     assert dump(shared) == dump(alone)
+
+
+def test_every_settle_gives_each_reading_its_memorys_kind(tmp_path, monkeypatch):
+    """`two_kinds` (store/sameness.py) reads each memory's kind, from its frontmatter: the settle in the run, a settle
+    of its own that reads in a second process, and the settle of one edit give it alike. examples/store's rule (a
+    constraint) and the runbook that rebuilds the index read alike; of two kinds, they are not proposed."""
+    root = tmp_path / "store"
+    shutil.copytree(EXAMPLE_STORE, root)
+    rule = root / "memories" / "seamless" / "files-are-source-of-truth.md"
+    runbook = root / "memories" / "seamless" / "rebuild-index.md"
+    ids = [path.read_text().split("id: ", 1)[1].split("\n", 1)[0] for path in (rule, runbook)]  # the older first
+
+    def pairs(db):
+        return [(r["proposal"], r["ids"]) for r in findings(db) if r["proposal"] in ("duplicate", "contradiction")]
+
+    in_run = tmp_path / "in-run.db"
+    index_store(root, in_run)
+    assert pairs(in_run) == []
+    monkeypatch.setattr(gardener_reader, "START_AT", 10)
+    own = tmp_path / "own.db"
+    assert index_store(root, own, gardener=10).gardener_behind
+    assert gardener_settle.settle(own).whole
+    assert pairs(own) == [] and dump(own) == dump(in_run)
+    # the rule written as a runbook: one kind, the two restate each other (what the sign costs, test_gardener_rules)
+    rule.write_text(rule.read_text().replace("kind: constraint", "kind: runbook"))
+    assert not index_paths(root, own, [rule]).gardener_behind  # settled in the run: that memory's groups only
+    assert pairs(own) == [("duplicate", json.dumps(ids))]
+    assert dump(own) == dump(fresh(root, tmp_path))
 
 
 def test_a_child_that_cannot_start_changes_nothing(tmp_path, monkeypatch):

@@ -248,7 +248,10 @@ class Readings:
         reading = self.decoded.get(member.id)
         if reading is None:
             made = self.ahead.get(member.id)
-            reading = wording.load(made[1]) if made else wording.read(member.name, member.description)
+            if made is not None:
+                reading = wording.load(made[1], member.kind)  # (the kind is given, not read: not in the bytes)
+            else:
+                reading = wording.read(member.name, member.description, member.kind)
             self.decoded[member.id] = reading
         return reading
 

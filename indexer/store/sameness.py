@@ -3,28 +3,41 @@
 for the memories it touched only.
 
 The rules, tried in this order; each is a small named function below, with its labelled examples, positive and
-negative, in tests/test_gardener_reads.py. What no rule is sure of is not proposed: at write time the write path's
-`similar` still names the memories that may say the same as a new one (docs/writing.md).
+negative, in tests/test_gardener_rules.py. "Alike" is the share of the two memories' telling words that are in both
+(`similarity`). What no rule is sure of is not proposed: at write time the write path's `similar` still names the
+memories that may say the same as a new one (docs/writing.md).
 
 contradiction
 - `one_setting_two_values`: the same setting (`CHROMA_PORT`, `spark.executor.memory`, `pull.rebase`) given values
   the two never share.
 - `one_product_two_versions`: the same product at versions the two never share (`Node 20`, `Node 22`; `26` and
-  `26.2` are one), in two memories about the same thing (SAME_SUBJECT).
+  `26.2` are one), in two memories at least SAME_SUBJECT alike.
 - `newer_says_it_changed`: the newer says the thing went to a value ("raised to 300 s") where the older states
-  another, or that something the older names is no more ("goose is retired"), in memories about the same thing.
+  another, or that something the older names is no more ("goose is retired"), at least SAME_SUBJECT alike.
+- `newer_tells_of_a_change`: the newer tells of a change ("moved to", "now", "no longer") in a clause naming what
+  the older is about, and the older tells of none, at least SAME_NEWS alike.
 duplicate
-- `restates`: more than half of the words either uses are in both (SAME_WORDS), and no value differs.
-- `same_value_restated`: one named value stated alike (a setting with its value, a product's version, a path), about
-  the same thing, and no value differs.
+- `restates`: more than SAME_WORDS alike, no value differs, and no STRONG sign that the two disagree.
+- `same_value_restated`: one exact value stated alike (a setting with its value, a path, a version), at least
+  SAME_VALUE alike, no value differs, and no STRONG sign.
+- `restates_in_other_words`: more than CLOSE_WORDS alike, no value differs, and no sign at all.
+signs that two alike memories disagree (SIGNS; STRONG: whatever their likeness)
+- `tells_of_a_change` (strong): the newer tells of a change, the older of none.
+- `one_says_gone` (strong): one says something is no more ("C-b is unbound") that the other names.
+- `one_denies`: one denies a word the other states, and the other denies nothing.
+- `nothing_named_alike`: neither mentions a thing the other names: the same sentence about two things.
+- `two_kinds`: the two are memories of two kinds (a constraint and a runbook).
 neither
 - `two_of_a_family`: each names one of a family the other does not (`harbor-prod` and `harbor-ci`, production and
   staging, the public API and the internal one): two things, whose values may well differ.
 
-Not tried, because each fired on about as many pairs of another kind as on the pairs it was meant for, on the
-labelled stores (docs/performance.md): a word one denies and the other states ("never auto-apply" against "auto-applied"), two
-sides of a choice ("serially", "in parallel"), a port or a quantity of two things (two services' ports, two rate
-limits), a choice said in other words ("trusted publishing" against "`twine upload`").
+The limits (SAME_*, CLOSE_WORDS) and which rules and signs are kept were chosen leaving one labelled split out at a
+time (bench/gardener_loso.py, docs/performance.md). Not tried, because each fired on about as many pairs of another
+kind as on the pairs it was meant for: a denial alone as a contradiction ("never auto-apply" against "auto-applied":
+as many restatements of a rule carry one), two sides of a choice ("serially", "in parallel"), a port or a quantity
+of two things (two services' ports, two rate limits), a choice said in other words ("trusted publishing" against
+"`twine upload`"), and each naming something the other does not (`Postmark`, `SES`: as often two details of one
+fact).
 """
 
 import functools
@@ -33,8 +46,12 @@ from dataclasses import dataclass
 from indexer.store import wording
 from indexer.store.wording import Value, Wording, duration_text
 
-SAME_WORDS = 0.5  # say the same thing: more than this share of the words either uses are in both (Jaccard)
-SAME_SUBJECT = 0.2  # are about the same thing: at least this share (Jaccard) of their words in common
+# How alike (Jaccard of the telling words) two memories must be for a rule: chosen leaving one split out at a time
+SAME_WORDS = 0.5  # `restates`: more than this
+CLOSE_WORDS = 0.325  # `restates_in_other_words`: more than this
+SAME_VALUE = 0.2  # `same_value_restated`: at least this
+SAME_SUBJECT = 0.1  # `one_product_two_versions`, `newer_says_it_changed`: at least this
+SAME_NEWS = 0.225  # `newer_tells_of_a_change`: at least this
 
 
 @dataclass(frozen=True)
@@ -53,12 +70,25 @@ def judge(a: Wording, b: Wording) -> Verdict | None:
     if a.specific.isdisjoint(b.specific):
         return None
     alike = similarity(a, b)
-    if alike < SAME_SUBJECT and not ("setting" in a.stated and "setting" in b.stated):
-        return None  # most pairs: too little in common for any rule but a setting's
+    words_rules = alike >= SAME_VALUE or alike >= SAME_NEWS or alike > CLOSE_WORDS or alike > SAME_WORDS
+    if (
+        not words_rules
+        and not ("setting" in a.stated and "setting" in b.stated)
+        and not _values_to_compare(a, b, alike)
+    ):
+        return None  # most pairs: too little in common for any rule but a value's
     verdict = _first_rule(a, b, alike)
     if verdict is None or two_of_a_family(a, b):
         return None
     return verdict
+
+
+def _values_to_compare(a: Wording, b: Wording, alike: float) -> bool:
+    """Whether a rule that reads values (but a setting's) may fire on two memories less alike than the rules that read
+    words need: at least SAME_SUBJECT alike, and both give a version, or the newer says what changed."""
+    if alike < SAME_SUBJECT:
+        return False
+    return ("version" in a.stated and "version" in b.stated) or bool(b.changed_to or b.gone)
 
 
 def _first_rule(a: Wording, b: Wording, alike: float) -> Verdict | None:
@@ -129,7 +159,26 @@ def _said(values: list[Value]) -> str:
     return ", ".join(dict.fromkeys(shown))
 
 
-CONTRADICTIONS = (one_setting_two_values, one_product_two_versions, newer_says_it_changed)
+def newer_tells_of_a_change(a: Wording, b: Wording, alike: float) -> str | None:
+    """The newer memory (`b`) tells of a change ("Transactional email moved to Amazon SES", "Fly machines run in fra,
+    iad and sin now", "Upgraded to Elixir 1.17 and OTP 27") in a clause that names what the older is about, and says
+    there what the older does not: a value the older never gives where the older states one ("1.17" against
+    "Elixir 1.16"), or, with no value, a word ("sin"). The older tells of no change: it still says how it was. The
+    two must be at least SAME_NEWS alike."""
+    if alike < SAME_NEWS or not b.announces or a.announces:
+        return None
+    if b.news.isdisjoint(a.words):
+        return None  # news of another thing
+    told = {w for w in b.news if w[:1].isdigit()}  # the values of its news
+    if told and not (a.numbers and not told <= a.words | {v.value for v in a.values}):
+        return None  # a value changed: news only if the older gives another value, and not this one
+    if not told and b.news <= a.words:
+        return None  # the older says it already
+    subject = b.news & a.words
+    return f"the newer tells of a change ({', '.join(b.spelled(sorted(subject)))}); the older tells it as it was"
+
+
+CONTRADICTIONS = (one_setting_two_values, one_product_two_versions, newer_says_it_changed, newer_tells_of_a_change)
 
 
 @dataclass(frozen=True)
@@ -177,23 +226,22 @@ def _shown(values: list[Value]) -> tuple[str, ...]:
 
 
 def restates(a: Wording, b: Wording, alike: float) -> str | None:
-    """More than half of the words either memory uses are in both (SAME_WORDS; generic words left out), and no value
-    differs (`any_value_differs`): the same thing said twice."""
-    if alike <= SAME_WORDS or any_value_differs(a, b):
+    """More than half of the words either memory uses are in both (SAME_WORDS; generic words left out), no value
+    differs (`any_value_differs`), and neither says gone what the other names (`one_says_gone`): the same thing said
+    twice."""
+    if alike <= SAME_WORDS or any_value_differs(a, b) or disagree(a, b, strong=True):
         return None
-    words = b.spelled(sorted(a.telling & b.telling, key=lambda w: (not w[:1].isalpha(), w)))
-    more = f" and {len(words) - 8} more" if len(words) > 8 else ""
-    return f"{len(words)} words in common: {', '.join(words[:8])}{more}"
+    return _in_common(a, b)
 
 
 def same_value_restated(a: Wording, b: Wording, alike: float) -> str | None:
     """One named value stated alike (a setting with its value, a product at one exact version, one path), in two
-    memories about the same thing (SAME_SUBJECT), and no value stated differently: the same fact, in other words
-    around it."""
-    if alike < SAME_SUBJECT:
+    memories about the same thing (SAME_VALUE), no value stated differently, and neither says gone what the other
+    names: the same fact, in other words around it."""
+    if alike < SAME_VALUE:
         return None
     agreed = sorted(a.exact_values & b.exact_values)
-    if not agreed or any_value_differs(a, b):
+    if not agreed or any_value_differs(a, b) or disagree(a, b, strong=True):
         return None
     kind, slot, value = agreed[0]
     label = b.spelled([slot])[0] if kind == "version" else next(v.label for v in b.values if v.slot == slot)
@@ -201,7 +249,69 @@ def same_value_restated(a: Wording, b: Wording, alike: float) -> str | None:
     return f"both say {what}, with {len(a.telling & b.telling)} words in common"
 
 
-DUPLICATES = (restates, same_value_restated)
+def restates_in_other_words(a: Wording, b: Wording, alike: float) -> str | None:
+    """More than 32.5% of the words either memory uses are in both (CLOSE_WORDS), no value differs, and no sign says
+    the two disagree (`disagree`): the same thing in other words."""
+    if alike <= CLOSE_WORDS or disagree(a, b) or any_value_differs(a, b):
+        return None
+    return _in_common(a, b)
+
+
+def _in_common(a: Wording, b: Wording) -> str:
+    words = b.spelled(sorted(a.telling & b.telling, key=lambda w: (not w[:1].isalpha(), w)))
+    more = f" and {len(words) - 8} more" if len(words) > 8 else ""
+    return f"{len(words)} words in common: {', '.join(words[:8])}{more}"
+
+
+DUPLICATES = (restates, same_value_restated, restates_in_other_words)
+
+
+def disagree(a: Wording, b: Wording, strong: bool = False) -> str:
+    """The first sign (SIGNS; STRONG ones only, if `strong`) that two alike memories disagree (the name of its
+    function), or ''."""
+    for sign in SIGNS:
+        if (not strong or sign in STRONG) and sign(a, b):
+            return sign.__name__
+    return ""
+
+
+def tells_of_a_change(a: Wording, b: Wording) -> bool:
+    """The newer tells of a change ("raised visibility_timeout to 4 h") and the older tells of none: news is not a
+    restatement."""
+    return b.announces and not a.announces
+
+
+def one_says_gone(a: Wording, b: Wording) -> bool:
+    """One says something is no more ("C-b is unbound") that the other names without saying so."""
+    return any(y.words.issuperset(p.split()) for x, y in ((a, b), (b, a)) for p in x.gone - y.gone)
+
+
+def one_denies(a: Wording, b: Wording) -> bool:
+    """One denies a word the other states, and the other denies nothing: one says no where the other says yes
+    ("agents never auto-apply", "auto-applied by agents"). (A rule restated keeps its no: "never run them by hand",
+    "manual runs are not allowed".)"""
+    if a.denied and not b.denied:
+        return not a.denied.isdisjoint(b.words)
+    return bool(b.denied) and not a.denied and not b.denied.isdisjoint(a.words)
+
+
+def nothing_named_alike(a: Wording, b: Wording) -> bool:
+    """Neither mentions a thing the other names (a product, a file, a command, a setting): the same sentence about two
+    things ("Search changes are announced in the auth channel", "Vectors changes are announced in the alerts
+    channel")."""
+    return a.named.isdisjoint(b.words) and b.named.isdisjoint(a.words)
+
+
+def two_kinds(a: Wording, b: Wording) -> bool:
+    """The two are memories of two kinds (a constraint and a runbook, a decision and a constraint), each kind known:
+    written for two purposes, they share the words of their subject ("never keep state only in seamless.db, which
+    must be rebuildable with `seamless index --full`" against the runbook that rebuilds it) more often than they say
+    one thing in other words. A weak sign: a restatement in many of the same words is one whatever its kind."""
+    return bool(a.kind and b.kind) and a.kind != b.kind
+
+
+SIGNS = (two_kinds, nothing_named_alike, tells_of_a_change, one_denies, one_says_gone)  # cheapest first
+STRONG = (tells_of_a_change, one_says_gone)  # the signs that hold however alike the two are
 
 
 def any_value_differs(a: Wording, b: Wording) -> bool:

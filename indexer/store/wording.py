@@ -16,11 +16,12 @@ Japanese and Korean text, written without spaces, is read as overlapping pairs o
 
 import functools
 import hashlib
+import itertools
 import marshal
 import re
 import sys
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -34,8 +35,9 @@ def _words(text: str) -> frozenset[str]:
 
 STOPWORDS = _words(
     """
-    a an the and or but if then than so as at by for from in into of on onto to with within without via per is
-    are was were be been being am it its it's this that these those there here we our us you your they their them
+    a an the and or but if then than so as at by for from in into of on onto to with within without via per through
+    across against during is are was were be been being am it its it's this that these those there here we our us
+    you your they their them
     he she his her i me my do does did done doing has have had having can could will would shall should may might
     must also too very just only still yet again even ever about above after before below between both each few
     more most other some such own same any all what which who whom whose when where why how while until up down out
@@ -49,8 +51,9 @@ GENERIC_WORDS = _words(
     note notes stuff thing things info information misc miscellaneous various detail details general overview summary
     learning learnings learned lesson lessons tip tips thought thoughts idea ideas todo update updates fix fixes fixed
     bug bugs issue issues problem problems gotcha gotchas decision decisions runbook protocol reference references
-    constraint stage work working worked works important remember remembering useful interesting relevant related
-    regarding concerning context background random check checked careful keep mind later today yesterday tomorrow
+    refuted constraint stage work working worked works important remember remembering reminder reminders useful interesting
+    relevant related regarding concerning context background random check checked careful keep mind later today
+    yesterday tomorrow
     session sessions meeting meetings discussion discussed decided architecture approach plan plans next step steps
     project projects code codebase system systems app application setup config configuration settings performance
     behaviour behavior flaky weird strange broken see body below above question questions investigation research
@@ -67,7 +70,7 @@ GENERIC_WORDS = _words(
 )
 GENERIC_UPPER = _words("API UI DB CI CD PR ID URL CLI SDK TODO FYI ASAP NB OK TBD WIP")
 # words that stand for what was not said: "the rate limit stuff", "the thing with the cache"
-PLACEHOLDERS = _words("stuff thing things misc miscellaneous various etc whatever random")
+PLACEHOLDERS = _words("stuff thing things misc miscellaneous various etc whatever random this")
 # after a generic word, these introduce a bare topic: "notes on X", "a problem we had with X"
 TOPIC_WORDS = _words("about on for with regarding re around concerning of from in")
 # the value after these is the one given up: "moved from 8001", "instead of 5432", "not 3.10", "past 2.9.3"
@@ -101,6 +104,14 @@ BEFORE_VERSION = _words(
     "version versions pinned pin api floor minimum min v release lts sdk is at to on past from than -> → =>"
 )
 CONJUNCTIONS = _words("because since so but when if unless while whereas although though and or")
+# words that tell of a change, in the clause that says what changed: "Ingress moved to the ALB controller", "Fly
+# machines run in fra, iad and sin now", "hooks are no longer installed locally", "uses JSC again"
+NEWS = CHANGED_TO | GONE | REPLACING | _words("now again renamed scaled anymore")
+NEWS_AFTER = {"no": "longer", "any": "more"}  # "no longer", "any more": a change in two words
+NEWS_WORDS = NEWS | frozenset(NEWS_AFTER.values())
+CHANGES = CHANGED_TO | GONE | REPLACING  # the words `changes` reads
+# words that deny the word after them: "agents never auto-apply", "not the CSI driver", "nothing secret"
+NEGATIONS = _words("not never no nor cannot without nobody nothing none")
 
 
 # --- Patterns, compiled on first use ---
@@ -206,9 +217,9 @@ def tokens(text: str) -> list[Token]:
             if raw in ARROWS:
                 found.append(Token(raw, "arrow", clause, (), raw))
                 continue
-            core, type_, ends, keyed = _raw(raw)
+            core, type_, ends, keyed, parts, low = _raw(raw)
             if core:
-                found.append(Token(core, type_, clause, _parts(core, type_), core.casefold(), keyed))
+                found.append(Token(core, type_, clause, parts, low, keyed))
             clause += ends
         elif code and code.strip():
             text_ = code.strip()
@@ -217,19 +228,20 @@ def tokens(text: str) -> list[Token]:
 
 
 @functools.lru_cache(maxsize=100_000)
-def _raw(raw: str) -> tuple[str, str, bool, bool]:
-    """A raw token without its edge punctuation, its type, whether it ends a clause (`word;`, `done.`), and whether
-    it is a key written `KEY:` (its value follows in the same clause)."""
+def _raw(raw: str) -> tuple[str, str, bool, bool, tuple[str, ...], str]:
+    """A raw token without its edge punctuation, its type, whether it ends a clause (`word;`, `done.`), whether it is
+    a key written `KEY:` (its value follows in the same clause), its parts and its casefolded text."""
     core = raw.strip(EDGE)
     if core.endswith(("'s", "’s")) and len(core) > 2:  # SDK 52's architecture, Helm's default
         core = core[:-2]
     end = raw.rstrip("\"'*”’»")
     if raw.startswith(":") and 2 <= len(core) <= 5 and core.isdigit():  # `on :8080`
-        return ":" + core, "port", end.endswith((".", ";", "!", "?")), False
+        port = ":" + core
+        return port, "port", end.endswith((".", ";", "!", "?")), False, _parts(port, "port"), port
     type_ = _type_of(core) if core else ""
     keyed = end.endswith(":") and not end.endswith("::") and type_ == "identifier"
     ends = end.endswith((".", ":", ";", "!", "?")) and type_ not in ("url", "path") and not keyed
-    return core, type_, ends, keyed
+    return core, type_, ends, keyed, _parts(core, type_) if core else (), core.casefold()
 
 
 @functools.lru_cache(maxsize=100_000)
@@ -301,10 +313,14 @@ def _named(word: str) -> bool:
 
 
 def _clauses(toks: list[Token]) -> list[list[Token]]:
-    clauses: dict[int, list[Token]] = {}
+    clauses: list[list[Token]] = []
+    at = -1
     for tok in toks:
-        clauses.setdefault(tok.clause, []).append(tok)
-    return list(clauses.values())
+        if tok.clause != at:
+            clauses.append([])
+            at = tok.clause
+        clauses[-1].append(tok)
+    return clauses
 
 
 # --- Values ---
@@ -328,6 +344,12 @@ def values(clauses: list[list[Token]]) -> list[Value]:
     found: list[Value] = []
     for n, clause in enumerate(clauses):
         for i, tok in enumerate(clause):
+            if (
+                tok.type == "word"
+                and tok.low not in BOOLEANS
+                and not (i and (clause[i - 1].keyed or clause[i - 1].low == "="))
+            ):
+                continue  # most tokens (`_value_at` would say so too)
             value = _value_at(clause, i)
             if value is not None:
                 found.append(value)
@@ -526,14 +548,16 @@ def duration_text(seconds: str) -> str:
 # --- What a memory says changed, and the names it uses ---
 
 
-def changes(clauses: list[list[Token]]) -> tuple[set[str], set[str]]:
+def changes(clauses: list[list[Token]], said: set[str] | None = None) -> tuple[set[str], set[str]]:
     """The value a memory says a thing changed to, and what it says is no more (phrases: the stems of its telling
     words, joined by spaces): "upgraded to 24.08" (to: 24.08), "raised to 300 s" (to: 300), "goose is retired"
     (gone: "goos"), "the CloudFront distribution was deleted" (gone: "cloudfront distribut"), "replaced Black"
     (gone: "black"), "moved from the cookie store to Redis" (gone: "cooki store"). What is gone is words, never a
-    number (a value given up is a `former` value)."""
+    number (a value given up is a `former` value). `said`: the description's words, casefolded, when at hand."""
     to: set[str] = set()
     gone: set[str] = set()
+    if said is not None and CHANGES.isdisjoint(said):
+        return to, gone  # most descriptions
     for c in clauses:
         lows = [t.low for t in c]
         for i, word in enumerate(lows):
@@ -565,8 +589,9 @@ def _telling(toks: list[Token]) -> list[str]:
 
 
 def _words_only(toks: list[Token]) -> list[str]:
-    """`_telling`, without numbers and units."""
-    return [w for w in _telling(toks) if w not in UNITS and any(ch.isalpha() for ch in w)]
+    """`_telling`, without values (a setting, a port, a path ...), numbers and units."""
+    told = _telling([t for t in toks if t.type not in VALUE_TYPES])
+    return [w for w in told if w not in UNITS and any(ch.isalpha() for ch in w)]
 
 
 def compound_names(toks: list[Token]) -> set[str]:
@@ -582,6 +607,68 @@ def compound_names(toks: list[Token]) -> set[str]:
             continue
         if 2 <= len(parts) <= 3:
             found.add(" ".join(parts))
+    return found
+
+
+VALUE_TYPES = frozenset(["number", "version", "date", "port", "url", "path", "assignment", "pin", "flag"])
+
+
+def news(clauses: list[list[Token]], lows: set[str]) -> tuple[bool, set[str]]:
+    """Whether the description tells of a change (a word of NEWS, "no longer", "any more"), and what the clauses that
+    do say: their telling words but for the change words, and the numbers they state but for settings' (as
+    `Value.value`, which starts with a digit): "Transactional email moved to Amazon SES" (email, transact, amazon,
+    ses), "Fly machines run in fra, iad and sin now" (iad, sin), "Upgraded to Elixir 1.17" (elixir, 1.17). `lows`:
+    the description's words, casefolded."""
+    found: set[str] = set()
+    if NEWS.isdisjoint(lows) and not ("no" in lows or "any" in lows):
+        return False, found  # most descriptions
+    told = False
+    for c in clauses:
+        words = [t.low for t in c]
+        if NEWS.isdisjoint(words) and not any(
+            NEWS_AFTER.get(w) == after for w, after in itertools.pairwise(words) if w in NEWS_AFTER
+        ):
+            continue
+        told = True
+        found.update(_words_only([t for t in c if t.low not in NEWS_WORDS]))
+        found.update(v.value for v in values([c]) if v.kind in NUMBER_KINDS[1:] and not v.former)
+    return told, found
+
+
+def denied(clauses: list[list[Token]], lows: set[str], text: str) -> set[str]:
+    """The words a negation denies: the first telling word after `not`, `never`, `no`, `without`, `-n't` ... (not a
+    stop word or a generic one: "agents never auto-apply": auto, appli; "not the old docker-compose": docker,
+    compos). `lows`: the description's words, casefolded; `text`: the description."""
+    found: set[str] = set()
+    if NEGATIONS.isdisjoint(lows) and "n't" not in text and "n’t" not in text:
+        return found  # most descriptions
+    for c in clauses:
+        for i, tok in enumerate(c):
+            if tok.low in NEGATIONS or tok.low[-3:] in ("n't", "n’t"):
+                after = next((t for t in c[i + 1 :] if _telling([t])), None)
+                if after is not None and after.type not in VALUE_TYPES and NEWS_AFTER.get(tok.low) != after.low:
+                    found.update(_telling([after]))
+    return found
+
+
+NAMING_TYPES = frozenset(["identifier", "code", "path", "url", "pin", "flag", "assignment"])
+
+
+def named(toks: list[Token]) -> set[str]:
+    """The stems of the things a description names: identifiers, code, paths, addresses, packages, flags, settings'
+    keys, and words written as names (`Cloudflare`, `SES`; the first word only as a topic, `Billing: ...`: any
+    sentence capitalises its first word)."""
+    found: set[str] = set()
+    common = generic()
+    for i, t in enumerate(toks):
+        if t.type in NAMING_TYPES:
+            short = 0 if t.type == "flag" else 1  # `-r` names a flag
+        elif t.type == "word" and t.text != t.low and (i or (len(toks) > 1 and toks[1].clause > t.clause)):
+            short = 1
+        else:
+            continue
+        if t.low not in STOPWORDS:
+            found.update(p for p in t.parts if len(p) > short and not p[:1].isdigit() and p not in common)
     return found
 
 
@@ -609,6 +696,11 @@ class Wording:
     gone: frozenset[str]
     signature: str  # the same for descriptions that differ only in case, punctuation and word endings
     vague: str | None  # why the description is vague, or None
+    announces: bool = False  # it tells of a change ("moved to", "now", "no longer")
+    news: frozenset[str] = EMPTY  # the words of the clauses that tell of it
+    denied: frozenset[str] = EMPTY  # the words a negation denies ("never auto-apply")
+    named: frozenset[str] = EMPTY  # the things it names (`Cloudflare`, `ANALYTICS_WH`, `~/dotfiles/Brewfile`)
+    kind: str = ""  # the memory's kind (decision, constraint, runbook, ...), given, not read; '' when not known
     spelling: dict[str, str] = field(default_factory=dict, compare=False)  # each of `words` as first written
 
     def spelled(self, stems) -> list[str]:
@@ -660,16 +752,19 @@ class Wording:
         return _frozen(v.value for v in self.values if v.kind in NUMBER_KINDS and v.value[:1].isdigit())
 
 
-def read(name: str, description: str) -> Wording:
-    """What the gardener reads in a memory's name and description."""
-    return _read(name or "", description or "")
+def read(name: str, description: str, kind: str = "") -> Wording:
+    """What the gardener reads in a memory's name and description, of a memory of `kind` ('' when not known)."""
+    reading = _read(name or "", description or "")
+    return replace(reading, kind=kind) if kind else reading
 
 
 @functools.lru_cache(maxsize=4096)
 def _read(name: str, description: str) -> Wording:
     toks = tokens(description)
     clauses = _clauses(toks)
-    changed_to, gone = changes(clauses)
+    lows = {t.low for t in toks}
+    changed_to, gone = changes(clauses, lows)
+    announces, told = news(clauses, lows)
     spelling: dict[str, str] = {}
     for tok in toks:
         for part in tok.parts:
@@ -684,7 +779,11 @@ def _read(name: str, description: str) -> Wording:
         changed_to=_frozen(changed_to),
         gone=_frozen(gone),
         signature=_signature([part for tok in toks for part in tok.parts], description),
-        vague=vagueness(description, toks),
+        vague=vagueness(description, toks, lows),
+        announces=announces,
+        news=_frozen(told),
+        denied=_frozen(denied(clauses, lows, description)),
+        named=_frozen(named(toks)),
         spelling=spelling,
     )
 
@@ -705,26 +804,65 @@ class Described:
 
     text: str
     toks: list[Token]
+    # 2 when it has something concrete (a number, path, command, identifier) besides bare names (`MLflow`, `JVM`:
+    # letters only), 1 when it has only bare names, 0 when it has nothing concrete (made at once: every rule reads it)
+    concrete: int = field(init=False)
+
+    def __post_init__(self):
+        self.concrete = 0
+        for t in self.toks:
+            if t.type in CONCRETE:
+                if t.type != "identifier" or not t.text.isalpha():
+                    self.concrete = 2  # most descriptions
+                    break
+                self.concrete = 1
+
+    @functools.cached_property
+    def lows(self) -> set[str]:
+        """Its tokens, casefolded."""
+        return {t.low for t in self.toks}
 
     @functools.cached_property
     def words(self) -> list[Token] | None:
         """Its words, when it has nothing concrete (a name, number, path, command, identifier); None when it has."""
-        if any(t.type in CONCRETE for t in self.toks):
+        if self.concrete:
             return None
         return [t for t in self.toks if t.type in ("word", "cjk")]
+
+    @functools.cached_property
+    def topics(self) -> list[Token] | None:
+        """`words`, a bare name among them (`MLflow`, `JVM`): after "notes on", a name is the topic the description
+        does not say anything about. None when it has something else concrete."""
+        if self.concrete == 2:
+            return None
+        return [t for t in self.toks if t.type in ("word", "cjk", "identifier")]
 
     @functools.cached_property
     def content(self) -> list[tuple[str, str]] | None:
         """(stem, word) for each of `words` that is not a stop word, a compound ("force-push") as its words; None when
         it has something concrete, or words in a script whose generic words are not known (Chinese ...)."""
-        if self.words is None or any(t.type == "cjk" for t in self.words):
-            return None
-        return [(stem(p), p) for t in self.words for p in t.text.split("-") if p and p.casefold() not in STOPWORDS]
+        return _content(self.words)
 
     @functools.cached_property
     def specific(self) -> list[str]:
         """Of `content`, the words that are not generic, each once."""
-        return list(dict.fromkeys(p for s, p in self.content or () if s not in generic()))
+        return _specific(self.content)
+
+    @functools.cached_property
+    def topic_specific(self) -> list[str] | None:
+        """`specific`, of `topics`; None when there is something concrete besides bare names."""
+        content = _content(self.topics)
+        return None if content is None else _specific(content)
+
+
+def _content(words: list[Token] | None) -> list[tuple[str, str]] | None:
+    if words is None or any(t.type == "cjk" for t in words):
+        return None
+    return [(stem(p), p) for t in words for p in t.text.split("-") if p and p.casefold() not in STOPWORDS]
+
+
+def _specific(content: list[tuple[str, str]] | None) -> list[str]:
+    return list(dict.fromkeys(p for s, p in content or () if s not in generic()))
 
 
 def no_words(d: Described) -> str | None:
@@ -737,7 +875,7 @@ def no_words(d: Described) -> str | None:
 
 def few_words(d: Described) -> str | None:
     """Fewer than three words, and nothing concrete (a name, number, path or command): "Misc tips", "TODO"."""
-    if d.words is None:
+    if d.concrete or d.words is None:
         return None
     count = sum(len(t.parts) if t.type == "cjk" else 1 for t in d.words)
     if count >= 3:
@@ -748,7 +886,7 @@ def few_words(d: Described) -> str | None:
 def generic_words(d: Described) -> str | None:
     """Nothing concrete, and fewer than two specific words (or fewer than three among mostly generic ones):
     "notes about the console", "Things to keep in mind when working on billing"."""
-    if d.content is None:
+    if d.concrete or d.content is None:
         return None
     share = sum(s in generic() for s, _ in d.content)
     if len(d.specific) < 2 or (len(d.specific) < 3 and share > 0.6 * len(d.content)):
@@ -759,22 +897,29 @@ def generic_words(d: Described) -> str | None:
 
 def placeholder(d: Described) -> str | None:
     """Nothing concrete, at most three specific words, and a word that stands for what is not said: "Remember the
-    rate limit stuff", "The thing with the cache"."""
-    if d.content is None or len(d.specific) > 3:
+    rate limit stuff", "The thing with the cache", "Random notes on the JVM", "Remember this when upgrading
+    Elixir" (a bare name is a topic here, not something concrete)."""
+    if d.concrete == 2 or PLACEHOLDERS.isdisjoint(d.lows):
+        return None  # most descriptions
+    word = next(t.low for t in d.toks if t.low in PLACEHOLDERS)
+    specific = d.topic_specific
+    if specific is None or len(specific) > 3:
         return None
-    word = next((t.low for t in d.toks if t.low in PLACEHOLDERS), None)
-    if word:
-        return f"“{word}” stands for what it does not say, around {_around(d.specific)}, and nothing concrete"
-    return None
+    return f"“{word}” stands for what it does not say, around {_around(specific)}, and nothing concrete"
 
 
 def topic_only(d: Described) -> str | None:
     """Nothing concrete, at most three specific words, and only a generic word and a topic: "Gotcha about iOS
-    builds", "A problem we had with push notifications" (generic and stop words, a word that introduces a topic,
-    and after it no generic word)."""
-    if d.content is None or d.words is None or len(d.specific) > 3:
+    builds", "A problem we had with push notifications", "Reminder about the holdout set" (generic and stop words, a
+    word that introduces a topic, and after it no generic word; a bare name is a topic here)."""
+    if d.concrete == 2:
+        return None  # most descriptions
+    first = next((t for t in d.toks if t.low not in STOPWORDS), None)
+    if first is None or stem(first.low) not in generic():
+        return None  # it does not open with a generic word
+    specific, words = d.topic_specific, d.topics
+    if specific is None or words is None or len(specific) > 3:
         return None
-    words = d.words
     for i, tok in enumerate(words):
         if tok.low in TOPIC_WORDS:
             head, topic = words[:i], words[i + 1 :]
@@ -784,7 +929,7 @@ def topic_only(d: Described) -> str | None:
                 return None
             if any(stem(t.low) in generic() for t in topic):
                 return None
-            named = ", ".join(d.specific)
+            named = ", ".join(specific)
             return f"it names a topic ({named}) and says nothing about it: no claim, name, number or command"
         if tok.low not in STOPWORDS and stem(tok.low) not in generic():
             return None
@@ -794,10 +939,14 @@ def topic_only(d: Described) -> str | None:
 VAGUE_RULES = (no_words, few_words, generic_words, placeholder, topic_only)
 
 
-def vagueness(description: str, toks: list[Token] | None = None) -> str | None:
-    """Why `description` is one no future agent could act on (the first rule of VAGUE_RULES that says so), or None."""
+def vagueness(description: str, toks: list[Token] | None = None, lows: set[str] | None = None) -> str | None:
+    """Why `description` is one no future agent could act on (the first rule of VAGUE_RULES that says so), or None.
+    `toks` and `lows`: its tokens, and their casefolded texts, when they are at hand."""
     described = Described(description, tokens(description) if toks is None else toks)
-    for rule in VAGUE_RULES:
+    if lows is not None:
+        described.lows = lows
+    # (all but the first need nothing concrete besides bare names: most descriptions are tried by the first alone)
+    for rule in VAGUE_RULES if described.concrete < 2 else VAGUE_RULES[:1]:
         why = rule(described)
         if why:
             return why
@@ -844,13 +993,17 @@ def dump(reading: Wording) -> bytes:
             tuple(sorted(reading.gone)),
             reading.signature,
             reading.vague,
+            reading.announces,
+            tuple(sorted(reading.news)),
+            tuple(sorted(reading.denied)),
+            tuple(sorted(reading.named)),
         )
     )
 
 
-def load(data: bytes) -> Wording:
-    """The reading `dump` stored."""
-    spelling, values_, names, changed_to, gone, signature, vague = marshal.loads(data)
+def load(data: bytes, kind: str = "") -> Wording:
+    """The reading `dump` stored, of a memory of `kind` (which is not stored: it is not read from the text)."""
+    spelling, values_, names, changed_to, gone, signature, vague, announces, told, denied_, named_ = marshal.loads(data)
     spelled = dict(spelling)
     return Wording(
         words=_frozen(spelled),
@@ -860,5 +1013,10 @@ def load(data: bytes) -> Wording:
         gone=_frozen(gone),
         signature=signature,
         vague=vague,
+        announces=announces,
+        news=_frozen(told),
+        denied=_frozen(denied_),
+        named=_frozen(named_),
+        kind=kind,
         spelling=spelled,
     )

@@ -70,7 +70,8 @@ def briefing(project, as_of, budget, explain, as_json, db_path) -> None:
 
 
 def recall(query, project, limit, every, as_of, as_json, db_path) -> None:
-    """The memories and notes that answer QUERY, best first; then the old truths among its matches."""
+    """The memories and notes that answer QUERY, best first; then the old truths among its matches, told from the
+    rows it gave (recall is not run again)."""
     from indexer.query import queries, recall_terms
     from indexer.sql import canned
 
@@ -90,7 +91,8 @@ def recall(query, project, limit, every, as_of, as_json, db_path) -> None:
         if row["snippet"] and (row["type"] == "note" or canned.MATCH_START in row["snippet"]):
             snippet = row["snippet"].replace(canned.MATCH_START, "**").replace(canned.MATCH_END, "**")
             echo_line("   " + " ".join(snippet.split()))
-    for successor in queries.recall_superseded(conn, query, project=project, limit=limit, as_of=as_of, every=every):
+    told = queries.recall_superseded(conn, query, project=project, limit=limit, as_of=as_of, every=every, shown=rows)
+    for successor in told:
         echo_line(f"superseded: {successor['replaces']} -> replaced by {successor['id']} {successor['name']}")
     if not rows:
         echo(why or f"no memory or note matches {query!r}", err=True)

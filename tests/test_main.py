@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLE_STORE, FIXTURES
-from gitstores import git, isolate
+from gitstores import git
 
 from docs import generate
 from indexer.front import main

@@ -14,10 +14,9 @@ import contextlib
 import gc
 import os
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from pathlib import Path
-from typing import TypedDict
+from typing import NamedTuple, TypedDict
 
 from indexer.index import changes, database, fts, memory_tags, revisions
 from indexer.store import timestamps
@@ -39,21 +38,22 @@ Progress = Callable[[list[StoreFile]], Iterable[StoreFile]]  # wraps the files t
 OnWait = Callable[[], None]  # called once when another writer holds the lock
 
 
-@dataclass
-class RunSummary:
+# The records are NamedTuples, not dataclasses: importing dataclasses (and with it inspect) cost a no-op run a
+# sixth of its start-up (docs/performance.md, "Start-up")
+class RunSummary(NamedTuple):
     """What one index run did, as recorded in `index_runs`."""
 
     mode: str
-    files_seen: int = 0
-    files_changed: int = 0
-    files_deleted: int = 0
-    memories: int = 0
-    notes: int = 0
-    errors: int = 0
-    warnings: int = 0
-    seconds: float = 0.0
-    problems: list[Problem] = field(default_factory=list)  # those of the files this run read (a full run: all)
-    unlisted: int = 0  # problems on record in files this run did not read
+    files_seen: int
+    files_changed: int
+    files_deleted: int
+    memories: int
+    notes: int
+    errors: int
+    warnings: int
+    seconds: float
+    problems: list[Problem]  # those of the files this run read (a full run: all)
+    unlisted: int  # problems on record in files this run did not read
     gardener_behind: bool = False  # the gardener's findings are left to a settle of their own (gardener_settle.py)
 
     def line(self) -> str:
@@ -141,22 +141,22 @@ def _no_gc():
         gc.enable()
 
 
-@dataclass(kw_only=True)
-class Plan:
-    """What a run has to do, worked out from the walk (or the given paths) and the index before anything is read."""
+class Plan(NamedTuple):
+    """What a run has to do, worked out from the walk (or the given paths) and the index before anything is read
+    (made with keywords; read, never changed)."""
 
     mode: str  # full, incremental or paths (an incremental run that finds nothing to do records no-op)
-    stale: list[StoreFile] = field(default_factory=list)  # to read, in this order
-    deleted: list[str] = field(default_factory=list)
-    losers: set[str] = field(default_factory=set)  # lost a duplicate contest: read again if anything changed
-    digests: dict[str, str] = field(default_factory=dict)  # content hashes the index holds for stale paths
+    stale: Sequence[StoreFile] = ()  # to read, in this order
+    deleted: Sequence[str] = ()
+    losers: Set[str] = frozenset()  # lost a duplicate contest: read again if anything changed
+    digests: Mapping[str, str] = {}  # content hashes the index holds for stale paths
     settings_changed: bool = False
-    files: dict[str, StoreFile] = field(default_factory=dict)  # the files looked into (and the losers)
+    files: Mapping[str, StoreFile] = {}  # the files looked into (and the losers)
     seen: int = 0  # files in the store (a walk), or at the given paths
     # a walk's findings, stored at the end: each folder's fingerprint, and the folders it could not list
     fingerprints: dict[str, str] | None = None
     folder_problems: list[Problem] | None = None
-    touched_folders: set[str] = field(default_factory=set)  # given paths: folders whose fingerprints go stale
+    touched_folders: Set[str] = frozenset()  # given paths: folders whose fingerprints go stale
 
     @property
     def full(self) -> bool:
@@ -167,8 +167,7 @@ class Plan:
         return not (self.full or self.stale or self.deleted or self.settings_changed)
 
 
-@dataclass
-class Run:
+class Run(NamedTuple):
     """A run's fixed facts: the store, its settings, and when the run started."""
 
     root: Path
@@ -382,8 +381,7 @@ def _carry_out(
             database.record_store(db, run.root)
             mode = "paths" if plan.mode == "paths" else "no-op"
             summary = _record(db, run, plan, mode, 0, 0, as_before=_folders_as_before(db, plan))
-            summary.gardener_behind = _gardener_behind(db)
-            return summary
+            return summary._replace(gardener_behind=_gardener_behind(db))
     # imported here: a run with nothing to read (the usual `make index`) never loads YAML or the writer
     from indexer.index.writer import IndexWriter
 
@@ -415,8 +413,7 @@ def _carry_out(
         database.record_store(db, run.root)
         mode = plan.mode if changed or plan.mode == "paths" else "no-op"
         summary = _record(db, run, plan, mode, writer.changed, len(reading.deleted), len(reading.vanished), as_before)
-        summary.gardener_behind = behind if changed else _gardener_behind(db)
-        return summary
+        return summary._replace(gardener_behind=behind if changed else _gardener_behind(db))
 
 
 def _empty_tables(db: database.IndexConnection) -> None:
@@ -490,8 +487,7 @@ def _record(
         paths = {sf.path for sf in plan.stale} | plan.losers | set(plan.deleted)
         paths |= {p.path for p in plan.folder_problems or ()} | ({SETTINGS_FILE} if plan.settings_changed else set())
         paths -= as_before or set()
-    summary = _summary(db, mode, plan.seen - vanished, changed, deleted, paths)
-    summary.seconds = round(time.perf_counter() - run.started, 3)
+    summary = _summary(db, mode, plan.seen - vanished, changed, deleted, paths, run.started)
     db.execute(
         "insert into index_runs (started, mode, files_seen, files_changed, files_deleted, memories, "
         "notes, errors, warnings, seconds) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -556,9 +552,10 @@ def _folder_problems(walked: dict[str, Folder]) -> list[Problem]:
 
 
 def _summary(
-    db: database.IndexConnection, mode: str, seen: int, changed: int, deleted: int, paths: set[str] | None = None
+    db: database.IndexConnection, mode: str, seen: int, changed: int, deleted: int, paths: set[str] | None, started
 ) -> RunSummary:
-    """The run's figures and the problems now on record: all of them, or those of `paths`."""
+    """The run's figures and the problems now on record: all of them, or those of `paths`; its time since
+    `started` (time.perf_counter)."""
     counts = dict(db.execute("select severity, count(*) from problems group by severity").fetchall())
     select = "select path, line, severity, code, message from problems"
     if paths is None:
@@ -576,6 +573,7 @@ def _summary(
         warnings=counts.get("warning", 0),
         problems=problems,
         unlisted=sum(counts.values()) - len(problems),
+        seconds=round(time.perf_counter() - started, 3),
     )
 
 

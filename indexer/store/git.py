@@ -8,12 +8,11 @@ and the store files that differ from the last commit (`uncommitted`).
 """
 
 import os
-import shutil
 import subprocess
 import threading
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from indexer.store import lazy_re
 
@@ -27,6 +26,8 @@ class GitError(Exception):
 
 def available() -> bool:
     """True when the `git` command is on PATH."""
+    import shutil  # here: the commands that read the store run git, and only sync asks first (start-up)
+
     return shutil.which("git") is not None
 
 
@@ -56,9 +57,12 @@ def run(
 
 def work_tree(root: str | Path) -> Path | None:
     """The top folder of the git work tree that holds `root`, or None (not in one, or no git)."""
-    if not available() or not Path(root).is_dir():
+    if not Path(root).is_dir():
         return None
-    done = run(root, "rev-parse", "--show-toplevel", check=False)
+    try:
+        done = run(root, "rev-parse", "--show-toplevel", check=False)
+    except GitError:  # git is not installed
+        return None
     return Path(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip() else None
 
 
@@ -136,8 +140,9 @@ def merge_file(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, bool]:
 COMMIT_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit")
 
 
-@dataclass(frozen=True)
-class Repo:
+# Records are NamedTuples, not dataclasses: importing dataclasses (and with it inspect) cost the commands that read
+# the store a fifth of their start-up (docs/performance.md, "Start-up")
+class Repo(NamedTuple):
     """Where a store sits in its git work tree, and the commit it is at."""
 
     top: Path  # the work tree's top folder
@@ -157,13 +162,16 @@ class Repo:
 
 def repo(root: str | Path) -> Repo | None:
     """The work tree holding the store at `root`, in one `git rev-parse`; None when it is in none (or no git)."""
-    if not available() or not Path(root).is_dir():
+    if not Path(root).is_dir():
         return None
     hooks = [arg for hook in COMMIT_HOOKS for arg in ("--git-path", f"hooks/{hook}")]
-    done = run(
-        root, "rev-parse", "--show-toplevel", "--show-prefix", "--absolute-git-dir", *hooks, "--verify", "-q", "HEAD",
-        check=False,
-    )  # fmt: skip
+    try:
+        done = run(
+            root, "rev-parse", "--show-toplevel", "--show-prefix", "--absolute-git-dir", *hooks, "--verify", "-q",
+            "HEAD", check=False,
+        )  # fmt: skip
+    except GitError:  # git is not installed
+        return None
     lines = done.stdout.split("\n")
     fixed = 3 + len(COMMIT_HOOKS)
     # exit 1 with no commit line: HEAD names no commit yet; 128: not in a work tree (or a bare repository)
@@ -192,8 +200,7 @@ def is_store_path(path: str) -> bool:
 # Reading the history
 
 
-@dataclass
-class FileChange:
+class FileChange(NamedTuple):
     """One file a commit changed, as `git log --raw` shows it (paths relative to the top)."""
 
     status: str  # A, M, D, T, R, C for a commit with one parent; for a merge one letter per parent (MM, AM...)
@@ -204,9 +211,8 @@ class FileChange:
     mode: str  # after the commit (before it, when deleted)
 
 
-@dataclass
-class Commit:
-    """A commit as the revisions read it."""
+class Commit(NamedTuple):
+    """A commit as the revisions read it (its lists filled as its log is read)."""
 
     commit: str
     side: str  # with --left-right: '<' only reachable from the left end, '>' from the right; else ''
@@ -214,8 +220,8 @@ class Commit:
     committed_at: int  # seconds since the epoch
     author: str  # Name <email>
     subject: str
-    trailer_values: list[str] = field(default_factory=list)  # of the trailer asked for
-    changes: list[FileChange] = field(default_factory=list)
+    trailer_values: list[str]  # of the trailer asked for
+    changes: list[FileChange]
 
 
 MARK = "\x01"  # starts each commit's header: log's own output never starts a field with it
@@ -259,6 +265,7 @@ def parse_log(output: str) -> list[Commit]:
                     author=author,
                     subject=subject,
                     trailer_values=[v.strip() for v in values.split(",") if v.strip()],
+                    changes=[],
                 )
             )
             i += 7  # the header's six fields and the empty one its last %x00 ends

@@ -98,6 +98,8 @@ def cases(folder: Path) -> list[tuple[list, bytes]]:
         (["recall", "chroma port", "--db", db], b""),
         (["recall", "chroma port", f"--db={db}", "--json", "--limit", "3"], b""),
         (["recall", "port", "--db", db, "--project", "seamless", "--all", "--as-of", "2026-01-01"], b""),
+        (["recall", "chroma port last week", "--db", db, "--as-of", "2026-03-20", "--json"], b""),  # a time named
+        (["recall", "port in March 2026", "--db", db, "--all"], b""),
         (["recall", "the", "--db", db], b""),  # nothing to search
         (["recall", "--db", db, "--", "-zebra-"], b""),  # no match; a query after --
         (["recall", "x", "--db", EXAMPLE_STORE / "README.md"], b""),  # Error: not an index

@@ -267,12 +267,22 @@ def test_only_old_truths_that_rank_among_the_results_are_told(store):
 
 def test_old_truths_told_from_the_rows_shown_are_those_recall_would_tell(example_db):
     """The CLI hands recall_superseded the rows recall gave it (as the recall page does): the same answers as
-    ranking recall's matches again, for any query, limit, scope and time."""
+    ranking recall's matches again, for any query (one naming a time among them), limit, scope and time."""
     from indexer.sqlite import sqlite3
 
     told = 0
     with contextlib.closing(sqlite3.connect(example_db)) as conn:
-        for q in ("chroma port", "port", "chroma", "postgres", "the"):
+        # the last three name a time: recall's ranks then hold its time bonus, the old truths' do not
+        for q in (
+            "chroma port",
+            "port",
+            "chroma",
+            "postgres",
+            "the",
+            "port last week",
+            "chroma in 2026",
+            "port yesterday",
+        ):
             for limit, project, as_of, every in itertools.product(
                 (1, 3, 20), (None, "seamless"), (None, "2026-01-01T00:00:00Z"), (False, True)
             ):

@@ -145,6 +145,51 @@ def test_the_hook_reads_the_environment_as_click_does(stores, capsys, monkeypatc
     assert "# Briefing: seamless" in out
 
 
+def test_the_writes_give_the_same_answers_without_click(stores, capsys, monkeypatch, tmp_path):
+    """Each write, run without click on one copy of a store and with click on another: the same answers, ids,
+    commits and times aside; the same files written and committed."""
+    monkeypatch.delenv("SEAMLESS_PROJECT", raising=False)
+    monkeypatch.setenv("SEAMLESS_SESSION", "s-1")
+    for variable in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.setenv(variable, "A" if variable.endswith("NAME") else "a@example.com")
+    copies = [shutil.copytree(stores / "store", tmp_path / side, symlinks=True) for side in ("without", "with")]
+    gave: list[list] = [[], []]
+    for side, (store, run) in enumerate(zip(copies, (outcome_without_click, None))):
+        db = store.parent / f"{store.name}.db"
+        new = ["--project", "seamless", "--kind", "gotcha", "--name", "port-taken"]
+        new += ["--description", "Port 8123 is taken by the bench server", "--db", db]
+        lines = [
+            (["write", store, *new, "--tag", "ports", "--tag", "bench", "--body", "-"], b"Use 8124 instead.\n"),
+            (["write", store, *new, "--json"], b""),  # a retry: unchanged
+            (["append", store, "port-taken", "--project", "seamless", "--text", "Since March.", "--db", db], b""),
+            (["note", store, "--project", "seamless", "--title", "Ports we use", "--body", "8123, 8124", "--db", db], b""),
+            (["archive", store, "port-taken", "--project", "seamless", "--json", "--db", db], b""),
+            (["delete", store, "port-taken", "--project", "seamless", "--db", db], b""),  # refused: not active
+            (["write", store, "--kind", "gotcha", "--name", "x", "--description", "no project", "--db", db], b""),
+        ]  # fmt: skip
+        for argv, stdin in lines:
+            argv = [str(a) for a in argv]
+            if run is None:
+                outcome = outcome_with_click(argv, stdin)
+            else:
+                outcome = run(argv, stdin, capsys, monkeypatch)
+                assert outcome is not None, f"{argv} went to click"
+            gave[side].append(unnamed(steady(outcome), store))
+        gave[side].append(unnamed(git(store, "log", "--format=%s%n%b", "--name-status", "-n", "6"), store))
+    assert gave[0] == gave[1]
+    assert {code for code, _, _ in gave[1][:-1]} == {0, 1}
+
+
+def unnamed(outcome, store: Path):
+    """An outcome (or a text) without what differs between two runs of the same writes: ids, commits, the store."""
+    ids = re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b|\b[0-9a-f]{40}\b")
+    if isinstance(outcome, str):
+        return ids.sub("ID", outcome.replace(str(store), "STORE"))
+    return tuple(
+        ids.sub("ID", part.replace(str(store), "STORE")) if isinstance(part, str) else part for part in outcome
+    )
+
+
 @pytest.mark.parametrize(
     ("argv", "click_exit"),
     [
@@ -166,7 +211,7 @@ def test_the_hook_reads_the_environment_as_click_does(stores, capsys, monkeypatc
         (["hook", "session-start", "--store", str(EXAMPLE_STORE / "README.md")], 2),
         (["hook", "--help"], 0),
         (["--version"], 0),
-        (["write", "store"], 2),  # not run without click
+        (["write", "store"], 2),  # --kind, --name and --description missing
         ([], 2),
     ],
 )

@@ -277,43 +277,6 @@ def project_option(help_text: str):
     return click.option("--project", envvar="SEAMLESS_PROJECT", show_envvar=True, help=help_text)
 
 
-def _from_stdin(value):
-    """`-` means standard input, read as bytes (the library refuses what is not UTF-8)."""
-    if value != "-":
-        return value
-    with click.open_file("-", "rb") as stdin:
-        return stdin.read()
-
-
-def _written(call, as_json: bool) -> None:
-    """Run one write, print its result (one JSON object with --json), or turn its refusal into a click error."""
-    import json
-
-    from indexer.edit.store_write import WriteRefused
-
-    try:
-        result = call()
-    except WriteRefused as e:
-        raise click.ClickException(str(e)) from None
-    if result.committed.warning:  # the write stands; its commit did not happen
-        click.echo(result.committed.warning, err=True)
-    if as_json:
-        click.echo(json.dumps(result.as_json(), indent=2, ensure_ascii=False))
-        return
-    what = result.name if result.title is None else result.title
-    click.echo(f"{result.action} {result.id} {result.path} ({what}, {_scope(result.project)}, {result.status})")
-    if result.action == "unchanged":
-        click.echo("the store already holds this (a retried write?): nothing was written")
-    elif result.superseded:
-        click.echo(f"superseded {result.superseded}: it stays on disk, invalid from now, pointing to {result.id}")
-    if result.similar:
-        click.echo("similar active memories (use --supersedes ID to replace one instead of adding another):")
-        for row in result.similar:
-            click.echo(f"  {row['id']} {row['name']}: {row['description']}")
-    for hint in result.hints:
-        _echo_line(f"hint: {hint['message']}")
-
-
 @cli.command()
 @write_store_argument
 @project_option("The memory's project; `global` for a global memory. Required (fail closed).")
@@ -329,26 +292,9 @@ def _written(call, as_json: bool) -> None:
 @click.option("--body", metavar="TEXT", help="The body markdown; `-` reads standard input. Omitted: kept on update.")
 @json_option
 @write_db_option
-def write(store, project, kind, name, description, tags, supersedes, session, model, body, as_json, db_path):
+def write(**given):
     """Write a memory to STORE: new, updated in place (same name), or replacing another (--supersedes)."""
-    from indexer.edit.store_write import write_memory
-
-    _written(
-        lambda: write_memory(
-            store,
-            db_path,
-            project=project,
-            kind=kind,
-            name=name,
-            description=description,
-            tags=list(tags) if tags else None,
-            supersedes=supersedes,
-            session_id=session,
-            model=model,
-            body=_from_stdin(body),
-        ),
-        as_json,
-    )
+    run_body("write", given)
 
 
 @cli.command()
@@ -358,11 +304,9 @@ def write(store, project, kind, name, description, tags, supersedes, session, mo
 @click.option("--text", required=True, help="The text to add to the end of the body; `-` reads standard input.")
 @json_option
 @write_db_option
-def append(store, memory, project, text, as_json, db_path):
+def append(**given):
     """Add text to the end of the body of active memory X (an id or a name); `updated` becomes now."""
-    from indexer.edit.store_write import append_memory
-
-    _written(lambda: append_memory(store, db_path, memory, _from_stdin(text), project=project), as_json)
+    run_body("append", given)
 
 
 @cli.command()
@@ -371,11 +315,9 @@ def append(store, memory, project, text, as_json, db_path):
 @project_option("The project to look the name X up in (then global).")
 @json_option
 @write_db_option
-def archive(store, memory, project, as_json, db_path):
+def archive(**given):
     """Archive active memory X: invalid from now, with no successor; it stays on disk."""
-    from indexer.edit.store_write import archive_memory
-
-    _written(lambda: archive_memory(store, db_path, memory, project=project), as_json)
+    run_body("archive", given)
 
 
 @cli.command()
@@ -384,11 +326,9 @@ def archive(store, memory, project, as_json, db_path):
 @project_option("The project to look the name X up in (then global).")
 @json_option
 @write_db_option
-def delete(store, memory, project, as_json, db_path):
+def delete(**given):
     """Delete memory X's file: for what was never true. Refused if a memory was replaced by X."""
-    from indexer.edit.store_write import delete_memory
-
-    _written(lambda: delete_memory(store, db_path, memory, project=project), as_json)
+    run_body("delete", given)
 
 
 @cli.command()
@@ -399,16 +339,9 @@ def delete(store, memory, project, as_json, db_path):
 @click.option("--body", metavar="TEXT", help="The note's markdown; `-` reads standard input.")
 @json_option
 @write_db_option
-def note(store, project, title, tags, body, as_json, db_path):
+def note(**given):
     """Write a note (research, a meeting summary, a design record) under STORE/notes/<project>/."""
-    from indexer.edit.store_write import write_note
-
-    _written(
-        lambda: write_note(
-            store, db_path, project=project, title=title, tags=list(tags) or None, body=_from_stdin(body)
-        ),
-        as_json,
-    )
+    run_body("note", given)
 
 
 @cli.command()

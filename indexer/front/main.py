@@ -1,7 +1,7 @@
 """The `seamless` command's entry point (the console script, and `python -m indexer`).
 
-The commands agents run many times a session (index, check, status, recall, briefing, history, show and the
-session-start hook) run here without importing click, whose import alone costs about what starting Python does
+The commands agents run many times a session (index, check, status, recall, briefing, history, show, the
+session-start hook and the writes: write, append, archive, delete, note) run here without importing click, whose import alone costs about what starting Python does
 (docs/performance.md, "Start-up"). Their options are the ones their click commands declare, written out by
 `python -m docs.generate` in `declared.py`. A command line is read here only when it is understood whole, as click
 would read it; anything else (`--help`, an unknown, repeated or malformed option, a missing one, a value click
@@ -25,6 +25,11 @@ BODIES = {
     "history": "indexer.front.read_commands:history",
     "show": "indexer.front.read_commands:show",
     "hook session-start": "indexer.front.session_start:session_start",
+    "write": "indexer.front.write_commands:write",
+    "append": "indexer.front.write_commands:append",
+    "archive": "indexer.front.write_commands:archive",
+    "delete": "indexer.front.write_commands:delete",
+    "note": "indexer.front.write_commands:note",
 }
 # the bodies also told which options took their default (neither the command line nor the environment gave them)
 TOLD_DEFAULTED = {"hook session-start"}

@@ -194,6 +194,27 @@ def test_a_store_git_ignores_is_not_committed_but_a_file_it_tracks_is(repo):
     assert last_commit(repo.root)["files"] == ["M\tmemories/seamless/boot-race.md"]
 
 
+@pytest.mark.parametrize("where", ["info/exclude", "core.excludesFile", "XDG_CONFIG_HOME", "a folder on the way"])
+def test_a_store_ignored_by_any_of_gits_rules_is_not_committed(repo, tmp_path, monkeypatch, where):
+    """Where no ignore rule exists, the write does not ask git which paths it ignores; each place git reads rules
+    from counts."""
+    if where == "info/exclude":
+        (repo.root / ".git" / "info").mkdir(exist_ok=True)
+        (repo.root / ".git" / "info" / "exclude").write_text("# the store stays out of git\nmemories/\n")
+    elif where == "core.excludesFile":
+        (tmp_path / "ignored").write_text("*.md\n")
+        git(repo.root, "config", "core.excludesFile", str(tmp_path / "ignored"))
+    elif where == "XDG_CONFIG_HOME":
+        (tmp_path / "xdg" / "git").mkdir(parents=True)
+        (tmp_path / "xdg" / "git" / "ignore").write_text("boot-*.md\n")
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    else:
+        repo.write("memories/seamless/.gitignore", "*.md\n")
+    result = seamless(repo, "write", repo.root, "--project", "seamless", "--kind", "gotcha", "--name", "boot-race",
+                      "--description", "Boot race: wait for the port")  # fmt: skip
+    assert result.stderr == "" and git(repo.root, "log", "--oneline", check=False) == ""
+
+
 def test_a_store_in_no_work_tree_writes_as_before(store, tmp_path, monkeypatch):
     isolate(monkeypatch, tmp_path)
     result = write(store, "boot-race")

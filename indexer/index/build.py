@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import NamedTuple, TypedDict
 
 from indexer.index import changes, database, fts, memory_tags, revisions
-from indexer.store import timestamps
+from indexer.store import git, timestamps
 from indexer.store.problems import Problem, error
 from indexer.store.settings import FILE as SETTINGS_FILE
 from indexer.store.settings import FILE_SETTINGS, load_settings
@@ -97,6 +97,7 @@ def index_paths(
     progress: Progress | None = None,
     on_wait: OnWait | None = None,
     gardener: int | None = GARDENER_IN_RUN,
+    repo: git.Repo | None = None,
 ) -> RunSummary:
     """Bring the index in step for `paths` only (store-relative, or absolute inside `root`): each one
     created, changed or deleted (a rename is both), a folder standing for every file under it.
@@ -105,7 +106,8 @@ def index_paths(
     the whole store would settle them. The touched folders' fingerprints are left untrusted, so the
     next walk looks into them again. A new index, or a change of the store's settings, makes this
     a run over the whole store. Raises database.OtherStoreError for an index of another store.
-    `gardener` as for index_store.
+    `gardener` as for index_store. `repo`: where the store sits in its git work tree, when the caller knows (a
+    write that just committed); else git is asked.
     """
     with database.writer_lock(db_path, on_wait), _no_gc():
         db_path = database.resolved(db_path)
@@ -117,7 +119,7 @@ def index_paths(
             if database.store_of(db) is not None:
                 run = Run.start(Path(root))
                 if not _settings_changed(db, run.settings, run.settings_problems):
-                    return _carry_out(db, run, plan_paths(db, run.root, paths), progress, gardener)
+                    return _carry_out(db, run, plan_paths(db, run.root, paths), progress, gardener, repo)
         return index_store(
             root, db_path, progress=progress, gardener=gardener
         )  # the index does not say what it holds yet
@@ -371,12 +373,17 @@ def _folders_as_before(db: database.IndexConnection, plan: Plan) -> set[str]:
 
 
 def _carry_out(
-    db: database.IndexConnection, run: Run, plan: Plan, progress: Progress | None, gardener: int | None
+    db: database.IndexConnection,
+    run: Run,
+    plan: Plan,
+    progress: Progress | None,
+    gardener: int | None,
+    repo: git.Repo | None = None,
 ) -> RunSummary:
     """Read and write what `plan` names, settle the cross-file rules, and record the run, in one transaction."""
     if plan.nothing:
         with db.atomic():
-            revisions.update(db, run.root, run.max_bytes)
+            revisions.update(db, run.root, run.max_bytes, repo=repo)
             _remember_folders(db, plan, set())
             database.record_store(db, run.root)
             mode = "paths" if plan.mode == "paths" else "no-op"
@@ -403,7 +410,7 @@ def _carry_out(
         if changed:  # what a page the explorer draws meanwhile compares (plugins/index_changed.py)
             database.next_generation(db)
         # the store's git history, in the same transaction; after the rows, whose digests give ids
-        revisions.update(db, run.root, run.max_bytes, full=plan.full)
+        revisions.update(db, run.root, run.max_bytes, full=plan.full, repo=repo)
         db.executemany(
             "update index_files set size = ?, mtime_ns = ?, ctime_ns = ? where path = ?",
             ((f.size, writer.mtime(f), f.ctime_ns, f.path) for f in reading.unchanged),

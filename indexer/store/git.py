@@ -150,6 +150,7 @@ class Repo(NamedTuple):
     git_dir: Path
     head: str | None  # the commit HEAD names; None before the first commit
     hooks: tuple[Path, ...]  # where each of COMMIT_HOOKS would be (core.hooksPath honoured); most do not exist
+    exclude: Path  # the repository's own ignore rules (info/exclude), which may not exist
 
     def top_path(self, store_path: str) -> str:
         """A store-relative path as git names it: relative to the top of the work tree."""
@@ -164,16 +165,18 @@ def repo(root: str | Path) -> Repo | None:
     """The work tree holding the store at `root`, in one `git rev-parse`; None when it is in none (or no git)."""
     if not Path(root).is_dir():
         return None
-    hooks = [arg for hook in COMMIT_HOOKS for arg in ("--git-path", f"hooks/{hook}")]
+    paths = [
+        arg for name in (*(f"hooks/{hook}" for hook in COMMIT_HOOKS), "info/exclude") for arg in ("--git-path", name)
+    ]
     try:
         done = run(
-            root, "rev-parse", "--show-toplevel", "--show-prefix", "--absolute-git-dir", *hooks, "--verify", "-q",
+            root, "rev-parse", "--show-toplevel", "--show-prefix", "--absolute-git-dir", *paths, "--verify", "-q",
             "HEAD", check=False,
         )  # fmt: skip
     except GitError:  # git is not installed
         return None
     lines = done.stdout.split("\n")
-    fixed = 3 + len(COMMIT_HOOKS)
+    fixed = 4 + len(COMMIT_HOOKS)
     # exit 1 with no commit line: HEAD names no commit yet; 128: not in a work tree (or a bare repository)
     if done.returncode not in (0, 1) or len(lines) < fixed or not lines[0]:
         return None
@@ -183,7 +186,8 @@ def repo(root: str | Path) -> Repo | None:
         prefix=lines[1],
         git_dir=Path(lines[2]),
         head=head or None,
-        hooks=tuple(Path(root, line) for line in lines[3:fixed]),  # relative ones are relative to `root`
+        hooks=tuple(Path(root, line) for line in lines[3 : fixed - 1]),  # relative ones are relative to `root`
+        exclude=Path(root, lines[fixed - 1]),
     )
 
 
@@ -344,6 +348,59 @@ def read_objects(cwd: str | Path, names: Iterable[str], limit: int | None = None
         out.close()
         child.wait()
         writer.join()
+
+
+class TreeMaker:
+    """Tree objects written by one `git mktree -z --batch`, one at a time (a tree's sha is in its parent's entry):
+    one git process for every folder of a commit. Use as a context manager."""
+
+    def __init__(self, cwd: str | Path):
+        try:
+            self.child = subprocess.Popen(
+                ["git", "-C", str(cwd), "mktree", "-z", "--batch"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env={**os.environ, **ENVIRONMENT},
+            )
+        except FileNotFoundError:
+            raise GitError("git is not installed: install it (Debian: apt-get install git)") from None
+
+    def make(self, listing: bytes) -> str:
+        """The tree of `listing` (mktree -z's entries, each ending in NUL), written; its sha."""
+        assert self.child.stdin is not None and self.child.stdout is not None  # both are pipes
+        try:
+            self.child.stdin.write(listing + b"\0")  # an empty entry ends the tree
+            self.child.stdin.flush()
+        except OSError:
+            pass  # git stopped: its reason is read below
+        sha = self.child.stdout.readline().decode().strip()
+        if not sha:
+            raise GitError(f"git mktree failed: {self._reason()}")
+        return sha
+
+    def _reason(self) -> str:
+        assert self.child.stderr is not None
+        self.close()
+        stderr = self.child.stderr.read().decode("utf-8", "replace")
+        return next((line.strip() for line in stderr.splitlines() if line.strip()), f"exit {self.child.returncode}")
+
+    def close(self) -> None:
+        for stream in (self.child.stdin, self.child.stdout):
+            if stream is not None and not stream.closed:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        self.child.wait()
+
+    def __enter__(self) -> "TreeMaker":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+        if self.child.stderr is not None:
+            self.child.stderr.close()
 
 
 def _skip(out, size: int) -> None:

@@ -2,14 +2,14 @@
 committed alone, with the write's message and trailers, once they are written.
 
 Nothing else goes into the commit: not the user's other changes, staged or not. The commit is built with git's
-plumbing from HEAD's trees and the written files (`hash-object`, one `mktree --batch` for every folder on the
-way, `commit-tree`), then the user's index is brought in step for those paths only and HEAD moves by compare-and-swap
+plumbing from HEAD's trees and the written files (`hash-object`, one `mktree --batch` for every folder on the way,
+`commit-tree`), then the user's index is brought in step for those paths only and HEAD moves by compare-and-swap
 (`update-ref NEW OLD`): a commit made meanwhile by someone else makes ours fail rather than be lost. Its cost does
 not grow with the store (`git commit --only` stats every file of the work tree: 0.4-0.5 s at 100,000 memories).
-A write runs 8 git processes for its commit where no ignore rule exists (`rev-parse`,
-`config`, `hash-object`, `cat-file`, `mktree`, `commit-tree`, `update-index`, `update-ref`; `check-ignore` too where
-one does), and its index update one (`log`, told where the repository is). Where the repository has a commit hook installed, or signs its commits, `git commit --only` is used instead, so
-that the hook runs (and the signature is made) as for the user's own commits.
+That is 8 git processes (`rev-parse`, `config`, `hash-object`, `cat-file`, `mktree`, `commit-tree`, `update-index`,
+`update-ref`), and `check-ignore` where an ignore rule exists. Where the repository has a commit hook installed, or
+signs its commits, `git commit --only` is used instead, so that the hook runs (and the signature is made) as for the
+user's own commits.
 
 A commit that fails leaves the written files standing (they are the truth): the caller gets one warning line,
 and `seamless status` lists the store files left uncommitted.

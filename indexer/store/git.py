@@ -105,17 +105,23 @@ def fallback_identity(values: dict[str, str]) -> dict[str, str]:
     """Environment variables that give a commit an author and committer where git's configuration (`values`, keys
     in lower case) names none: `seamless <seamless@HOSTNAME>`. An identity set in the environment
     (GIT_AUTHOR_NAME and the like) still wins, as git lets it."""
-    import socket  # here: only a commit with no identity configured asks (start-up, docs/performance.md)
-
-    fallback = {"name": "seamless", "email": f"seamless@{socket.gethostname() or 'localhost'}"}
     env = {}
     for part in ("name", "email"):
         if not values.get(f"user.{part}"):
             for who in ("AUTHOR", "COMMITTER"):
                 variable = f"GIT_{who}_{part.upper()}"
                 if not os.environ.get(variable):
-                    env[variable] = fallback[part]
+                    env[variable] = _fallback(part)
     return env
+
+
+def _fallback(part: str) -> str:
+    """The fallback identity's name or email."""
+    if part == "name":
+        return "seamless"
+    import socket  # here: only a commit with no identity configured asks (start-up, docs/performance.md)
+
+    return f"seamless@{socket.gethostname() or 'localhost'}"
 
 
 def merge_file(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, bool]:

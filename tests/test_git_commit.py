@@ -2,6 +2,8 @@
 changed, with its message and trailers, and nothing of the user's; a commit that fails leaves the write standing."""
 
 import json
+import os
+import shutil
 import socket
 import stat
 
@@ -213,6 +215,25 @@ def test_a_store_ignored_by_any_of_gits_rules_is_not_committed(repo, tmp_path, m
     result = seamless(repo, "write", repo.root, "--project", "seamless", "--kind", "gotcha", "--name", "boot-race",
                       "--description", "Boot race: wait for the port")  # fmt: skip
     assert result.stderr == "" and git(repo.root, "log", "--oneline", check=False) == ""
+
+
+def test_a_new_memory_and_its_commit_take_nine_git_processes(repo, tmp_path, monkeypatch):
+    """Each git process is a few ms of a write's start-up (docs/performance.md): rev-parse, config, hash-object,
+    cat-file, mktree, commit-tree, update-index, update-ref, and the index's log of the new commit."""
+    write(repo, "first")  # registers the merge driver, in a commit of its own
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    log = tmp_path / "git.log"
+    real = shutil.which("git")
+    (shims / "git").write_text(f'#!/bin/sh\necho "$3" >> {log}\nexec {real} "$@"\n')  # git -C DIR COMMAND ...
+    (shims / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shims}:{os.environ['PATH']}")
+    write(repo, "second", "Port 8123 is taken by the bench server")
+    assert log.read_text().split() == [
+        "rev-parse", "config", "hash-object", "cat-file", "mktree", "commit-tree", "update-index", "update-ref", "log"
+    ]  # fmt: skip
+    assert last_commit(repo.root)["files"] == ["A\tmemories/seamless/second.md"]
+    assert seamless(repo, "history", "second", "--revisions").stdout.count("write second") == 1  # the index read it
 
 
 def test_a_store_in_no_work_tree_writes_as_before(store, tmp_path, monkeypatch):

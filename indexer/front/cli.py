@@ -81,7 +81,6 @@ def index(**given):
     run_body("index", given)
 
 
-
 @cli.command()
 @store_argument
 def check(**given):

@@ -10,7 +10,7 @@ its own, indexed once before; `write` writes a new memory each run into a second
     python -m bench.startup [--runs 20] [--only recall,write] [--before ../old-checkout]
 
 The commands run with this interpreter's `seamless`. `--before DIR` also runs, in the same rounds, the code of
-another checkout (PYTHONPATH=DIR for its commands). The indexer is byte-compiled first, as an install leaves it.
+another checkout (PYTHONPATH=DIR for its commands, and its own console script's entry point). The indexer is byte-compiled first, as an install leaves it.
 """
 
 import argparse
@@ -81,13 +81,13 @@ def measure(args, stdin: bytes, runs: int, codes: list[str | None]) -> list[dict
     rounds after a warm-up: per code, the medians and the ratio to the floor, pair by pair."""
     argv = args if callable(args) else lambda: args
     envs = [None if code is None else {**os.environ, "PYTHONPATH": code} for code in codes]
-    for env in envs:
-        run(argv(), stdin, env=env)
+    for code, env in zip(codes, envs):
+        run(entry(code, argv()), stdin, env=env)
         run(FLOOR)
     pairs: list[list] = [[] for _ in envs]
     for _ in range(runs):
-        for found, env in zip(pairs, envs):
-            found.append((run(argv(), stdin, env=env)[:2], run(FLOOR)[:2]))
+        for found, code, env in zip(pairs, codes, envs):
+            found.append((run(entry(code, argv()), stdin, env=env)[:2], run(FLOOR)[:2]))
     return [
         {
             "ms": statistics.median(a[0] for a, _ in found) * 1000,
@@ -99,6 +99,19 @@ def measure(args, stdin: bytes, runs: int, codes: list[str | None]) -> list[dict
         }
         for found in pairs
     ]
+
+
+def entry(code: str | None, args: list) -> list:
+    """`args` as run with `code`: another checkout's `seamless` is its own console script's entry point (as named in
+    its pyproject.toml, which may differ from this one's), run as the script pip writes runs it."""
+    if code is None or args[:1] != [SEAMLESS]:
+        return args
+    import tomllib
+
+    with open(Path(code) / "pyproject.toml", "rb") as f:
+        module, _, name = tomllib.load(f)["project"]["scripts"]["seamless"].partition(":")
+    script = f"import sys; from {module} import {name}; sys.argv[0] = 'seamless'; sys.exit({name}())"
+    return [sys.executable, "-c", script, *args[1:]]
 
 
 def cells(f: dict) -> str:

@@ -43,3 +43,17 @@ def test_a_failing_command_says_why_in_one_line(tmp_path):
 )
 def test_the_store_paths_git_reports_are_those_the_walk_would_index(path, indexed):
     assert git.is_store_path(path) is indexed
+
+
+def test_one_git_process_makes_each_tree_of_a_commit_and_says_why_it_cannot(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    blob = git.run(tmp_path, "hash-object", "-w", "--stdin", input="a memory\n").stdout.strip()
+    with git.TreeMaker(tmp_path) as maker:
+        inner = maker.make(b"100644 blob %s\tx.md\0" % blob.encode())
+        outer = maker.make(b"040000 tree %s\tmemories\0" % inner.encode())
+        empty = maker.make(b"")
+    assert git.run(tmp_path, "ls-tree", "-r", "--name-only", outer).stdout == "memories/x.md\n"
+    assert empty == git.run(tmp_path, "mktree", input="").stdout.strip()
+    with pytest.raises(git.GitError) as raised, git.TreeMaker(tmp_path) as maker:
+        maker.make(b"100644 blob %s\tx.md\0" % (b"1" * 40))  # no such object
+    assert str(raised.value).startswith("git mktree failed: ") and "\n" not in str(raised.value)

@@ -2,6 +2,8 @@
 changed, with its message and trailers, and nothing of the user's; a commit that fails leaves the write standing."""
 
 import json
+import os
+import shutil
 import socket
 import stat
 
@@ -192,6 +194,46 @@ def test_a_store_git_ignores_is_not_committed_but_a_file_it_tracks_is(repo):
     git(repo.root, "commit", "-qm", "tracked by hand")
     seamless(repo, "append", repo.root, "boot-race", "--project", "seamless", "--text", "Seen again.")
     assert last_commit(repo.root)["files"] == ["M\tmemories/seamless/boot-race.md"]
+
+
+@pytest.mark.parametrize("where", ["info/exclude", "core.excludesFile", "XDG_CONFIG_HOME", "a folder on the way"])
+def test_a_store_ignored_by_any_of_gits_rules_is_not_committed(repo, tmp_path, monkeypatch, where):
+    """Where no ignore rule exists, the write does not ask git which paths it ignores; each place git reads rules
+    from counts."""
+    if where == "info/exclude":
+        (repo.root / ".git" / "info").mkdir(exist_ok=True)
+        (repo.root / ".git" / "info" / "exclude").write_text("# the store stays out of git\nmemories/\n")
+    elif where == "core.excludesFile":
+        (tmp_path / "ignored").write_text("*.md\n")
+        git(repo.root, "config", "core.excludesFile", str(tmp_path / "ignored"))
+    elif where == "XDG_CONFIG_HOME":
+        (tmp_path / "xdg" / "git").mkdir(parents=True)
+        (tmp_path / "xdg" / "git" / "ignore").write_text("boot-*.md\n")
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    else:
+        repo.write("memories/seamless/.gitignore", "*.md\n")
+    result = seamless(repo, "write", repo.root, "--project", "seamless", "--kind", "gotcha", "--name", "boot-race",
+                      "--description", "Boot race: wait for the port")  # fmt: skip
+    assert result.stderr == "" and git(repo.root, "log", "--oneline", check=False) == ""
+
+
+def test_a_new_memory_and_its_commit_take_nine_git_processes(repo, tmp_path, monkeypatch):
+    """Each git process is a few ms of a write's start-up (docs/performance.md): rev-parse, config, hash-object,
+    cat-file, mktree, commit-tree, update-index, update-ref, and the index's log of the new commit."""
+    write(repo, "first")  # registers the merge driver, in a commit of its own
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    log = tmp_path / "git.log"
+    real = shutil.which("git")
+    (shims / "git").write_text(f'#!/bin/sh\necho "$3" >> {log}\nexec {real} "$@"\n')  # git -C DIR COMMAND ...
+    (shims / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shims}:{os.environ['PATH']}")
+    write(repo, "second", "Port 8123 is taken by the bench server")
+    assert log.read_text().split() == [
+        "rev-parse", "config", "hash-object", "cat-file", "mktree", "commit-tree", "update-index", "update-ref", "log"
+    ]  # fmt: skip
+    assert last_commit(repo.root)["files"] == ["A\tmemories/seamless/second.md"]
+    assert seamless(repo, "history", "second", "--revisions").stdout.count("write second") == 1  # the index read it
 
 
 def test_a_store_in_no_work_tree_writes_as_before(store, tmp_path, monkeypatch):

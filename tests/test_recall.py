@@ -1,5 +1,8 @@
 """Recall (SPEC section 4): FTS5 with bm25 over the memories valid now and the notes."""
 
+import contextlib
+import itertools
+
 import pytest
 
 from indexer.query import queries
@@ -260,6 +263,35 @@ def test_only_old_truths_that_rank_among_the_results_are_told(store):
     assert [r["replaces"] for r in queries.recall_superseded(store.db_path, "something old", limit=1)] == [
         "widget-then"
     ]
+
+
+def test_old_truths_told_from_the_rows_shown_are_those_recall_would_tell(example_db):
+    """The CLI hands recall_superseded the rows recall gave it (as the recall page does): the same answers as
+    ranking recall's matches again, for any query (one naming a time among them), limit, scope and time."""
+    from indexer.sqlite import sqlite3
+
+    told = 0
+    with contextlib.closing(sqlite3.connect(example_db)) as conn:
+        # the last three name a time: recall's ranks then hold its time bonus, the old truths' do not
+        for q in (
+            "chroma port",
+            "port",
+            "chroma",
+            "postgres",
+            "the",
+            "port last week",
+            "chroma in 2026",
+            "port yesterday",
+        ):
+            for limit, project, as_of, every in itertools.product(
+                (1, 3, 20), (None, "seamless"), (None, "2026-01-01T00:00:00Z"), (False, True)
+            ):
+                given = {"project": project, "limit": limit, "as_of": as_of, "every": every}
+                again = queries.recall_superseded(conn, q, **given)
+                shown = queries.recall(conn, q, **given)
+                assert queries.recall_superseded(conn, q, shown=shown, **given) == again, (q, given)
+                told += len(again)
+    assert told  # some old truths were told
 
 
 @pytest.mark.parametrize("copies", [30, 260])  # 260: a run of equal ranks longer than the best matches ranked first

@@ -1,5 +1,6 @@
-"""What a command costs before it does anything (issue 31): it imports what it uses, and a module's regular
-expressions are compiled when first used. Timed by `python -m bench.startup`, never here."""
+"""What a command costs before it does anything (issue 31): it imports what it uses (the commands agents run most,
+not even click: indexer.front.main runs them), and a module's regular expressions are compiled when first used.
+Timed by `python -m bench.startup`, never here."""
 
 import json
 import shutil
@@ -18,19 +19,21 @@ ROOT = Path(__file__).resolve().parent.parent
 # the gardener's reading of words and values, the explorer, and the readers of the store's git history
 GARDENER = {"indexer.store.wording", "indexer.store.sameness", "Stemmer"}
 GARDENER_PREFIX = "indexer.index.gardener_"
-HISTORY = {"indexer.index.revisions", "indexer.query.revisions", "indexer.front.revisions"}
+HISTORY = {"indexer.index.revisions", "indexer.query.revisions"}
+CLICK = {"click", "indexer.front.cli"}
 YAML = {"yaml", "frontmatter", "indexer.store.parse"}
 
 
 def imported_by_command(args: list, cwd: Path, stdin: bytes = b"") -> set[str]:
-    """Every module the real `seamless ARGS` process, run in `cwd`, had imported when it exited with 0."""
+    """Every module the real `seamless ARGS` process (the console script's entry), run in `cwd`, had imported when
+    it exited with 0."""
     out = cwd / "modules.txt"
     probe = (
         "import atexit, sys\n"
         "atexit.register(lambda out=sys.argv[1]: open(out, 'w').write('\\n'.join(sorted(sys.modules))))\n"
         "sys.argv = ['seamless', *sys.argv[2:]]\n"
-        "from indexer.front.cli import cli\n"
-        "cli()\n"
+        "from indexer.front.main import main\n"
+        "main()\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe, out, *map(str, args)], input=stdin, capture_output=True, cwd=cwd
@@ -43,7 +46,7 @@ def front_modules_elsewhere() -> set[str]:
     return {target.split(":")[0] for target in ELSEWHERE.values()}
 
 
-def test_the_readers_import_neither_the_gardener_nor_datasette_nor_the_history(example_db, tmp_path):
+def test_the_readers_import_neither_click_nor_the_gardener_nor_datasette_nor_the_history(example_db, tmp_path):
     """recall, briefing and the session-start hook: what agents run most, each a whole process."""
     event = json.dumps({"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "SessionStart"}).encode()
     db = ["--db", example_db]
@@ -58,7 +61,7 @@ def test_the_readers_import_neither_the_gardener_nor_datasette_nor_the_history(e
     for name, (args, stdin) in commands.items():
         modules = imported_by_command(args, tmp_path, stdin)
         assert "indexer.query.queries" in modules, name  # the probe saw the command run
-        unwanted = modules & (GARDENER | HISTORY | YAML | front_modules_elsewhere() - {"indexer.front.hook"})
+        unwanted = modules & (GARDENER | HISTORY | YAML | CLICK | front_modules_elsewhere())
         unwanted |= {m for m in modules if m.startswith(GARDENER_PREFIX) or m.split(".")[0] == "datasette"}
         assert not unwanted, f"{name} imports {sorted(unwanted)}"
         if name in ("recall", "briefing", "hook", "history"):
@@ -71,7 +74,7 @@ def test_an_index_run_with_nothing_to_do_reads_no_yaml_and_no_gardener(example_d
     imported_by_command(["index", store, "--db", db], tmp_path)  # the first run reads everything
     modules = imported_by_command(["index", store, "--db", db], tmp_path)
     assert "indexer.index.build" in modules
-    unwanted = modules & (GARDENER | YAML | {"indexer.index.writer", "indexer.store.validate"})
+    unwanted = modules & (GARDENER | YAML | CLICK | {"indexer.index.writer", "indexer.store.validate"})
     assert not unwanted and not any(m.startswith(GARDENER_PREFIX) for m in modules), sorted(unwanted)
 
 

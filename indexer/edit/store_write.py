@@ -27,7 +27,7 @@ from indexer.edit.frontmatter_edit import MEMORY_ORDER, NOTE_ORDER, Document, Ed
 from indexer.index import build, database
 from indexer.query import queries
 from indexer.sqlite import sqlite3
-from indexer.store import lazy_re, rules, timestamps
+from indexer.store import git, lazy_re, rules, timestamps
 from indexer.store.parse import parse_bytes
 from indexer.store.problems import Problem
 from indexer.store.rules import ULID_TEXT
@@ -202,9 +202,10 @@ class Session:
         except (sqlite3.DatabaseError, OSError) as e:
             raise WriteRefused("index-error", f"cannot update the index at {self.db_path}: {e}") from None
 
-    def sync(self, paths: list[str]) -> None:
-        """Bring the index in step for the files at `paths` (created, changed or deleted), in one transaction."""
-        build.index_paths(self.root, self.db_path, paths)
+    def sync(self, paths: list[str], repo: git.Repo | None = None) -> None:
+        """Bring the index in step for the files at `paths` (created, changed or deleted), in one transaction;
+        `repo`: where the store sits in its work tree, when the caller knows (else git is asked)."""
+        build.index_paths(self.root, self.db_path, paths, repo=repo)
 
     def close(self) -> None:
         if self.conn is not None:
@@ -328,7 +329,7 @@ def _index_after(s: Session, paths: list[str], change: Change) -> Committed:
     """Commit the files just written (in a git work tree), then bring the index in step with them."""
     committed = commit_write(s.root, paths, change, bool(s.settings["git.commit"]), s.db_path)
     try:
-        s.sync(paths)
+        s.sync(paths, committed.repo)
     except (sqlite3.DatabaseError, OSError, database.OtherStoreError) as e:
         raise WriteRefused(
             "index-error",

@@ -9,7 +9,7 @@ import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer.front.hook import MAX_CHARS
+from indexer.front.session_start import MAX_CHARS
 
 BEGIN = b"<!-- seamless:begin -->"
 END = b"<!-- seamless:end -->"

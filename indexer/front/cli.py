@@ -1,6 +1,8 @@
 """The `seamless` command line: each command parses its options and calls one library function.
 
-Kept free of Datasette imports so that `seamless index` starts fast.
+Kept free of Datasette imports so that `seamless index` starts fast. The commands of `main.BODIES` are declared
+here (and `hook session-start` in hook.py) for click, which runs them when `indexer.front.main` cannot (their
+help, their errors); their bodies are functions of click-free modules, which `main` runs without click.
 """
 
 import contextlib
@@ -11,6 +13,7 @@ from pathlib import Path
 import click
 
 from indexer.front import options
+from indexer.front.console import CommandError, echo_json, echo_line, scope, table
 from indexer.front.options import DEFAULT_DB
 
 
@@ -23,7 +26,6 @@ def store_argument(function):
 ELSEWHERE = {
     "problems": "indexer.front.problem_list:problems",
     "needs-human": "indexer.front.needs_human:needs_human",  # what needs a human, whole (the explorer's home page)
-    "show": "indexer.front.revisions:show",  # the store's history
     "sync": "indexer.front.fleet:sync",  # a fleet (docs/sync.md)
     "git-setup": "indexer.front.fleet:git_setup",
     "merge-driver": "indexer.front.fleet:merge_driver",
@@ -47,6 +49,21 @@ class LazyGroup(click.Group):
             self.add_command(getattr(importlib.import_module(module), attribute), name)
         return super().get_command(ctx, name)
 
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except CommandError as e:  # a command body's error, shown as click shows its own
+            raise click.ClickException(e.message) from None
+
+
+def run_body(command: str, given: dict) -> None:
+    """Run `command`'s body (`main.BODIES`) with the values click read, as `main` runs it without click."""
+    from indexer.front import main
+
+    ctx = click.get_current_context()
+    default = click.core.ParameterSource.DEFAULT
+    main.run_body(command, given, {name for name in given if ctx.get_parameter_source(name) is default})
+
 
 @click.group(cls=LazyGroup)
 @click.version_option(package_name="seamless-explorer")
@@ -59,101 +76,16 @@ def cli():
 @click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to build or update.")
 @click.option("--full", is_flag=True, help="Rebuild everything instead of only what changed.")
 @click.option("--strict", is_flag=True, help="Exit 1 if any file has an error problem.")
-def index(store, db_path, full, strict):
+def index(**given):
     """Build or update the index of STORE (a folder with memories/ and notes/)."""
-    from indexer.index import build
-    from indexer.index.build import index_store
-    from indexer.index.database import NotAnIndexError
-    from indexer.sqlite import sqlite3
-
-    try:
-        summary = index_store(
-            store,
-            db_path,
-            full=full,
-            progress=_progress_bar(),
-            on_wait=_waiting(db_path),
-            gardener=build.GARDENER_IN_RUN,
-        )
-    except NotAnIndexError as e:
-        raise click.ClickException(str(e)) from None
-    except sqlite3.DatabaseError as e:
-        raise click.ClickException(
-            f"could not write the index at {db_path}: {e}; the previous index is unchanged"
-        ) from e
-    except OSError as e:  # e.g. the folder of --db does not exist, so the lock file cannot be made
-        raise click.ClickException(f"cannot open the index at {db_path}: {e.strerror or e}") from e
-    if strict and summary.unlisted:  # --strict lists every problem on record, as a full run does
-        from indexer.index.build import recorded_problems
-
-        with contextlib.closing(_connect(db_path, read_only=True)) as conn:
-            summary.problems, summary.unlisted = recorded_problems(conn), 0
-    _report(store, summary, db_path)
-    if summary.gardener_behind:
-        _settle_in_background(db_path)
-    if strict and summary.errors:
-        sys.exit(1)
-
-
-def _settle_in_background(db_path: str) -> None:
-    """Leave the gardener's findings to a settle of their own, started now unless one is under way."""
-    from indexer.index import gardener_settle
-
-    child = gardener_settle.start(db_path)
-    doing = f"settle in the background (pid {child.pid})" if child else "settle in the background"
-    click.echo(
-        f"the gardener's findings {doing}; the explorer says when they are in step, and `seamless gardener` "
-        "waits for them",
-        err=True,
-    )
+    run_body("index", given)
 
 
 @cli.command()
 @store_argument
-def check(store):
+def check(**given):
     """Validate STORE without writing anything; exit 1 on any error problem."""
-    from indexer.index.build import index_store
-
-    summary = index_store(store, ":memory:", full=True, progress=_progress_bar())
-    _report(store, summary)
-    if summary.errors:
-        sys.exit(1)
-
-
-PROGRESS_THRESHOLD = 2000  # files to read before a progress bar is worth showing
-
-
-def _progress_bar():
-    """What an index run wraps its files to read in: a bar on a terminal when there are many, else None."""
-    if not sys.stderr.isatty():
-        return None
-
-    def bar(files):
-        if len(files) < PROGRESS_THRESHOLD:
-            yield from files
-            return
-        with click.progressbar(files, label="indexing", file=sys.stderr) as shown:
-            yield from shown
-
-    return bar
-
-
-def _waiting(db_path):
-    """The message shown when another run holds the index's lock."""
-    return lambda: click.echo(f"waiting for another seamless index run on {db_path} to finish...", err=True)
-
-
-def _report(store: Path, summary, db_path: str = DEFAULT_DB) -> None:
-    if summary.problems:  # one write: thousands of echo calls cost more than the rest of a no-op's reporting
-        click.echo("\n".join(problem.format(str(store)) for problem in summary.problems))
-    if summary.unlisted:  # said by the runs that changed those files: saying them on every run drowned the new ones
-        db = "" if db_path == DEFAULT_DB else f" --db {db_path}"
-        click.echo(
-            f"{summary.unlisted:,} problems in files this run did not change are not listed: "
-            f"`seamless problems{db}` lists them all",
-            err=True,
-        )
-    click.echo(summary.line(), err=True)
+    run_body("check", given)
 
 
 @cli.command()
@@ -224,57 +156,17 @@ def as_of_option(function):
 
 
 def _connect(db_path: str, read_only: bool = False):
-    """An open index, or a click error saying how to make one."""
-    from indexer.sqlite import sqlite3
-
-    missing = click.ClickException(f"no index at {db_path}: run `seamless index STORE` first")
-    if not Path(db_path).is_file():
-        raise missing
-    conn = (
-        sqlite3.connect(Path(db_path).resolve().as_uri() + "?mode=ro", uri=True)
-        if read_only
-        else sqlite3.connect(db_path)
-    )
-    from indexer.index.database import is_index, not_an_index
+    """An open index, or a click error saying how to make one (for the commands declared here with their bodies)."""
+    from indexer.front.read_commands import connect
 
     try:
-        ours = is_index(conn)
-    except sqlite3.DatabaseError:  # not SQLite at all
-        ours = False
-    if ours is None:
-        raise missing
-    if not ours:
-        raise click.ClickException(not_an_index(db_path))
-    return conn
+        return connect(db_path, read_only)
+    except CommandError as e:
+        raise click.ClickException(e.message) from None
 
 
-def _echo_json(rows: list[dict], booleans: tuple[str, ...] = ()) -> None:
-    import json
-
-    for row in rows:
-        for key in booleans:
-            if key in row and row[key] is not None:
-                row[key] = bool(row[key])
-    click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
-
-
-def _echo_line(line: str) -> None:
-    """Print one line of store text (titles, names, descriptions, paths) with control characters escaped,
-    as problem lines are: a store file cannot forge a line, nor send the terminal an escape sequence."""
-    from indexer.store.printable import escaped
-
-    click.echo(escaped(line))
-
-
-def _table(rows: list[dict], columns: list[str]) -> str:
-    """Rows as aligned plain-text columns (None shown as '-')."""
-    cells = [columns] + [["-" if r[c] is None else str(r[c]) for c in columns] for r in rows]
-    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
-    return "\n".join("  ".join(v.ljust(w) for v, w in zip(line, widths)).rstrip() for line in cells)
-
-
-def _scope(project: str | None) -> str:
-    return project or "global"
+# what the commands here and in other front modules print with (indexer.front.console)
+_echo_json, _echo_line, _table, _scope = echo_json, echo_line, table, scope
 
 
 @cli.command()
@@ -286,37 +178,9 @@ def _scope(project: str | None) -> str:
 @click.option("--explain", is_flag=True, help="Show the ledger: every memory in scope, whether it went in and why.")
 @json_option
 @db_option
-def briefing(project, as_of, budget, explain, as_json, db_path):
+def briefing(**given):
     """What an agent on PROJECT is told before it starts: pinned memories, then the newest that fit."""
-    from collections import Counter
-
-    from indexer.query import queries
-    from indexer.query.briefing_text import briefing_markdown
-
-    conn = _connect(db_path)
-    if (
-        project != "global"
-        and not conn.execute("select 1 from memories where project = ? limit 1", (project,)).fetchone()
-    ):
-        click.echo(f"note: no memory belongs to project {project!r}; only global memories can be briefed", err=True)
-    rows = queries.run(conn, "briefing_ledger" if explain else "briefing", project=project, as_of=as_of, budget=budget)
-    if as_json:
-        _echo_json(rows, ("pinned", "included"))
-    elif explain:
-        for row in rows:
-            row["scope"] = _scope(row["project"])
-            row["updated"] = (row["updated"] or "")[:10] or None
-        click.echo(_table(rows, ["position", "reason", "kind", "name", "scope", "updated", "chars", "running_chars"]))
-        included = [r for r in rows if r["included"]]
-        left_out = Counter(r["reason"] for r in rows if not r["included"])
-        budget_text = f" of {rows[0]['budget']}" if rows else ""
-        click.echo(
-            f"\n{len(included)} of {len(rows)} memories in scope went in "
-            f"({sum(r['chars'] for r in included)}{budget_text} characters); left out: "
-            + (", ".join(f"{n} {reason}" for reason, n in left_out.items()) or "nothing")
-        )
-    else:
-        click.echo(briefing_markdown(rows, project, as_of), nl=False)
+    run_body("briefing", given)
 
 
 @cli.command()
@@ -329,7 +193,7 @@ def briefing(project, as_of, budget, explain, as_json, db_path):
 @as_of_option
 @json_option
 @db_option
-def recall(query, project, limit, every, as_of, as_json, db_path):
+def recall(**given):
     """Ask in plain words: the memories and notes that answer, best first.
 
     Searches the memories valid now (or at --as-of) and the notes. QUERY is any text: a question, keywords, an error line, an identifier. A result holds any of its words
@@ -338,31 +202,7 @@ def recall(query, project, limit, every, as_of, as_json, db_path):
     phrase; a trailing * matches a prefix. A time it names (in March 2026, on 2026-03-18, last week, yesterday,
     read against --as-of) ranks what was written then higher. --json gives each result's `matched` terms.
     """
-    from indexer.query import queries, recall_terms
-    from indexer.sql import canned
-
-    conn = _connect(db_path)
-    rows = queries.recall(conn, query, project=project, limit=limit, as_of=as_of, every=every)
-    why = None if rows else recall_terms.nothing_to_search(query)
-    if as_json:
-        _echo_json(rows)
-        if why:
-            click.echo(why, err=True)
-        return
-    for n, row in enumerate(rows, 1):
-        if row["type"] == "memory":
-            _echo_line(
-                f"{n}. [{row['kind']}] {row['name']} ({_scope(row['project'])}) {row['id']}: {row['description']}"
-            )
-        else:
-            _echo_line(f"{n}. note {row['path']}: {row['title']}")
-        if row["snippet"] and (row["type"] == "note" or canned.MATCH_START in row["snippet"]):
-            snippet = row["snippet"].replace(canned.MATCH_START, "**").replace(canned.MATCH_END, "**")
-            _echo_line("   " + " ".join(snippet.split()))
-    for successor in queries.recall_superseded(conn, query, project=project, limit=limit, as_of=as_of, every=every):
-        _echo_line(f"superseded: {successor['replaces']} -> replaced by {successor['id']} {successor['name']}")
-    if not rows:
-        click.echo(why or f"no memory or note matches {query!r}", err=True)
+    run_body("recall", given)
 
 
 @cli.command()
@@ -371,46 +211,24 @@ def recall(query, project, limit, every, as_of, as_json, db_path):
 @click.option("--revisions", is_flag=True, help="Instead, its file's git revisions, oldest first (a note's too).")
 @json_option
 @db_option
-def history(id_or_name, project, revisions, as_json, db_path):
+def history(**given):
     """The supersession chain of a memory (its id, or its name), oldest first, and its current truth."""
-    from indexer.query import queries
-
-    if revisions:
-        from indexer.front.revisions import print_revisions
-
-        return print_revisions(id_or_name, project, as_json, db_path)
-
-    try:
-        rows = queries.history_chain(_connect(db_path), id_or_name, project)
-    except queries.ChainNotFound as e:
-        raise click.ClickException(str(e)) from None
-    if as_json:
-        _echo_json(rows, ("is_start",))
-        return
-    for row in rows:
-        link = ""
-        if row["superseded_by"]:
-            link = f"  superseded by {row['superseded_by']}"
-            link += {"dangling": " (dangling: no such memory)", "cycle": " (cycle)"}.get(row["link"], "")
-        mark = ">" if row["is_start"] else " "
-        _echo_line(
-            f"{mark}{row['position']}. {row['id']} {row['name']} ({_scope(row['project'])}) {row['status']}, "
-            f"valid {row['valid_from'] or 'always'} -> {row['invalid_at'] or 'now'}{link}"
-        )
-    _echo_line(_chain_end(rows))
+    run_body("history", given)
 
 
-def _chain_end(rows: list[dict]) -> str:
-    """One line saying where the chain leads: its current truth, or why there is none."""
-    current = next((r for r in rows if r["id"] == rows[0]["current_id"]), None)
-    if current:
-        return f"current truth: {current['id']} {current['name']} ({_scope(current['project'])})"
-    end = next(r for r in rows if r["id"] == rows[0]["chain_end_id"])
-    if end["link"] == "dangling":
-        return f"no current truth: {end['id']} {end['name']} is superseded by {end['superseded_by']}, which is not in the index"
-    if end["link"] == "cycle":
-        return "no current truth: the chain is a supersession cycle"
-    return f"no current truth: the chain ends in {end['id']} {end['name']}, which is {end['status']}"
+@cli.command()
+@click.argument("x", metavar="X")
+@click.option("--project", help="The project of the name X, when several use it (`global` for global).")
+@click.option(
+    "--at",
+    metavar="COMMIT_OR_TIME",
+    help="Show the file as it stood at this commit (anything git names one by) or ISO 8601 time. Default: now.",
+)
+@db_option
+def show(**given):
+    """Print the file of X (a memory's id or name, a note's id or path) as it stands now, or as it stood --at a
+    commit or a time, followed through renames; the index knows its store."""
+    run_body("show", given)
 
 
 @cli.command()
@@ -458,43 +276,6 @@ def project_option(help_text: str):
     return click.option("--project", envvar="SEAMLESS_PROJECT", show_envvar=True, help=help_text)
 
 
-def _from_stdin(value):
-    """`-` means standard input, read as bytes (the library refuses what is not UTF-8)."""
-    if value != "-":
-        return value
-    with click.open_file("-", "rb") as stdin:
-        return stdin.read()
-
-
-def _written(call, as_json: bool) -> None:
-    """Run one write, print its result (one JSON object with --json), or turn its refusal into a click error."""
-    import json
-
-    from indexer.edit.store_write import WriteRefused
-
-    try:
-        result = call()
-    except WriteRefused as e:
-        raise click.ClickException(str(e)) from None
-    if result.committed.warning:  # the write stands; its commit did not happen
-        click.echo(result.committed.warning, err=True)
-    if as_json:
-        click.echo(json.dumps(result.as_json(), indent=2, ensure_ascii=False))
-        return
-    what = result.name if result.title is None else result.title
-    click.echo(f"{result.action} {result.id} {result.path} ({what}, {_scope(result.project)}, {result.status})")
-    if result.action == "unchanged":
-        click.echo("the store already holds this (a retried write?): nothing was written")
-    elif result.superseded:
-        click.echo(f"superseded {result.superseded}: it stays on disk, invalid from now, pointing to {result.id}")
-    if result.similar:
-        click.echo("similar active memories (use --supersedes ID to replace one instead of adding another):")
-        for row in result.similar:
-            click.echo(f"  {row['id']} {row['name']}: {row['description']}")
-    for hint in result.hints:
-        _echo_line(f"hint: {hint['message']}")
-
-
 @cli.command()
 @write_store_argument
 @project_option("The memory's project; `global` for a global memory. Required (fail closed).")
@@ -510,26 +291,9 @@ def _written(call, as_json: bool) -> None:
 @click.option("--body", metavar="TEXT", help="The body markdown; `-` reads standard input. Omitted: kept on update.")
 @json_option
 @write_db_option
-def write(store, project, kind, name, description, tags, supersedes, session, model, body, as_json, db_path):
+def write(**given):
     """Write a memory to STORE: new, updated in place (same name), or replacing another (--supersedes)."""
-    from indexer.edit.store_write import write_memory
-
-    _written(
-        lambda: write_memory(
-            store,
-            db_path,
-            project=project,
-            kind=kind,
-            name=name,
-            description=description,
-            tags=list(tags) if tags else None,
-            supersedes=supersedes,
-            session_id=session,
-            model=model,
-            body=_from_stdin(body),
-        ),
-        as_json,
-    )
+    run_body("write", given)
 
 
 @cli.command()
@@ -539,11 +303,9 @@ def write(store, project, kind, name, description, tags, supersedes, session, mo
 @click.option("--text", required=True, help="The text to add to the end of the body; `-` reads standard input.")
 @json_option
 @write_db_option
-def append(store, memory, project, text, as_json, db_path):
+def append(**given):
     """Add text to the end of the body of active memory X (an id or a name); `updated` becomes now."""
-    from indexer.edit.store_write import append_memory
-
-    _written(lambda: append_memory(store, db_path, memory, _from_stdin(text), project=project), as_json)
+    run_body("append", given)
 
 
 @cli.command()
@@ -552,11 +314,9 @@ def append(store, memory, project, text, as_json, db_path):
 @project_option("The project to look the name X up in (then global).")
 @json_option
 @write_db_option
-def archive(store, memory, project, as_json, db_path):
+def archive(**given):
     """Archive active memory X: invalid from now, with no successor; it stays on disk."""
-    from indexer.edit.store_write import archive_memory
-
-    _written(lambda: archive_memory(store, db_path, memory, project=project), as_json)
+    run_body("archive", given)
 
 
 @cli.command()
@@ -565,11 +325,9 @@ def archive(store, memory, project, as_json, db_path):
 @project_option("The project to look the name X up in (then global).")
 @json_option
 @write_db_option
-def delete(store, memory, project, as_json, db_path):
+def delete(**given):
     """Delete memory X's file: for what was never true. Refused if a memory was replaced by X."""
-    from indexer.edit.store_write import delete_memory
-
-    _written(lambda: delete_memory(store, db_path, memory, project=project), as_json)
+    run_body("delete", given)
 
 
 @cli.command()
@@ -580,16 +338,9 @@ def delete(store, memory, project, as_json, db_path):
 @click.option("--body", metavar="TEXT", help="The note's markdown; `-` reads standard input.")
 @json_option
 @write_db_option
-def note(store, project, title, tags, body, as_json, db_path):
+def note(**given):
     """Write a note (research, a meeting summary, a design record) under STORE/notes/<project>/."""
-    from indexer.edit.store_write import write_note
-
-    _written(
-        lambda: write_note(
-            store, db_path, project=project, title=title, tags=list(tags) or None, body=_from_stdin(body)
-        ),
-        as_json,
-    )
+    run_body("note", given)
 
 
 @cli.command()
@@ -677,51 +428,9 @@ def _say(line: str) -> None:
 @cli.command()
 @store_argument
 @db_option
-def status(store, db_path):
+def status(**given):
     """Compare STORE with its index without writing; exit 1 listing the files that differ.
 
     Also says when the index was last brought in step and whether a watcher follows the store.
     """
-    from indexer.index import freshness
-    from indexer.index.database import OtherStoreError, check_store
-    from indexer.index.status import drift
-    from indexer.sqlite import sqlite3
-
-    conn = _connect(db_path, read_only=True)
-    try:
-        check_store(conn, store, db_path)
-        found = drift(store, conn)
-        row = freshness.read(conn)
-    except sqlite3.OperationalError as e:  # an index made by an older seamless lacks a table or column
-        raise click.ClickException(
-            f"the index at {db_path} was made by an older seamless ({e}): update it with `seamless index {store}`"
-        ) from e
-    except OtherStoreError as e:
-        raise click.ClickException(str(e)) from e
-    lines = [f"new: {p}" for p in found.new] + [f"changed: {p}" for p in found.changed]
-    lines += [f"deleted: {p}" for p in found.deleted]
-    if found.settings_changed:
-        lines.append("changed: seamless.toml (the settings the index holds differ)")
-    uncommitted = _uncommitted(store)
-    lines += [f"uncommitted: {p}" for p in uncommitted]
-    if lines:
-        click.echo("\n".join(lines))
-    counts = f"{len(found.new)} new, {len(found.changed)} changed, {len(found.deleted)} deleted"
-    click.echo(
-        ("in step" if found.in_step else f"not in step: {counts}")
-        + (f"; {len(uncommitted)} store files not committed to git" if uncommitted else "")
-        + f"; {freshness.run_text(row)}; {freshness.watcher_text(row)}",
-        err=True,
-    )
-    if not found.in_step:
-        sys.exit(1)
-
-
-def _uncommitted(store: Path) -> list[str]:
-    """The store files git holds differently from the last commit (none outside a work tree)."""
-    from indexer.store import git
-
-    try:
-        return git.uncommitted(store)
-    except git.GitError as e:
-        raise click.ClickException(str(e)) from None
+    run_body("status", given)

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
-from indexer.front.hook import MAX_CHARS, max_chars_option
+from indexer.front.hook import max_chars_option
 from indexer.front.options import DEFAULT_DB
+from indexer.front.session_start import MAX_CHARS
 
 
 @click.command()

@@ -13,7 +13,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from indexer.edit import store_write
 from indexer.edit.store_write import WriteRefused
-from indexer.front.hook import MAX_CHARS, MIN_CHARS
+from indexer.front.session_start import MAX_CHARS, MIN_CHARS
 from indexer.query import queries
 from indexer.query.briefing_text import briefing_markdown, briefing_within
 from indexer.sqlite import sqlite3

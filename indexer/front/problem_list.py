@@ -16,8 +16,6 @@ from indexer.front.options import DEFAULT_DB
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON array.")
 def problems(db_path, as_json):
     """List every problem the index holds (each file's as its last read left them), without reading the store."""
-    import dataclasses
-
     from indexer.front.cli import _connect, _echo_json  # here: cli imports this module to register the command
     from indexer.index.build import recorded_problems
     from indexer.index.database import store_of
@@ -26,7 +24,7 @@ def problems(db_path, as_json):
     found, store = recorded_problems(conn), store_of(conn)
     conn.close()
     if as_json:
-        _echo_json([dataclasses.asdict(p) for p in found])
+        _echo_json([p._asdict() for p in found])
     elif found:
         prefix = _shown(store)
         click.echo("\n".join(problem.format(prefix) for problem in found))

@@ -14,13 +14,12 @@ import contextlib
 import gc
 import os
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from pathlib import Path
-from typing import TypedDict
+from typing import NamedTuple, TypedDict
 
 from indexer.index import changes, database, fts, memory_tags, revisions
-from indexer.store import timestamps
+from indexer.store import git, timestamps
 from indexer.store.problems import Problem, error
 from indexer.store.settings import FILE as SETTINGS_FILE
 from indexer.store.settings import FILE_SETTINGS, load_settings
@@ -39,21 +38,22 @@ Progress = Callable[[list[StoreFile]], Iterable[StoreFile]]  # wraps the files t
 OnWait = Callable[[], None]  # called once when another writer holds the lock
 
 
-@dataclass
-class RunSummary:
+# The records are NamedTuples, not dataclasses: importing dataclasses (and with it inspect) cost a no-op run a
+# sixth of its start-up (docs/performance.md, "Start-up")
+class RunSummary(NamedTuple):
     """What one index run did, as recorded in `index_runs`."""
 
     mode: str
-    files_seen: int = 0
-    files_changed: int = 0
-    files_deleted: int = 0
-    memories: int = 0
-    notes: int = 0
-    errors: int = 0
-    warnings: int = 0
-    seconds: float = 0.0
-    problems: list[Problem] = field(default_factory=list)  # those of the files this run read (a full run: all)
-    unlisted: int = 0  # problems on record in files this run did not read
+    files_seen: int
+    files_changed: int
+    files_deleted: int
+    memories: int
+    notes: int
+    errors: int
+    warnings: int
+    seconds: float
+    problems: list[Problem]  # those of the files this run read (a full run: all)
+    unlisted: int  # problems on record in files this run did not read
     gardener_behind: bool = False  # the gardener's findings are left to a settle of their own (gardener_settle.py)
 
     def line(self) -> str:
@@ -97,6 +97,7 @@ def index_paths(
     progress: Progress | None = None,
     on_wait: OnWait | None = None,
     gardener: int | None = GARDENER_IN_RUN,
+    repo: git.Repo | None = None,
 ) -> RunSummary:
     """Bring the index in step for `paths` only (store-relative, or absolute inside `root`): each one
     created, changed or deleted (a rename is both), a folder standing for every file under it.
@@ -105,7 +106,8 @@ def index_paths(
     the whole store would settle them. The touched folders' fingerprints are left untrusted, so the
     next walk looks into them again. A new index, or a change of the store's settings, makes this
     a run over the whole store. Raises database.OtherStoreError for an index of another store.
-    `gardener` as for index_store.
+    `gardener` as for index_store. `repo`: where the store sits in its git work tree, when the caller knows (a
+    write that just committed); else git is asked.
     """
     with database.writer_lock(db_path, on_wait), _no_gc():
         db_path = database.resolved(db_path)
@@ -117,7 +119,7 @@ def index_paths(
             if database.store_of(db) is not None:
                 run = Run.start(Path(root))
                 if not _settings_changed(db, run.settings, run.settings_problems):
-                    return _carry_out(db, run, plan_paths(db, run.root, paths), progress, gardener)
+                    return _carry_out(db, run, plan_paths(db, run.root, paths), progress, gardener, repo)
         return index_store(
             root, db_path, progress=progress, gardener=gardener
         )  # the index does not say what it holds yet
@@ -141,22 +143,22 @@ def _no_gc():
         gc.enable()
 
 
-@dataclass(kw_only=True)
-class Plan:
-    """What a run has to do, worked out from the walk (or the given paths) and the index before anything is read."""
+class Plan(NamedTuple):
+    """What a run has to do, worked out from the walk (or the given paths) and the index before anything is read
+    (made with keywords; read, never changed)."""
 
     mode: str  # full, incremental or paths (an incremental run that finds nothing to do records no-op)
-    stale: list[StoreFile] = field(default_factory=list)  # to read, in this order
-    deleted: list[str] = field(default_factory=list)
-    losers: set[str] = field(default_factory=set)  # lost a duplicate contest: read again if anything changed
-    digests: dict[str, str] = field(default_factory=dict)  # content hashes the index holds for stale paths
+    stale: Sequence[StoreFile] = ()  # to read, in this order
+    deleted: Sequence[str] = ()
+    losers: Set[str] = frozenset()  # lost a duplicate contest: read again if anything changed
+    digests: Mapping[str, str] = {}  # content hashes the index holds for stale paths
     settings_changed: bool = False
-    files: dict[str, StoreFile] = field(default_factory=dict)  # the files looked into (and the losers)
+    files: Mapping[str, StoreFile] = {}  # the files looked into (and the losers)
     seen: int = 0  # files in the store (a walk), or at the given paths
     # a walk's findings, stored at the end: each folder's fingerprint, and the folders it could not list
     fingerprints: dict[str, str] | None = None
     folder_problems: list[Problem] | None = None
-    touched_folders: set[str] = field(default_factory=set)  # given paths: folders whose fingerprints go stale
+    touched_folders: Set[str] = frozenset()  # given paths: folders whose fingerprints go stale
 
     @property
     def full(self) -> bool:
@@ -167,8 +169,7 @@ class Plan:
         return not (self.full or self.stale or self.deleted or self.settings_changed)
 
 
-@dataclass
-class Run:
+class Run(NamedTuple):
     """A run's fixed facts: the store, its settings, and when the run started."""
 
     root: Path
@@ -372,18 +373,22 @@ def _folders_as_before(db: database.IndexConnection, plan: Plan) -> set[str]:
 
 
 def _carry_out(
-    db: database.IndexConnection, run: Run, plan: Plan, progress: Progress | None, gardener: int | None
+    db: database.IndexConnection,
+    run: Run,
+    plan: Plan,
+    progress: Progress | None,
+    gardener: int | None,
+    repo: git.Repo | None = None,
 ) -> RunSummary:
     """Read and write what `plan` names, settle the cross-file rules, and record the run, in one transaction."""
     if plan.nothing:
         with db.atomic():
-            revisions.update(db, run.root, run.max_bytes)
+            revisions.update(db, run.root, run.max_bytes, repo=repo)
             _remember_folders(db, plan, set())
             database.record_store(db, run.root)
             mode = "paths" if plan.mode == "paths" else "no-op"
             summary = _record(db, run, plan, mode, 0, 0, as_before=_folders_as_before(db, plan))
-            summary.gardener_behind = _gardener_behind(db)
-            return summary
+            return summary._replace(gardener_behind=_gardener_behind(db))
     # imported here: a run with nothing to read (the usual `make index`) never loads YAML or the writer
     from indexer.index.writer import IndexWriter
 
@@ -405,7 +410,7 @@ def _carry_out(
         if changed:  # what a page the explorer draws meanwhile compares (plugins/index_changed.py)
             database.next_generation(db)
         # the store's git history, in the same transaction; after the rows, whose digests give ids
-        revisions.update(db, run.root, run.max_bytes, full=plan.full)
+        revisions.update(db, run.root, run.max_bytes, full=plan.full, repo=repo)
         db.executemany(
             "update index_files set size = ?, mtime_ns = ?, ctime_ns = ? where path = ?",
             ((f.size, writer.mtime(f), f.ctime_ns, f.path) for f in reading.unchanged),
@@ -415,8 +420,7 @@ def _carry_out(
         database.record_store(db, run.root)
         mode = plan.mode if changed or plan.mode == "paths" else "no-op"
         summary = _record(db, run, plan, mode, writer.changed, len(reading.deleted), len(reading.vanished), as_before)
-        summary.gardener_behind = behind if changed else _gardener_behind(db)
-        return summary
+        return summary._replace(gardener_behind=behind if changed else _gardener_behind(db))
 
 
 def _empty_tables(db: database.IndexConnection) -> None:
@@ -490,8 +494,7 @@ def _record(
         paths = {sf.path for sf in plan.stale} | plan.losers | set(plan.deleted)
         paths |= {p.path for p in plan.folder_problems or ()} | ({SETTINGS_FILE} if plan.settings_changed else set())
         paths -= as_before or set()
-    summary = _summary(db, mode, plan.seen - vanished, changed, deleted, paths)
-    summary.seconds = round(time.perf_counter() - run.started, 3)
+    summary = _summary(db, mode, plan.seen - vanished, changed, deleted, paths, run.started)
     db.execute(
         "insert into index_runs (started, mode, files_seen, files_changed, files_deleted, memories, "
         "notes, errors, warnings, seconds) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -556,9 +559,10 @@ def _folder_problems(walked: dict[str, Folder]) -> list[Problem]:
 
 
 def _summary(
-    db: database.IndexConnection, mode: str, seen: int, changed: int, deleted: int, paths: set[str] | None = None
+    db: database.IndexConnection, mode: str, seen: int, changed: int, deleted: int, paths: set[str] | None, started
 ) -> RunSummary:
-    """The run's figures and the problems now on record: all of them, or those of `paths`."""
+    """The run's figures and the problems now on record: all of them, or those of `paths`; its time since
+    `started` (time.perf_counter)."""
     counts = dict(db.execute("select severity, count(*) from problems group by severity").fetchall())
     select = "select path, line, severity, code, message from problems"
     if paths is None:
@@ -576,6 +580,7 @@ def _summary(
         warnings=counts.get("warning", 0),
         problems=problems,
         unlisted=sum(counts.values()) - len(problems),
+        seconds=round(time.perf_counter() - started, 3),
     )
 
 

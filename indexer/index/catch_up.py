@@ -19,8 +19,8 @@ import datetime as dt
 import json
 import os
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 SMALL_FILES = 5_000  # compared whole: a walk of this many files takes some 20-40 ms (docs/performance.md)
 CATCH_UP_FILES = 10_000  # of a large store: the most files in changed folders that are compared
@@ -29,8 +29,7 @@ WALK_MODES = ("full", "incremental", "no-op")  # runs that walked the whole stor
 CHECKS_KEY = "folder_checks"  # index_meta: {folder: its ctime when this module last found it in step}
 
 
-@dataclass
-class CatchUp:
+class CatchUp(NamedTuple):  # not a dataclass: importing dataclasses cost the hook a sixth of its start-up
     """How the index stands against its store, once this module has done what it could.
 
     `state`: `watched` (a live watcher follows the store), `in-step` (compared: nothing differs), `caught-up` (the
@@ -40,7 +39,7 @@ class CatchUp:
 
     state: str
     root: Path
-    paths: list[str] = field(default_factory=list)
+    paths: list[str]
     why: str = ""
     unchecked_since: str | None = None
 
@@ -58,18 +57,18 @@ def catch_up(conn, root: Path, db_path: str | Path) -> CatchUp:
     from indexer.index import freshness
 
     if freshness.read(conn)["watching"]:
-        return CatchUp("watched", root)
+        return CatchUp("watched", root, [])
     if not root.is_dir():
-        return CatchUp("gone", root)
+        return CatchUp("gone", root, [])
     from indexer.store.settings import load_settings
 
     if dict(conn.execute("select key, value from settings")) != load_settings(root)[0]:
-        return CatchUp("behind", root, why="the store's settings (seamless.toml) changed since it was indexed")
+        return CatchUp("behind", root, [], why="the store's settings (seamless.toml) changed since it was indexed")
     walked = conn.execute(
         f"select started, files_seen from index_runs where mode in {WALK_MODES} order by id desc limit 1"
     ).fetchone()
     if walked is None:
-        return CatchUp("behind", root, why="the store was never indexed whole")
+        return CatchUp("behind", root, [], why="the store was never indexed whole")
     if walked[1] <= SMALL_FILES:
         from indexer.index.status import drift
 
@@ -84,7 +83,7 @@ def catch_up(conn, root: Path, db_path: str | Path) -> CatchUp:
     if _weight(conn, root, paths) > MAX_PATHS:
         return CatchUp("behind", root, paths, f"more than {MAX_PATHS} files changed", unchecked)
     if not paths and not checked:
-        return CatchUp("in-step", root, unchecked_since=unchecked)
+        return CatchUp("in-step", root, [], unchecked_since=unchecked)
     try:
         _index(root, db_path, paths, checked)
     except _Busy:

@@ -8,6 +8,7 @@ without a fingerprint, so the next run looks at it again.
 """
 
 from array import array
+from collections.abc import Iterable
 
 try:  # what hashlib.blake2b is; hashlib would also load OpenSSL, 1-3 ms of every run's start (docs/performance.md)
     from _blake2 import blake2b
@@ -80,6 +81,6 @@ def remember(conn: sqlite3.Connection, current: dict[str, str], untrusted: set[s
     )
 
 
-def distrust(conn: sqlite3.Connection, folders: set[str]) -> None:
+def distrust(conn: sqlite3.Connection, folders: Iterable[str]) -> None:
     """Forget the fingerprints of `folders` (changed without a walk), so the next run looks into them."""
     conn.executemany("insert or replace into index_folders (folder, walk) values (?, null)", ((f,) for f in folders))

@@ -33,8 +33,9 @@ TRAILER = "Seamless-Concurrent-Edit"
 TABLES = ("revisions", "revision_commits", "revision_texts", "concurrent_edits")
 
 
-def update(db: IndexConnection, root, max_bytes: int, full: bool = False) -> None:
-    """Bring the revisions of the store at `root` up to date (all of them again when `full`).
+def update(db: IndexConnection, root, max_bytes: int, full: bool = False, repo: git.Repo | None = None) -> None:
+    """Bring the revisions of the store at `root` up to date (all of them again when `full`); `repo`: where it
+    sits in its work tree, when the caller knows (else git is asked).
 
     A failure of git leaves the revisions as they were, to be read again by the next run; the files' index is
     never held up by the history.
@@ -42,7 +43,7 @@ def update(db: IndexConnection, root, max_bytes: int, full: bool = False) -> Non
     if database.in_memory(db):  # `seamless check` keeps none
         return
     try:
-        repo = git.repo(root)
+        repo = repo or git.repo(root)
         with db.atomic():
             _update(db, repo, root, max_bytes, full)
     except (git.GitError, OSError, ValueError):  # git failed, could not start, or said what we cannot read

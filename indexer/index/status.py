@@ -5,22 +5,21 @@ then the files of the folders that changed. A file whose size or times changed b
 did not (a `touch`, or one stored as too recent to trust) is in step.
 """
 
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from indexer.index import changes
 from indexer.store.settings import load_settings
 from indexer.store.walk import FolderFds, store_files, walk_folders
 
 
-@dataclass
-class Drift:
+class Drift(NamedTuple):  # not a dataclass: importing dataclasses cost `seamless status` a fifth of its start-up
     """The files the index does not show as they are: store-relative paths, sorted."""
 
-    new: list[str] = field(default_factory=list)
-    changed: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    settings_changed: bool = False
+    new: list[str]
+    changed: list[str]
+    deleted: list[str]
+    settings_changed: bool
 
     @property
     def in_step(self) -> bool:
@@ -33,18 +32,18 @@ def drift(root: Path, conn) -> Drift:
     folders = changes.changed_folders(conn, changes.fingerprints(walked))
     known = {row[0]: row for row in changes.known_files(conn, folders)}
     files = store_files(walked, changes.covered(folders, walked))
-    found = Drift(
-        new=sorted(files.keys() - known.keys()),
-        deleted=sorted(known.keys() - files.keys()),
-    )
     settings, _ = load_settings(root)
-    found.settings_changed = dict(conn.execute("select key, value from settings")) != settings
     stat_differs = sorted(p for p in files.keys() & known.keys() if files[p][1:5] != known[p][1:5])
     digests = changes.known_digests(conn, stat_differs)
     max_bytes = settings["index.max_file_bytes"]
     with FolderFds(str(root)) as opened:
-        found.changed = [p for p in stat_differs if _content_digest(opened, p, max_bytes) != digests.get(p)]
-    return found
+        changed = [p for p in stat_differs if _content_digest(opened, p, max_bytes) != digests.get(p)]
+    return Drift(
+        new=sorted(files.keys() - known.keys()),
+        changed=changed,
+        deleted=sorted(known.keys() - files.keys()),
+        settings_changed=dict(conn.execute("select key, value from settings")) != settings,
+    )
 
 
 def _content_digest(folders: FolderFds, path: str, max_bytes: int) -> str | None:

@@ -83,9 +83,11 @@ def recall_superseded(
     superseded_limit: int = 5,
     as_of: str | None = None,
     every: bool = False,
+    shown: list[dict] | None = None,
 ) -> list[dict]:
     """The current memories that replaced the best `superseded_limit` superseded matches of `q` that rank
-    among recall's `limit` results, each with what it replaces."""
+    among recall's `limit` results, each with what it replaces. `shown`: the rows `recall` gave for these
+    parameters, when the caller has them: then recall is not run again (it is most of this query's time)."""
     params = {
         "q": q,
         "project": project,
@@ -94,7 +96,11 @@ def recall_superseded(
         "as_of": as_of,
         "all": 1 if every else "",
     }
-    return execute(conn_or_db, canned.RECALL_SUPERSEDED, params)  # composed when first read
+    if shown is None:
+        return execute(conn_or_db, canned.RECALL_SUPERSEDED, params)  # composed when first read
+    ranks = [row["rank"] for row in shown]
+    params |= {"shown_rows": len(ranks), "shown_worst": max(ranks, default=None)}
+    return execute(conn_or_db, canned.RECALL_SUPERSEDED_SHOWN, params)
 
 
 class ChainNotFound(LookupError):

@@ -5,8 +5,8 @@ from git (`cat-file` of the object the revision names), in the store the index w
 memory or a note, in the store now or deleted since), a store-relative path, or the name of a memory.
 """
 
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from indexer.index import database
 from indexer.query.queries import rows
@@ -20,8 +20,7 @@ class RevisionError(LookupError):
     """X cannot be found, or has no file at the time asked: the message is one line that says why."""
 
 
-@dataclass
-class Target:
+class Target(NamedTuple):  # not a dataclass: importing dataclasses cost `seamless show` a sixth of its start-up
     """The file X names: its id (None for a note without one), its path now (or last), and what it is."""
 
     id: str | None

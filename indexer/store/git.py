@@ -8,12 +8,11 @@ and the store files that differ from the last commit (`uncommitted`).
 """
 
 import os
-import shutil
 import subprocess
 import threading
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from indexer.store import lazy_re
 
@@ -27,6 +26,8 @@ class GitError(Exception):
 
 def available() -> bool:
     """True when the `git` command is on PATH."""
+    import shutil  # here: the commands that read the store run git, and only sync asks first (start-up)
+
     return shutil.which("git") is not None
 
 
@@ -56,9 +57,12 @@ def run(
 
 def work_tree(root: str | Path) -> Path | None:
     """The top folder of the git work tree that holds `root`, or None (not in one, or no git)."""
-    if not available() or not Path(root).is_dir():
+    if not Path(root).is_dir():
         return None
-    done = run(root, "rev-parse", "--show-toplevel", check=False)
+    try:
+        done = run(root, "rev-parse", "--show-toplevel", check=False)
+    except GitError:  # git is not installed
+        return None
     return Path(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip() else None
 
 
@@ -101,17 +105,23 @@ def fallback_identity(values: dict[str, str]) -> dict[str, str]:
     """Environment variables that give a commit an author and committer where git's configuration (`values`, keys
     in lower case) names none: `seamless <seamless@HOSTNAME>`. An identity set in the environment
     (GIT_AUTHOR_NAME and the like) still wins, as git lets it."""
-    import socket  # here: only a commit with no identity configured asks (start-up, docs/performance.md)
-
-    fallback = {"name": "seamless", "email": f"seamless@{socket.gethostname() or 'localhost'}"}
     env = {}
     for part in ("name", "email"):
         if not values.get(f"user.{part}"):
             for who in ("AUTHOR", "COMMITTER"):
                 variable = f"GIT_{who}_{part.upper()}"
                 if not os.environ.get(variable):
-                    env[variable] = fallback[part]
+                    env[variable] = _fallback(part)
     return env
+
+
+def _fallback(part: str) -> str:
+    """The fallback identity's name or email."""
+    if part == "name":
+        return "seamless"
+    import socket  # here: only a commit with no identity configured asks (start-up, docs/performance.md)
+
+    return f"seamless@{socket.gethostname() or 'localhost'}"
 
 
 def merge_file(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, bool]:
@@ -136,8 +146,9 @@ def merge_file(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, bool]:
 COMMIT_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit")
 
 
-@dataclass(frozen=True)
-class Repo:
+# Records are NamedTuples, not dataclasses: importing dataclasses (and with it inspect) cost the commands that read
+# the store a fifth of their start-up (docs/performance.md, "Start-up")
+class Repo(NamedTuple):
     """Where a store sits in its git work tree, and the commit it is at."""
 
     top: Path  # the work tree's top folder
@@ -145,6 +156,7 @@ class Repo:
     git_dir: Path
     head: str | None  # the commit HEAD names; None before the first commit
     hooks: tuple[Path, ...]  # where each of COMMIT_HOOKS would be (core.hooksPath honoured); most do not exist
+    exclude: Path  # the repository's own ignore rules (info/exclude), which may not exist
 
     def top_path(self, store_path: str) -> str:
         """A store-relative path as git names it: relative to the top of the work tree."""
@@ -157,15 +169,20 @@ class Repo:
 
 def repo(root: str | Path) -> Repo | None:
     """The work tree holding the store at `root`, in one `git rev-parse`; None when it is in none (or no git)."""
-    if not available() or not Path(root).is_dir():
+    if not Path(root).is_dir():
         return None
-    hooks = [arg for hook in COMMIT_HOOKS for arg in ("--git-path", f"hooks/{hook}")]
-    done = run(
-        root, "rev-parse", "--show-toplevel", "--show-prefix", "--absolute-git-dir", *hooks, "--verify", "-q", "HEAD",
-        check=False,
-    )  # fmt: skip
+    paths = [
+        arg for name in (*(f"hooks/{hook}" for hook in COMMIT_HOOKS), "info/exclude") for arg in ("--git-path", name)
+    ]
+    try:
+        done = run(
+            root, "rev-parse", "--show-toplevel", "--show-prefix", "--absolute-git-dir", *paths, "--verify", "-q",
+            "HEAD", check=False,
+        )  # fmt: skip
+    except GitError:  # git is not installed
+        return None
     lines = done.stdout.split("\n")
-    fixed = 3 + len(COMMIT_HOOKS)
+    fixed = 4 + len(COMMIT_HOOKS)
     # exit 1 with no commit line: HEAD names no commit yet; 128: not in a work tree (or a bare repository)
     if done.returncode not in (0, 1) or len(lines) < fixed or not lines[0]:
         return None
@@ -175,7 +192,8 @@ def repo(root: str | Path) -> Repo | None:
         prefix=lines[1],
         git_dir=Path(lines[2]),
         head=head or None,
-        hooks=tuple(Path(root, line) for line in lines[3:fixed]),  # relative ones are relative to `root`
+        hooks=tuple(Path(root, line) for line in lines[3 : fixed - 1]),  # relative ones are relative to `root`
+        exclude=Path(root, lines[fixed - 1]),
     )
 
 
@@ -192,8 +210,7 @@ def is_store_path(path: str) -> bool:
 # Reading the history
 
 
-@dataclass
-class FileChange:
+class FileChange(NamedTuple):
     """One file a commit changed, as `git log --raw` shows it (paths relative to the top)."""
 
     status: str  # A, M, D, T, R, C for a commit with one parent; for a merge one letter per parent (MM, AM...)
@@ -204,9 +221,8 @@ class FileChange:
     mode: str  # after the commit (before it, when deleted)
 
 
-@dataclass
-class Commit:
-    """A commit as the revisions read it."""
+class Commit(NamedTuple):
+    """A commit as the revisions read it (its lists filled as its log is read)."""
 
     commit: str
     side: str  # with --left-right: '<' only reachable from the left end, '>' from the right; else ''
@@ -214,8 +230,8 @@ class Commit:
     committed_at: int  # seconds since the epoch
     author: str  # Name <email>
     subject: str
-    trailer_values: list[str] = field(default_factory=list)  # of the trailer asked for
-    changes: list[FileChange] = field(default_factory=list)
+    trailer_values: list[str]  # of the trailer asked for
+    changes: list[FileChange]
 
 
 MARK = "\x01"  # starts each commit's header: log's own output never starts a field with it
@@ -259,6 +275,7 @@ def parse_log(output: str) -> list[Commit]:
                     author=author,
                     subject=subject,
                     trailer_values=[v.strip() for v in values.split(",") if v.strip()],
+                    changes=[],
                 )
             )
             i += 7  # the header's six fields and the empty one its last %x00 ends
@@ -337,6 +354,59 @@ def read_objects(cwd: str | Path, names: Iterable[str], limit: int | None = None
         out.close()
         child.wait()
         writer.join()
+
+
+class TreeMaker:
+    """Tree objects written by one `git mktree -z --batch`, one at a time (a tree's sha is in its parent's entry):
+    one git process for every folder of a commit. Use as a context manager."""
+
+    def __init__(self, cwd: str | Path):
+        try:
+            self.child = subprocess.Popen(
+                ["git", "-C", str(cwd), "mktree", "-z", "--batch"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env={**os.environ, **ENVIRONMENT},
+            )
+        except FileNotFoundError:
+            raise GitError("git is not installed: install it (Debian: apt-get install git)") from None
+
+    def make(self, listing: bytes) -> str:
+        """The tree of `listing` (mktree -z's entries, each ending in NUL), written; its sha."""
+        assert self.child.stdin is not None and self.child.stdout is not None  # both are pipes
+        try:
+            self.child.stdin.write(listing + b"\0")  # an empty entry ends the tree
+            self.child.stdin.flush()
+        except OSError:
+            pass  # git stopped: its reason is read below
+        sha = self.child.stdout.readline().decode().strip()
+        if not sha:
+            raise GitError(f"git mktree failed: {self._reason()}")
+        return sha
+
+    def _reason(self) -> str:
+        assert self.child.stderr is not None
+        self.close()
+        stderr = self.child.stderr.read().decode("utf-8", "replace")
+        return next((line.strip() for line in stderr.splitlines() if line.strip()), f"exit {self.child.returncode}")
+
+    def close(self) -> None:
+        for stream in (self.child.stdin, self.child.stdout):
+            if stream is not None and not stream.closed:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        self.child.wait()
+
+    def __enter__(self) -> "TreeMaker":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+        if self.child.stderr is not None:
+            self.child.stderr.close()
 
 
 def _skip(out, size: int) -> None:

@@ -1,6 +1,6 @@
 """A problem found in one file of the store, how it is printed, and the registry of every problem code."""
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from indexer.store.printable import escaped
 
@@ -8,8 +8,7 @@ ERROR = "error"
 WARNING = "warning"
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """One problem code: its severity, and when it is given (the sentence of the rules table in docs/store.md)."""
 
     code: str
@@ -101,9 +100,10 @@ RULES = (
 CODES = {rule.code: rule for rule in RULES}
 
 
-@dataclass(frozen=True, order=True)
-class Problem:
-    """One row of the `problems` table: a fault at a line of a store file."""
+# Records are NamedTuples, not dataclasses: importing dataclasses (and with it inspect) cost the commands that read
+# the store a fifth of their start-up (docs/performance.md, "Start-up")
+class Problem(NamedTuple):
+    """One row of the `problems` table (its columns in order): a fault at a line of a store file."""
 
     path: str
     line: int

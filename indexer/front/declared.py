@@ -1,0 +1,101 @@
+"""The options of the commands `seamless` runs without click (indexer.front.main), as their click commands
+declare them. Written by `python -m docs.generate` (`make docs`) from those commands; tests/test_main.py
+fails while it differs from them. Do not edit by hand."""
+
+COMMANDS: dict[str, list[dict]] = {
+    "index": [
+        {"name": "store", "type": "folder", "exists": True, "required": True},
+        {"name": "db_path", "flags": ["--db"], "type": "text", "default": "seamless.db"},
+        {"name": "full", "flags": ["--full"], "type": "flag"},
+        {"name": "strict", "flags": ["--strict"], "type": "flag"},
+    ],
+    "check": [
+        {"name": "store", "type": "folder", "exists": True, "required": True},
+    ],
+    "status": [
+        {"name": "store", "type": "folder", "exists": True, "required": True},
+        {"name": "db_path", "flags": ["--db"], "type": "text", "default": "seamless.db"},
+    ],
+    "recall": [
+        {"name": "query", "type": "text", "required": True},
+        {"name": "project", "flags": ["--project"], "type": "text"},
+        {"name": "limit", "flags": ["--limit"], "type": "int", "min": 1, "default": 20},
+        {"name": "every", "flags": ["--all"], "type": "flag"},
+        {"name": "as_of", "flags": ["--as-of"], "type": "time"},
+        {"name": "as_json", "flags": ["--json"], "type": "flag"},
+        {"name": "db_path", "flags": ["--db"], "type": "text", "default": "seamless.db"},
+    ],
+    "briefing": [
+        {"name": "project", "flags": ["--project"], "type": "text", "required": True},
+        {"name": "as_of", "flags": ["--as-of"], "type": "time"},
+        {"name": "budget", "flags": ["--budget"], "type": "int", "min": 0},
+        {"name": "explain", "flags": ["--explain"], "type": "flag"},
+        {"name": "as_json", "flags": ["--json"], "type": "flag"},
+        {"name": "db_path", "flags": ["--db"], "type": "text", "default": "seamless.db"},
+    ],
+    "history": [
+        {"name": "id_or_name", "type": "text", "required": True},
+        {"name": "project", "flags": ["--project"], "type": "text"},
+        {"name": "revisions", "flags": ["--revisions"], "type": "flag"},
+        {"name": "as_json", "flags": ["--json"], "type": "flag"},
+        {"name": "db_path", "flags": ["--db"], "type": "text", "default": "seamless.db"},
+    ],
+    "show": [
+        {"name": "x", "type": "text", "required": True},
+        {"name": "project", "flags": ["--project"], "type": "text"},
+        {"name": "at", "flags": ["--at"], "type": "text"},
+        {"name": "db_path", "flags": ["--db"], "type": "text", "default": "seamless.db"},
+    ],
+    "hook session-start": [
+        {"name": "store", "flags": ["--store"], "type": "folder", "envvar": "SEAMLESS_STORE"},
+        {"name": "db_path", "flags": ["--db"], "type": "text", "default": "seamless.db", "envvar": "SEAMLESS_DB"},
+        {"name": "project", "flags": ["--project"], "type": "text"},
+        {"name": "max_chars", "flags": ["--max-chars"], "type": "int", "min": 500, "default": 9000},
+        {"name": "as_of", "flags": ["--as-of"], "type": "time"},
+    ],
+    "write": [
+        {"name": "store", "type": "folder", "required": True},
+        {"name": "project", "flags": ["--project"], "type": "text", "envvar": "SEAMLESS_PROJECT"},
+        {"name": "kind", "flags": ["--kind"], "type": "text", "required": True},
+        {"name": "name", "flags": ["--name"], "type": "text", "required": True},
+        {"name": "description", "flags": ["--description"], "type": "text", "required": True},
+        {"name": "tags", "flags": ["--tag"], "type": "text", "multiple": True},
+        {"name": "supersedes", "flags": ["--supersedes"], "type": "text"},
+        {"name": "session", "flags": ["--session"], "type": "text", "envvar": "SEAMLESS_SESSION"},
+        {"name": "model", "flags": ["--model"], "type": "text", "envvar": "SEAMLESS_MODEL"},
+        {"name": "body", "flags": ["--body"], "type": "text"},
+        {"name": "as_json", "flags": ["--json"], "type": "flag"},
+        {"name": "db_path", "flags": ["--db"], "type": "text", "default": "seamless.db"},
+    ],
+    "append": [
+        {"name": "store", "type": "folder", "required": True},
+        {"name": "memory", "type": "text", "required": True},
+        {"name": "project", "flags": ["--project"], "type": "text", "envvar": "SEAMLESS_PROJECT"},
+        {"name": "text", "flags": ["--text"], "type": "text", "required": True},
+        {"name": "as_json", "flags": ["--json"], "type": "flag"},
+        {"name": "db_path", "flags": ["--db"], "type": "text", "default": "seamless.db"},
+    ],
+    "archive": [
+        {"name": "store", "type": "folder", "required": True},
+        {"name": "memory", "type": "text", "required": True},
+        {"name": "project", "flags": ["--project"], "type": "text", "envvar": "SEAMLESS_PROJECT"},
+        {"name": "as_json", "flags": ["--json"], "type": "flag"},
+        {"name": "db_path", "flags": ["--db"], "type": "text", "default": "seamless.db"},
+    ],
+    "delete": [
+        {"name": "store", "type": "folder", "required": True},
+        {"name": "memory", "type": "text", "required": True},
+        {"name": "project", "flags": ["--project"], "type": "text", "envvar": "SEAMLESS_PROJECT"},
+        {"name": "as_json", "flags": ["--json"], "type": "flag"},
+        {"name": "db_path", "flags": ["--db"], "type": "text", "default": "seamless.db"},
+    ],
+    "note": [
+        {"name": "store", "type": "folder", "required": True},
+        {"name": "project", "flags": ["--project"], "type": "text", "envvar": "SEAMLESS_PROJECT"},
+        {"name": "title", "flags": ["--title"], "type": "text", "required": True},
+        {"name": "tags", "flags": ["--tag"], "type": "text", "multiple": True},
+        {"name": "body", "flags": ["--body"], "type": "text"},
+        {"name": "as_json", "flags": ["--json"], "type": "flag"},
+        {"name": "db_path", "flags": ["--db"], "type": "text", "default": "seamless.db"},
+    ],
+}

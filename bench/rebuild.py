@@ -58,7 +58,7 @@ def compare(store: Path, runs: int, work: Path, codes: list[str | None]) -> list
         for code, found, settled in zip(codes, ours, settles):
             db = work / "seamless.db"
             remove_db(db)
-            command = [SEAMLESS] if code is None else [PYTHON, "-m", "indexer"]
+            command = [SEAMLESS] if code is None else [PYTHON, "-P", "-m", "indexer"]  # -P: not this checkout (cwd)
             found.append(run([*command, "index", store, "--db", db, "--full"], env=_with_code(env, code)))
             settled.append(_background_settle(found[-1]))
     base = base[1:]  # the warm-up round left out

@@ -193,3 +193,20 @@ def test_rebuild_against_the_baseline_prints_a_row_per_store(tmp_path):
     assert sorted(p.name for p in (tmp_path / "stores").iterdir()) == ["100-1", "notes-20-1"]
     assert len(list((tmp_path / "stores" / "notes-20-1").rglob("*.md"))) == 20
     assert not (tmp_path / "stores" / "notes-20-1" / "memories").exists()
+
+
+def test_rebuild_steps_time_each_step_of_a_fresh_process(tmp_path):
+    generate(tmp_path / "store", 30, seed=3)
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.rebuild_steps", str(tmp_path / "store"), "--runs", "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    steps = dict(line.strip("| ").rsplit(" | ", 1) for line in result.stdout.splitlines() if line.endswith(" |"))
+    assert float(steps["run, in all"]) > float(steps["read, parse and validate every file"]) > 0
+    assert (
+        "the gardener's settle (its patterns compiled)" in steps and "import the gardener (wording, sameness)" in steps
+    )

@@ -95,8 +95,8 @@ def _background_settle(proc: Proc) -> float:
 
 
 def _work(proc: Proc) -> float:
-    """The run's own seconds, from the end of `seamless index`'s summary line (its last line on stderr)."""
-    found = re.search(r" in ([0-9.]+) s$", proc.stderr.strip())
+    """The run's own seconds, from the end of `seamless index`'s summary line on stderr."""
+    found = re.search(r"\(full\) in ([0-9.]+) s$", proc.stderr, re.MULTILINE)
     return float(found.group(1)) if found else float("nan")
 
 

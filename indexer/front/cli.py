@@ -5,9 +5,7 @@ here (and `hook session-start` in hook.py) for click, which runs them when `inde
 help, their errors); their bodies are functions of click-free modules, which `main` runs without click.
 """
 
-import atexit
 import contextlib
-import gc
 import importlib
 import sys
 from pathlib import Path
@@ -42,10 +40,6 @@ class LazyGroup(click.Group):
     """A click group that loads the commands of ELSEWHERE when asked for them (click's "lazily loading
     subcommands")."""
 
-    def main(self, *args, **kwargs):
-        _no_collection_at_exit()
-        return super().main(*args, **kwargs)
-
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *ELSEWHERE})
 
@@ -69,20 +63,6 @@ def run_body(command: str, given: dict) -> None:
     ctx = click.get_current_context()
     default = click.core.ParameterSource.DEFAULT
     main.run_body(command, given, {name for name in given if ctx.get_parameter_source(name) is default})
-
-
-def _no_collection_at_exit() -> None:
-    """Once the command is done, the process ends: Python's collections at shutdown would walk every object it
-    holds (every module's functions and classes, a run's caches) to free what refcounting frees anyway, 5-9% of a
-    small store's rebuild in CPU (docs/performance.md, "Small stores"). gc.freeze() at exit moves everything out of
-    the collector's way; what refcounting frees, and every exit handler, still run."""
-    global _exit_registered
-    if not _exit_registered:
-        atexit.register(gc.freeze)
-        _exit_registered = True
-
-
-_exit_registered = False
 
 
 @click.group(cls=LazyGroup)

@@ -50,6 +50,7 @@ bench: $(STAMP)  ## performance figures (SIZES="1000 10000 100000"); sync, histo
 	$(BIN)/python -m bench.gardener $(if $(SIZES),--sizes "$(lastword $(SIZES))")
 	$(BIN)/python -m bench.ties $(if $(SIZES),--sizes "$(firstword $(SIZES)) $(lastword $(SIZES))")
 	$(BIN)/python -m bench.startup  # each command's start-up on the example store, against python -c pass
+	$(BIN)/python -m bench.rebuild $(if $(filter 100000,$(or $(SIZES),100000)),--big)  # a full rebuild against the straightforward baseline: 100 memories to 10k, 578 notes; 100k with it
 	$(BIN)/python -m bench.recall $(if $(LOCOMO),--locomo "$(LOCOMO)") $(if $(SIZES),--sizes "$(lastword $(SIZES))")  # LOCOMO=locomo10.zip
 
 fuzz: $(STAMP)  ## the fuzz campaign, not part of `make test` (MINUTES=10: the documented length)

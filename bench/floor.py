@@ -12,7 +12,7 @@ import time
 def floor(root: str) -> tuple[int, int]:
     """Read every `*.md` under `root`/memories and `root`/notes; return (files, bytes)."""
     files = size = 0
-    folders = [os.path.join(root, "memories"), os.path.join(root, "notes")]
+    folders = [path for path in (os.path.join(root, "memories"), os.path.join(root, "notes")) if os.path.isdir(path)]
     while folders:
         with os.scandir(folders.pop()) as entries:
             for entry in entries:

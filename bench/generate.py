@@ -332,6 +332,12 @@ def ensure_store(stores: Path, memories: int, seed: int) -> Path:
     return cached_folder(stores / f"{memories}-{seed}", want, lambda tmp: generate(tmp, memories, seed))
 
 
+def ensure_notes_store(stores: Path, notes: int, seed: int) -> Path:
+    """A notes-only store of `notes` files under `stores` (a folder of markdown notes, no memory), cached as above."""
+    want = {"version": VERSION, "memories": 0, "notes": notes, "seed": seed}
+    return cached_folder(stores / f"notes-{notes}-{seed}", want, lambda tmp: generate(tmp, 0, seed, notes))
+
+
 def cached_folder(root: Path, want: dict, make, stamp: str = STAMP) -> Path:
     """`root` if its `stamp` file says it was made as `want`; else made anew by `make(folder)` in a folder beside
     it, stamped, and moved into place (an interrupted run leaves no half-made `root`)."""
@@ -349,8 +355,8 @@ def cached_folder(root: Path, want: dict, make, stamp: str = STAMP) -> Path:
     return root
 
 
-def generate(root: Path, memories: int, seed: int) -> None:
-    """Write `memories` memory files and `memories // 10` notes under `root`."""
+def generate(root: Path, memories: int, seed: int, notes: int | None = None) -> None:
+    """Write `memories` memory files and `notes` notes (default `memories // 10`) under `root`."""
     rng = random.Random(seed)
     text = Text(rng)
     projects = PROJECTS[: max(3, min(len(PROJECTS), round(memories / 5000)))]
@@ -371,7 +377,7 @@ def generate(root: Path, memories: int, seed: int) -> None:
             m.path = f"memories/{scope or '_global'}/{folder}/{m.path}.md"
             writer.write(m.path, m.render(rng))
         written += chain
-    for _ in range(memories // 10):
+    for _ in range(memories // 10 if notes is None else notes):
         scope = rng.choices(scopes, weights)[0]
         path, data = text.note(scope, names[scope])
         writer.write(f"notes/{scope or '_global'}/{path}.md", data)

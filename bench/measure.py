@@ -118,11 +118,11 @@ class Proc:
     stderr: str = ""
 
 
-def run(args: list, check: bool = True) -> Proc:
-    """Run `args` to completion; its wall time, CPU time and peak RSS (from wait4, this child only)."""
+def run(args: list, check: bool = True, env: dict | None = None) -> Proc:
+    """Run `args` to completion (with `env`); its wall time, CPU time and peak RSS (from wait4, this child only)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
-        child = subprocess.Popen([str(a) for a in args], stdout=out, stderr=err, cwd=REPO)
+        child = subprocess.Popen([str(a) for a in args], stdout=out, stderr=err, cwd=REPO, env=env)
         _, status, usage = os.wait4(child.pid, 0)
         seconds = time.perf_counter() - started
         child.returncode = os.waitstatus_to_exitcode(status)

@@ -40,6 +40,8 @@ def build(root: Path, db_path: Path) -> None:
         for path in sorted(root.glob(f"{folder}/**/*.md")):
             post = frontmatter.load(path)
             rows.append({**post.metadata, "body": post.content, "path": str(path.relative_to(root))})
+        if not rows:  # a notes-only store has no memories: no table to make searchable
+            continue
         # alter=True: notes do not all have the same keys, and insert_all stops at the first new one
         db[folder].insert_all(rows, alter=True)
         db[folder].enable_fts(columns)

@@ -163,3 +163,50 @@ def test_the_ties_bench_runs_small(tmp_path):
     assert after["room_rows"] > before["room_rows"] and after["room_budget"] == before["room_budget"]
     assert all(f[key] > 0 for f in (before, after) for key in ("default_ms", "room_ms")) and run["hook_p50"] > 0
     assert "| 300 | default (6,000) |" in result.stdout
+
+
+def test_rebuild_against_the_baseline_prints_a_row_per_store(tmp_path):
+    """`python -m bench.rebuild` (issue 31's small stores), one pair per store: a generated store and a notes-only one."""
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench.rebuild",
+            "--sizes",
+            "100",
+            "--notes",
+            "20",
+            "--runs",
+            "1",
+            "--out",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    rows = [line for line in result.stdout.splitlines() if line.startswith("| ") and " ms |" in line]
+    assert [row.split(" | ")[0] for row in rows] == ["| 100 memories + 10 notes", "| notes only: 20 notes"]
+    assert all("x (" in row and "≤ 1x: " in row for row in rows)
+    assert sorted(p.name for p in (tmp_path / "stores").iterdir()) == ["100-1", "notes-20-1"]
+    assert len(list((tmp_path / "stores" / "notes-20-1").rglob("*.md"))) == 20
+    assert not (tmp_path / "stores" / "notes-20-1" / "memories").exists()
+
+
+def test_rebuild_steps_time_each_step_of_a_fresh_process(tmp_path):
+    generate(tmp_path / "store", 30, seed=3)
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.rebuild_steps", str(tmp_path / "store"), "--runs", "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    steps = dict(line.strip("| ").rsplit(" | ", 1) for line in result.stdout.splitlines() if line.endswith(" |"))
+    assert float(steps["run, in all"]) > float(steps["read, parse and validate every file"]) > 0
+    assert (
+        "the gardener's settle (its patterns compiled)" in steps and "import the gardener (wording, sameness)" in steps
+    )

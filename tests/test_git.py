@@ -18,6 +18,24 @@ def test_a_plain_folder_is_not_a_work_tree(tmp_path):
     assert git.work_tree(tmp_path / "missing") is None
 
 
+def test_a_store_outside_git_is_told_without_running_git_and_as_git_would_tell_it(tmp_path, monkeypatch):
+    store = tmp_path / "top" / "store"
+    store.mkdir(parents=True)
+
+    def git_finds_one() -> bool:
+        return subprocess.run(["git", "-C", str(store), "rev-parse", "--git-dir"], capture_output=True).returncode == 0
+
+    assert git._no_repository_above(store) and not git_finds_one() and git.repo(store) is None
+    subprocess.run(["git", "init", "-q", str(tmp_path / "top")], check=True)
+    assert not git._no_repository_above(store) and git_finds_one()
+    assert git.repo(store).prefix == "store/"
+    # git stops below a ceiling folder (a store under a checkout whose git it must not see, as the bench's are)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path / "top"))
+    assert git._no_repository_above(store) and not git_finds_one() and git.repo(store) is None
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "top" / ".git"))  # a repository named outright: git is asked
+    assert not git._no_repository_above(store) and git_finds_one()
+
+
 def test_a_failing_command_says_why_in_one_line(tmp_path):
     with pytest.raises(git.GitError) as raised:
         git.run(tmp_path, "log")

@@ -308,7 +308,8 @@ def rowid_order(db_path) -> dict:
 
 
 def test_rows_written_in_many_small_batches_make_the_same_index_as_one_batch(tmp_path, monkeypatch):
-    # each batch is staged, then moved into its table and indexed on the writer thread
+    # one batch is inserted directly; of many, each is staged, then moved into its table and indexed on the writer
+    # thread
     root = generate_store(tmp_path / "store", files=80, seed=5)
     index_store(root, tmp_path / "one.db", full=True)
     monkeypatch.setattr(writer, "BATCH", 3)

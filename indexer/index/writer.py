@@ -41,7 +41,8 @@ def insert_problems(conn, problems) -> None:
 # (then indexes the new memories and notes for FTS5). Binding the values stays on the main thread; the
 # B-tree work of the tables' keys and indexes runs on the second core while the next batch is parsed
 # (docs/performance.md, staged inserts). The moved rows keep the order, and so the rowids, a direct
-# insert gives them.
+# insert gives them. A run whose rows fit in one batch (most runs: a small store, an edit, a write) has no
+# parsing left to overlap: it inserts them directly, with no staging table and no thread (`_insert_batch`).
 @functools.cache
 def staged() -> dict[str, tuple[tuple[str, ...], str]]:
     """table: (columns, verb). A record's keys are its table's columns, as indexer/sql/schema.sql defines them:
@@ -75,6 +76,20 @@ def _write_batch(conn, forgotten: list[str], rows: dict[str, list]) -> dict[str,
         conn.executemany(insert_sql(f"temp.{table}_stage", columns), rows[table])
     conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), rows["problems"])
     return after
+
+
+def _insert_batch(conn, forgotten: list[str], rows: dict[str, list]) -> None:
+    """Delete the rows of `forgotten` paths, then insert `rows` into their tables and index them, here: what
+    `_write_batch` and `_move_batch` do together, without the staging tables in between."""
+    _delete_paths(conn, forgotten)
+    for table, (columns, verb) in staged().items():
+        after = fts.last_rowid(conn, table) if table in fts.COLUMNS else 0
+        conn.executemany(insert_sql(f"main.{table}", columns, verb), rows[table])
+        if table in fts.COLUMNS:
+            fts.index_rows(conn, table, after)
+        if table == "memories":
+            memory_tags.add_rows(conn, after)
+    conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), rows["problems"])
 
 
 def _move_batch(conn, after: dict[str, int]) -> None:
@@ -131,15 +146,15 @@ class IndexWriter:
         # for the link rules (_relink): ids of memories added or removed, and paths of memories removed
         self.link_ids: set[str] = set()
         self.unlinked_paths: set[str] = set()
-        create_stages(db)
         self.memory_row, self.note_row = row_of("memories"), row_of("notes")
-        self.background = Background()
+        self.background: Background | None = None  # started by the first full batch (a run of one batch: none)
 
     def __enter__(self) -> "IndexWriter":
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        self.background.close(cancel=exc_type is not None)
+        if self.background is not None:
+            self.background.close(cancel=exc_type is not None)
 
     def forget(self, path: str) -> None:
         """Remove what the index holds for `path` (edited, deleted or vanished)."""
@@ -171,7 +186,7 @@ class IndexWriter:
                     self.note_ids.add(record["id"])
                 self.rows["notes"].append(self.note_row(record))
         if len(self.rows["index_files"]) >= BATCH:
-            self.flush()
+            self._hand_over()
 
     def mtime(self, sf) -> int:
         """The mtime to remember: -1 for a file too recent to trust (see build.RACY_NS).
@@ -205,14 +220,30 @@ class IndexWriter:
         return bool(self.db.execute("select 1 from notes where id = ? and path != ?", (note_id, path)).fetchone())
 
     def flush(self) -> None:
-        """Hand the pending deletes and batched rows to the writer thread."""
+        """Write the pending deletes and rows: through the writer thread once one runs (after it), else here."""
+        if self.background is not None:
+            self._hand_over()
+            return
+        self._note_removed(self.forgotten)
+        _insert_batch(self.db, self.forgotten, self.rows)
+        self._clear()
+
+    def _hand_over(self) -> None:
+        """Hand the pending deletes and batched rows to the writer thread (started, with its staging tables, the
+        first time), while the next batch is read."""
+        if self.background is None:
+            create_stages(self.db)
+            self.background = Background()
         self.background.wait()  # the connection is free again
         self._note_removed(self.forgotten)
         after = _write_batch(self.db, self.forgotten, self.rows)
+        self._clear()
+        self.background.submit(lambda: _move_batch(self.db, after))
+
+    def _clear(self) -> None:
         self.forgotten.clear()
         for rows in self.rows.values():
             rows.clear()
-        self.background.submit(lambda: _move_batch(self.db, after))
 
     def _note_removed(self, paths) -> None:
         """Remember the memories at `paths` as removed, for the link rules."""
@@ -225,7 +256,8 @@ class IndexWriter:
 
     def wait(self) -> None:
         """Return once every batch handed over is written."""
-        self.background.wait()
+        if self.background is not None:
+            self.background.wait()
 
     def finish(self) -> None:
         """Flush, settle the contested records, and recompute dangling links and cycles."""
@@ -357,17 +389,14 @@ class IndexWriter:
         conn = self.db
         self._note_removed(losers)
         _delete_paths(conn, list(losers), ("memories", "notes"))
-        _move_batch(
+        _insert_batch(
             conn,
-            _write_batch(
-                conn,
-                [],
-                {
-                    "memories": [self.memory_row(r) for r in memories if r["path"] not in losers],
-                    "notes": [self.note_row(r) for r in notes if r["path"] not in losers],
-                    "problems": [],
-                    "index_files": [],
-                },
-            ),
+            [],
+            {
+                "memories": [self.memory_row(r) for r in memories if r["path"] not in losers],
+                "notes": [self.note_row(r) for r in notes if r["path"] not in losers],
+                "problems": [],
+                "index_files": [],
+            },
         )
         return losers

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
 
+from indexer.store import lazy_re
+
 # --- Word lists (data, not rules) ---
 
 
@@ -116,6 +118,11 @@ NEGATIONS = _words("not never no nor cannot without nobody nothing none")
 
 # --- Patterns, compiled on first use ---
 
+# Kana, CJK ideographs and Hangul (each character a word), compiled only for a token that holds a character at or
+# above the first of them (the wide ranges cost 3 ms to compile: a store in Latin script never pays it)
+CJK_FIRST = "\u3040"
+CJK = lazy_re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
 
 @functools.cache
 def _patterns() -> SimpleNamespace:
@@ -129,7 +136,6 @@ def _patterns() -> SimpleNamespace:
         part=c(r"[^\W_]+"),  # the letters-and-digits runs of an identifier
         letters=c(r"[^\W\d_]+"),
         letter=c(r"[A-Za-z]"),
-        cjk=c(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]"),
         url=c(
             r"^(?:[a-z][a-z0-9+.-]*://|www\.)\S+$|^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|io|dev|net|app|shop|"
             r"internal)(?:/\S*)?$",
@@ -255,7 +261,7 @@ def _type_of(token: str) -> str:
             return type_
     if "/" in token and (token[0] in "/~." or token.endswith("/") or "." in token.rsplit("/", 1)[-1]):
         return "path"
-    if p.cjk.search(token):
+    if max(token, default="") >= CJK_FIRST and CJK.search(token):
         return "cjk"
     if "_" in token or p.camel.search(token) or p.inner_dot.search(token) or token[0] in ".@#" or "()" in token:
         return "identifier"
@@ -754,8 +760,13 @@ class Wording:
 
 def read(name: str, description: str, kind: str = "") -> Wording:
     """What the gardener reads in a memory's name and description, of a memory of `kind` ('' when not known)."""
-    reading = _read(name or "", description or "")
-    return replace(reading, kind=kind) if kind else reading
+    return _read_of_kind(name or "", description or "", kind) if kind else _read(name or "", description or "")
+
+
+@functools.lru_cache(maxsize=4096)
+def _read_of_kind(name: str, description: str, kind: str) -> Wording:
+    # kept as _read is: a settle asks again for the readings it let go of (dataclasses.replace costs 10 µs a call)
+    return replace(_read(name, description), kind=kind)
 
 
 @functools.lru_cache(maxsize=4096)

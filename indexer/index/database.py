@@ -4,7 +4,10 @@ import contextlib
 import fcntl
 import itertools
 import os
-import threading
+
+# the locks from `_thread`, what `threading`'s are: importing threading cost every command that opens the index
+# about 1 ms (docs/performance.md, "Start-up")
+from _thread import RLock, allocate_lock
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
@@ -245,13 +248,13 @@ class _Hold:
     """This process's hold of one lock file: threads take turns on `turn`; the POSIX lock is taken once."""
 
     def __init__(self):
-        self.turn = threading.RLock()
+        self.turn = RLock()
         self.depth = 0
         self.file: IO[str] | None = None
 
 
 _holds: dict[str, _Hold] = {}
-_holds_guard = threading.Lock()
+_holds_guard = allocate_lock()
 
 
 @contextlib.contextmanager

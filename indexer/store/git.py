@@ -8,13 +8,15 @@ and the store files that differ from the last commit (`uncommitted`).
 """
 
 import os
-import subprocess
-import threading
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from indexer.store import lazy_re
+
+if TYPE_CHECKING:  # imported where git is run: an index run that reads HEAD itself starts no process (`where`)
+    import subprocess
 
 # no terminal prompts (a host must never hang on a password), no pager, messages in English for parsing
 ENVIRONMENT = {"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
@@ -38,9 +40,11 @@ def run(
     check: bool = True,
     text: bool = True,
     env: dict[str, str] | None = None,
-) -> subprocess.CompletedProcess:
+) -> "subprocess.CompletedProcess":
     """`git -C cwd ARGS...`, its output captured; GitError on a non-zero exit when `check`.
     `env` adds to the environment (an author's name, a temporary index)."""
+    import subprocess
+
     env = {**os.environ, **ENVIRONMENT, **(env or {})}
     try:
         done = subprocess.run(
@@ -213,6 +217,119 @@ def _no_repository_above(root: str | Path) -> bool:
     return False
 
 
+# Environment variables that change where git finds a repository, its work tree or its refs (a repository or
+# configuration named outright, a namespace, git's own test switches): with any of them set, `where` asks git.
+# GIT_CEILING_DIRECTORIES is honoured; the others (GIT_SSL_CAINFO, GIT_AUTHOR_NAME...) have no say in these, nor
+# the user's and the system's configuration files (their safe.directory only trusts more: ownership is checked here).
+_WHERE_ASKS_GIT = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_NAMESPACE",
+                   "GIT_CONFIG", "GIT_IMPLICIT_WORK_TREE", "GIT_INTERNAL_", "GIT_TEST_", "GIT_REF")  # fmt: skip
+_CONFIG_FILES = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM")
+_SHA = lazy_re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
+def where(root: str | Path) -> tuple[Path, str, str | None] | None:
+    """What `repo` tells of the store at `root` (its work tree's top, its prefix, the commit HEAD names), read from
+    the files of a plain repository without a git process; None when git must be asked: no `.git` folder found, or
+    anything unusual (a `.git` file of a linked work tree or submodule, a search crossing a filesystem or a folder
+    of another owner, a config naming a work tree, bareness or an extension such as reftable, a symbolic ref to a
+    symbolic ref, a file that cannot be read, one of _WHERE_ASKS_GIT set). An index run with no new commit asks
+    this instead of `repo` (a `git rev-parse` is 4-8 ms of a process that takes 50: docs/performance.md)."""
+    if any(name.startswith(_WHERE_ASKS_GIT) and name not in _CONFIG_FILES for name in os.environ):
+        return None
+    if "SUDO_UID" in os.environ:  # git run as root by sudo trusts the sudoer's folders
+        return None
+    try:
+        found = _dot_git_folder(root)
+        if found is None:
+            return None
+        start, top = found
+        dot_git = os.path.join(top, ".git")
+        if not _owned_folder(top) or not _owned_folder(dot_git):  # a linked work tree's `.git` is a file
+            return None
+        if os.path.lexists(os.path.join(dot_git, "commondir")) or os.path.lexists(os.path.join(dot_git, "reftable")):
+            return None
+        with open(os.path.join(dot_git, "config"), encoding="utf-8") as f:
+            config = f.read().lower()
+        # read_repository_format reads only this file for these; a line naming any of them, however set, asks git
+        if "worktree" in config or "extensions" in config or "bare" in config.replace("bare = false", ""):
+            return None
+        if not (os.path.isdir(os.path.join(dot_git, "objects")) and os.path.isdir(os.path.join(dot_git, "refs"))):
+            return None  # not a repository to git: it would search on above
+        head = _head(dot_git)
+    except (OSError, UnicodeDecodeError, _Unsure):
+        return None
+    prefix = os.path.relpath(start, top)
+    return Path(top), "" if prefix == "." else prefix + "/", head
+
+
+class _Unsure(Exception):
+    """Something `where` does not read for certain: git is asked."""
+
+
+def _dot_git_folder(root: str | Path) -> tuple[str, str] | None:
+    """The folder git searches from for `root` (its physical path) and the first at or above it holding a `.git`
+    (a folder or a file): git's search, which stops below a folder of GIT_CEILING_DIRECTORIES and, unless told, at
+    a filesystem boundary (there: _Unsure). None when there is none."""
+    ceilings = os.environ.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep)
+    if "" in ceilings[:-1]:  # entries after an empty one are compared unresolved: not read here
+        raise _Unsure
+    ceilings_real = {os.path.realpath(c) for c in ceilings if c}
+    start = folder = os.path.realpath(root)  # git searches from the physical folder
+    device = os.stat(start).st_dev
+    while not os.path.lexists(os.path.join(folder, ".git")):
+        if os.path.lexists(os.path.join(folder, "HEAD")):  # may be a bare repository, which git would find here
+            raise _Unsure
+        parent = os.path.dirname(folder)
+        if parent == folder or parent in ceilings_real:
+            return None
+        if os.stat(parent).st_dev != device:
+            raise _Unsure
+        folder = parent
+    return start, folder
+
+
+def _owned_folder(path: str) -> bool:
+    """A folder (not a link) of this process's user: git refuses another's repository (safe.directory)."""
+    st = os.lstat(path)
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid()
+
+
+def _head(dot_git: str) -> str | None:
+    """The commit HEAD names in the repository `dot_git` (None on a branch with no commit yet): HEAD itself, or the
+    branch it names as a loose ref or in `packed-refs`."""
+    with open(os.path.join(dot_git, "HEAD"), encoding="utf-8") as f:
+        head = f.read().rstrip("\n")
+    if _SHA.fullmatch(head):
+        return head
+    ref = head.removeprefix("ref: ")
+    if ref == head or not ref.startswith("refs/heads/") or ".." in ref or "\n" in ref:
+        raise _Unsure
+    try:
+        with open(os.path.join(dot_git, ref), encoding="utf-8") as f:
+            value = f.read().rstrip("\n")
+    except FileNotFoundError:
+        value = _packed(dot_git, ref)
+    except IsADirectoryError:
+        raise _Unsure from None
+    if value is not None and not _SHA.fullmatch(value):
+        raise _Unsure  # a symbolic ref (`ref: ...`) or what git would not read either
+    return value
+
+
+def _packed(dot_git: str, ref: str) -> str | None:
+    """The commit `packed-refs` gives `ref`, or None (neither loose nor packed: a branch with no commit)."""
+    try:
+        with open(os.path.join(dot_git, "packed-refs"), encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except FileNotFoundError:
+        return None
+    for line in lines:
+        sha, _, name = line.partition(" ")
+        if name == ref:
+            return sha
+    return None
+
+
 # `*.md` under memories/ or notes/, no part of the path hidden or empty (what indexer/store/walk.py finds)
 STORE_PATH = lazy_re.compile(r"(?:memories|notes)(?:/[^./][^/]*)+(?<=\.md)")
 
@@ -322,6 +439,9 @@ def parse_log(output: str) -> list[Commit]:
 def read_objects(cwd: str | Path, names: Iterable[str], limit: int | None = None) -> Iterator[tuple[str, bytes | None]]:
     """Each object `names` names (a sha, or `REV:path`) with its bytes, through one `git cat-file --batch`, in order;
     None for a missing object or one over `limit` bytes (read and dropped: never held whole)."""
+    import subprocess
+    import threading
+
     names = list(names)
     if not names:
         return
@@ -377,6 +497,8 @@ class TreeMaker:
     one git process for every folder of a commit. Use as a context manager."""
 
     def __init__(self, cwd: str | Path):
+        import subprocess
+
         try:
             self.child = subprocess.Popen(
                 ["git", "-C", str(cwd), "mktree", "-z", "--batch"],

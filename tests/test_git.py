@@ -161,7 +161,7 @@ def test_where_leaves_every_unusual_repository_to_git(work_tree, tmp_path, monke
     assert git.where(store) is None
 
 
-def test_an_index_run_with_no_new_commit_starts_no_git_process(work_tree, tmp_path, monkeypatch):
+def test_an_index_run_with_no_new_commit_starts_no_git_process_and_status_one(work_tree, tmp_path, monkeypatch):
     from click.testing import CliRunner
 
     from indexer.front.cli import cli
@@ -180,6 +180,9 @@ def test_an_index_run_with_no_new_commit_starts_no_git_process(work_tree, tmp_pa
     monkeypatch.setenv("PATH", f"{shims}:{os.environ['PATH']}")
     assert CliRunner().invoke(cli, ["index", str(store), "--db", str(db)]).exit_code == 0
     assert not log.exists(), log.read_text()
+    assert CliRunner().invoke(cli, ["status", str(store), "--db", str(db)]).exit_code == 0
+    assert log.read_text().split() == ["status"]  # the store's place in the work tree read as HEAD is
+    log.unlink()
     _git(work_tree, "commit", "-q", "--allow-empty", "-m", "two")  # a new commit: git reads the history
     log.unlink()
     assert CliRunner().invoke(cli, ["index", str(store), "--db", str(db)]).exit_code == 0

@@ -304,6 +304,7 @@ def _head(dot_git: str) -> str | None:
     ref = head.removeprefix("ref: ")
     if ref == head or not ref.startswith("refs/heads/") or ".." in ref or "\n" in ref:
         raise _Unsure
+    value: str | None
     try:
         with open(os.path.join(dot_git, ref), encoding="utf-8") as f:
             value = f.read().rstrip("\n")
@@ -572,14 +573,15 @@ def tree_entries(data: bytes, hash_bytes: int) -> dict[bytes, tuple[str, str]]:
 def uncommitted(root: str | Path) -> list[str]:
     """The store files (store-relative, sorted) whose content differs from the last commit: changed, staged,
     new and untracked, deleted. Empty when the store is in no work tree."""
-    found = repo(root)
-    if found is None:
+    seen = where(root) or repo(root)  # the store's place read from the repository's files: one git process, not two
+    if seen is None:
         return []
+    prefix = seen[1]  # the store's folder relative to the top, as `git status` names paths
     done = run(root, "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--", "memories", "notes")
     paths = set()
     for entry in done.stdout.split("\0"):
-        if len(entry) > 3:
-            path = found.store_path(entry[3:])
-            if path is not None and is_store_path(path):
+        if len(entry) > 3 and entry[3:].startswith(prefix):  # paths relative to the top
+            path = entry[3 + len(prefix) :]
+            if is_store_path(path):
                 paths.add(path)
     return sorted(paths)

@@ -10,11 +10,14 @@ import os
 from _thread import RLock, allocate_lock
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
 
 from indexer import sql
 from indexer.index import fts
 from indexer.sqlite import sqlite3
+from indexer.store.record import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import IO
 
 DATABASE = "seamless"  # the index's name in the explorer: its URLs, metadata.yml and the plugins
 
@@ -295,7 +298,7 @@ def writer_lock(db_path: str | Path, on_wait: Callable[[], None] | None = None):
         hold.turn.release()
 
 
-def _lock_file(lock_path: str, on_wait: Callable[[], None] | None) -> IO[str]:
+def _lock_file(lock_path: str, on_wait: Callable[[], None] | None) -> "IO[str]":
     f = open(lock_path, "a")  # noqa: SIM115 - held past this function, closed by writer_lock
     try:
         try:

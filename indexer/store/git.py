@@ -11,9 +11,9 @@ import os
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
 
 from indexer.store import lazy_re
+from indexer.store.record import TYPE_CHECKING, Record
 
 if TYPE_CHECKING:  # imported where git is run: an index run that reads HEAD itself starts no process (`where`)
     import subprocess
@@ -152,7 +152,7 @@ COMMIT_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit")
 
 # Records are NamedTuples, not dataclasses: importing dataclasses (and with it inspect) cost the commands that read
 # the store a fifth of their start-up (docs/performance.md, "Start-up")
-class Repo(NamedTuple):
+class Repo(Record):
     """Where a store sits in its git work tree, and the commit it is at."""
 
     top: Path  # the work tree's top folder
@@ -344,7 +344,7 @@ def is_store_path(path: str) -> bool:
 # Reading the history
 
 
-class FileChange(NamedTuple):
+class FileChange(Record):
     """One file a commit changed, as `git log --raw` shows it (paths relative to the top)."""
 
     status: str  # A, M, D, T, R, C for a commit with one parent; for a merge one letter per parent (MM, AM...)
@@ -355,7 +355,7 @@ class FileChange(NamedTuple):
     mode: str  # after the commit (before it, when deleted)
 
 
-class Commit(NamedTuple):
+class Commit(Record):
     """A commit as the revisions read it (its lists filled as its log is read)."""
 
     commit: str

@@ -131,3 +131,17 @@ def test_no_module_compiles_a_regular_expression_when_it_is_imported():
     assert ("indexer/control.py", "control") in ours  # the spy sees a module-level pattern
     compiled = [(path, pattern) for path, pattern in ours if path not in exempt | {"indexer/control.py"}]
     assert not compiled, compiled
+
+
+def test_python_does_not_walk_the_objects_of_a_finished_command(example_db, tmp_path):
+    """The last exit handler freezes the collector's objects: the shutdown's collection has nothing to walk."""
+    probe = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: sys.stderr.write(f'frozen {gc.get_freeze_count()}'))\n"  # runs after main's handler
+        "sys.argv = ['seamless', 'recall', 'chroma port', '--db', sys.argv[1]]\n"
+        "from indexer.front.main import main\n"
+        "main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, str(example_db)], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0 and "1. [" in done.stdout, done.stderr
+    assert int(done.stderr.rpartition("frozen ")[2]) > 10_000

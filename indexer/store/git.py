@@ -266,26 +266,37 @@ class _Unsure(Exception):
     """Something `where` does not read for certain: git is asked."""
 
 
-def _dot_git_folder(root: str | Path) -> tuple[str, str] | None:
-    """The folder git searches from for `root` (its physical path) and the first at or above it holding a `.git`
-    (a folder or a file): git's search, which stops below a folder of GIT_CEILING_DIRECTORIES and, unless told, at
-    a filesystem boundary (there: _Unsure). None when there is none."""
-    ceilings = os.environ.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep)
-    if "" in ceilings[:-1]:  # entries after an empty one are compared unresolved: not read here
-        raise _Unsure
-    ceilings_real = {os.path.realpath(c) for c in ceilings if c}
-    start = folder = os.path.realpath(root)  # git searches from the physical folder
-    device = os.stat(start).st_dev
-    while not os.path.lexists(os.path.join(folder, ".git")):
-        if os.path.lexists(os.path.join(folder, "HEAD")):  # may be a bare repository, which git would find here
-            raise _Unsure
+def searched_folders(root: str | Path) -> Iterator[str]:
+    """The folders git's search for a repository looks into for `root`, in order: its physical folder, then each one
+    above it, stopping below a folder of GIT_CEILING_DIRECTORIES (each entry's physical path)."""
+    ceilings = {os.path.realpath(c) for c in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep) if c}
+    folder = os.path.realpath(root)  # git searches from the physical folder
+    while True:
+        yield folder
         parent = os.path.dirname(folder)
-        if parent == folder or parent in ceilings_real:
-            return None
-        if os.stat(parent).st_dev != device:
-            raise _Unsure
+        if parent == folder or parent in ceilings:
+            return
         folder = parent
-    return start, folder
+
+
+def _dot_git_folder(root: str | Path) -> tuple[str, str] | None:
+    """The folder git searches from for `root` and the first of `searched_folders` holding a `.git` (a folder or a
+    file); None when there is none. _Unsure where git might read it otherwise: an empty entry in
+    GIT_CEILING_DIRECTORIES (the entries after it are compared unresolved), a filesystem boundary (where git stops,
+    unless told), a `HEAD` in a folder on the way (a bare repository, which git would find there)."""
+    if "" in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep)[:-1]:
+        raise _Unsure
+    device = None
+    for folder in searched_folders(root):
+        if device is None:
+            start, device = folder, os.stat(folder).st_dev
+        elif os.stat(folder).st_dev != device:
+            raise _Unsure
+        if os.path.lexists(os.path.join(folder, ".git")):
+            return start, folder
+        if os.path.lexists(os.path.join(folder, "HEAD")):
+            raise _Unsure
+    return None
 
 
 def _owned_folder(path: str) -> bool:

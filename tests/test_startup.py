@@ -144,4 +144,4 @@ def test_python_does_not_walk_the_objects_of_a_finished_command(example_db, tmp_
     )
     done = subprocess.run([sys.executable, "-c", probe, str(example_db)], capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0 and "1. [" in done.stdout, done.stderr
-    assert int(done.stderr.rpartition("frozen ")[2]) > 10_000
+    assert int(done.stderr.rpartition("frozen ")[2]) > 1_000  # (0 without the freeze)

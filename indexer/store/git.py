@@ -202,19 +202,12 @@ def repo(root: str | Path) -> Repo | None:
 
 
 def _no_repository_above(root: str | Path) -> bool:
-    """Whether git would find no repository for `root`: no `.git` in it or in a folder above it (git's own search,
-    which stops below a folder of GIT_CEILING_DIRECTORIES), and no GIT_DIR. Spares every index run of a store
-    outside git a `git rev-parse` process (3-5 ms of a small store's rebuild); where unsure, git is asked."""
+    """Whether git would find no repository for `root`: no `.git` (a folder: a clone; a file: a linked work tree) in
+    any folder of its search (`searched_folders`), and no GIT_DIR. Spares every index run of a store outside git a
+    `git rev-parse` process (3-5 ms of a small store's rebuild); where unsure, git is asked."""
     if "GIT_DIR" in os.environ:
         return False
-    ceilings = {os.path.realpath(c) for c in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep) if c}
-    folder = os.path.realpath(root)  # git searches from the physical folder
-    while not os.path.lexists(os.path.join(folder, ".git")):  # a folder (a clone) or a file (a linked work tree)
-        parent = os.path.dirname(folder)
-        if parent == folder or parent in ceilings:
-            return True
-        folder = parent
-    return False
+    return not any(os.path.lexists(os.path.join(folder, ".git")) for folder in searched_folders(root))
 
 
 # Environment variables that change where git finds a repository, its work tree or its refs (a repository or

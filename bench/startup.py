@@ -111,7 +111,7 @@ def entry(code: str | None, args: list) -> list:
     with open(Path(code) / "pyproject.toml", "rb") as f:
         module, _, name = tomllib.load(f)["project"]["scripts"]["seamless"].partition(":")
     script = f"import sys; from {module} import {name}; sys.argv[0] = 'seamless'; sys.exit({name}())"
-    return [sys.executable, "-c", script, *args[1:]]
+    return [sys.executable, "-P", "-c", script, *args[1:]]  # -P: not the working folder's indexer (this checkout)
 
 
 def cells(f: dict) -> str:

@@ -22,6 +22,9 @@ GARDENER_PREFIX = "indexer.index.gardener_"
 HISTORY = {"indexer.index.revisions", "indexer.query.revisions"}
 CLICK = {"click", "indexer.front.cli"}
 YAML = {"yaml", "frontmatter", "indexer.store.parse"}
+# the standard library's slow imports (2-4 ms each): typing (records are indexer.store.record's), tomllib (flat
+# settings are read without it), subprocess and threading (for a git process), dataclasses (with inspect)
+HEAVY = {"typing", "tomllib", "subprocess", "threading", "dataclasses"}
 
 
 def imported_by_command(args: list, cwd: Path, stdin: bytes = b"") -> set[str]:
@@ -62,6 +65,7 @@ def test_the_readers_import_neither_click_nor_the_gardener_nor_datasette_nor_the
         modules = imported_by_command(args, tmp_path, stdin)
         assert "indexer.query.queries" in modules, name  # the probe saw the command run
         unwanted = modules & (GARDENER | HISTORY | YAML | CLICK | front_modules_elsewhere())
+        unwanted |= modules & HEAVY if name != "hook, no project" else set()  # that one runs git
         unwanted |= {m for m in modules if m.startswith(GARDENER_PREFIX) or m.split(".")[0] == "datasette"}
         assert not unwanted, f"{name} imports {sorted(unwanted)}"
         if name in ("recall", "briefing", "hook", "history"):
@@ -69,12 +73,16 @@ def test_the_readers_import_neither_click_nor_the_gardener_nor_datasette_nor_the
 
 
 def test_an_index_run_with_nothing_to_do_reads_no_yaml_and_no_gardener(example_db, tmp_path):
+    """Nor does it start git, in a store with no new commit (HEAD read from the repository's files)."""
     store = shutil.copytree(EXAMPLE_STORE, tmp_path / "store")  # its files' times as old as the checkout's
+    identity = ["-c", "user.name=A", "-c", "user.email=a@example.com"]
+    for args in (["init", "-q"], ["add", "-A"], [*identity, "commit", "-qm", "the store"]):
+        subprocess.run(["git", "-C", str(store), *args], check=True, capture_output=True)
     db = tmp_path / "seamless.db"
     imported_by_command(["index", store, "--db", db], tmp_path)  # the first run reads everything
     modules = imported_by_command(["index", store, "--db", db], tmp_path)
     assert "indexer.index.build" in modules
-    unwanted = modules & (GARDENER | YAML | CLICK | {"indexer.index.writer", "indexer.store.validate"})
+    unwanted = modules & (GARDENER | YAML | CLICK | HEAVY | {"indexer.index.writer", "indexer.store.validate"})
     assert not unwanted and not any(m.startswith(GARDENER_PREFIX) for m in modules), sorted(unwanted)
 
 
@@ -123,3 +131,17 @@ def test_no_module_compiles_a_regular_expression_when_it_is_imported():
     assert ("indexer/control.py", "control") in ours  # the spy sees a module-level pattern
     compiled = [(path, pattern) for path, pattern in ours if path not in exempt | {"indexer/control.py"}]
     assert not compiled, compiled
+
+
+def test_python_does_not_walk_the_objects_of_a_finished_command(example_db, tmp_path):
+    """The last exit handler freezes the collector's objects: the shutdown's collection has nothing to walk."""
+    probe = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: sys.stderr.write(f'frozen {gc.get_freeze_count()}'))\n"  # runs after main's handler
+        "sys.argv = ['seamless', 'recall', 'chroma port', '--db', sys.argv[1]]\n"
+        "from indexer.front.main import main\n"
+        "main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, str(example_db)], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0 and "1. [" in done.stdout, done.stderr
+    assert int(done.stderr.rpartition("frozen ")[2]) > 1_000  # (0 without the freeze)

@@ -16,11 +16,11 @@ import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from pathlib import Path
-from typing import NamedTuple, TypedDict
 
 from indexer.index import changes, database, fts, memory_tags, revisions
 from indexer.store import git, timestamps
 from indexer.store.problems import Problem, error
+from indexer.store.record import TYPE_CHECKING, Record
 from indexer.store.settings import FILE as SETTINGS_FILE
 from indexer.store.settings import FILE_SETTINGS, load_settings
 from indexer.store.walk import Folder, FolderFds, StoreFile, files_at, store_files, walk_folders
@@ -40,7 +40,7 @@ OnWait = Callable[[], None]  # called once when another writer holds the lock
 
 # The records are NamedTuples, not dataclasses: importing dataclasses (and with it inspect) cost a no-op run a
 # sixth of its start-up (docs/performance.md, "Start-up")
-class RunSummary(NamedTuple):
+class RunSummary(Record):
     """What one index run did, as recorded in `index_runs`."""
 
     mode: str
@@ -143,7 +143,7 @@ def _no_gc():
         gc.enable()
 
 
-class Plan(NamedTuple):
+class Plan(Record):
     """What a run has to do, worked out from the walk (or the given paths) and the index before anything is read
     (made with keywords; read, never changed)."""
 
@@ -169,7 +169,7 @@ class Plan(NamedTuple):
         return not (self.full or self.stale or self.deleted or self.settings_changed)
 
 
-class Run(NamedTuple):
+class Run(Record):
     """A run's fixed facts: the store, its settings, and when the run started."""
 
     root: Path
@@ -203,13 +203,16 @@ def _run_store(
     return _carry_out(db, run, plan_store(db, run, full), progress, gardener)
 
 
-class _Findings(TypedDict):
-    """What plan_store's walk finds, whatever the plan: the Plan fields of those names."""
+if TYPE_CHECKING:  # a TypedDict is for the type checker alone: typing is not imported to run
+    from typing import TypedDict
 
-    seen: int
-    fingerprints: dict[str, str]
-    folder_problems: list[Problem]
-    settings_changed: bool
+    class _Findings(TypedDict):
+        """What plan_store's walk finds, whatever the plan: the Plan fields of those names."""
+
+        seen: int
+        fingerprints: dict[str, str]
+        folder_problems: list[Problem]
+        settings_changed: bool
 
 
 def plan_store(db: database.IndexConnection, run: Run, full: bool) -> Plan:

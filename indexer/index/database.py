@@ -4,14 +4,20 @@ import contextlib
 import fcntl
 import itertools
 import os
-import threading
+
+# the locks from `_thread`, what `threading`'s are: importing threading cost every command that opens the index
+# about 1 ms (docs/performance.md, "Start-up")
+from _thread import RLock, allocate_lock
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
 
 from indexer import sql
 from indexer.index import fts
 from indexer.sqlite import sqlite3
+from indexer.store.record import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import IO
 
 DATABASE = "seamless"  # the index's name in the explorer: its URLs, metadata.yml and the plugins
 
@@ -245,13 +251,13 @@ class _Hold:
     """This process's hold of one lock file: threads take turns on `turn`; the POSIX lock is taken once."""
 
     def __init__(self):
-        self.turn = threading.RLock()
+        self.turn = RLock()
         self.depth = 0
         self.file: IO[str] | None = None
 
 
 _holds: dict[str, _Hold] = {}
-_holds_guard = threading.Lock()
+_holds_guard = allocate_lock()
 
 
 @contextlib.contextmanager
@@ -292,7 +298,7 @@ def writer_lock(db_path: str | Path, on_wait: Callable[[], None] | None = None):
         hold.turn.release()
 
 
-def _lock_file(lock_path: str, on_wait: Callable[[], None] | None) -> IO[str]:
+def _lock_file(lock_path: str, on_wait: Callable[[], None] | None) -> "IO[str]":
     f = open(lock_path, "a")  # noqa: SIM115 - held past this function, closed by writer_lock
     try:
         try:

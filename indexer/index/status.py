@@ -6,14 +6,14 @@ did not (a `touch`, or one stored as too recent to trust) is in step.
 """
 
 from pathlib import Path
-from typing import NamedTuple
 
 from indexer.index import changes
+from indexer.store.record import Record
 from indexer.store.settings import load_settings
 from indexer.store.walk import FolderFds, store_files, walk_folders
 
 
-class Drift(NamedTuple):  # not a dataclass: importing dataclasses cost `seamless status` a fifth of its start-up
+class Drift(Record):  # not a dataclass: importing dataclasses cost `seamless status` a fifth of its start-up
     """The files the index does not show as they are: store-relative paths, sorted."""
 
     new: list[str]

@@ -22,7 +22,8 @@ Nothing is compiled at import time, and recall_terms imports this module only wh
 import datetime as dt
 import functools
 import re
-from typing import NamedTuple
+
+from indexer.store.record import Record
 
 # How long after a window a memory written about it still counts as written then, and how long before (a day named
 # is often a day or two off): chosen on LoCoMo's dev conversations (docs/queries.md).
@@ -45,7 +46,7 @@ BEFORE_A_TIME = (
 )
 
 
-class Window(NamedTuple):
+class Window(Record):
     """One time expression: `text` as written, the window [start, end) it means (widened), and where the text
     is in the query (`at`, `to`), so its words are known as a time's."""
 

@@ -6,12 +6,12 @@ memory or a note, in the store now or deleted since), a store-relative path, or 
 """
 
 from pathlib import Path
-from typing import NamedTuple
 
 from indexer.index import database
 from indexer.query.queries import rows
 from indexer.sql.canned import REVISIONS, REVISIONS_BY_PATH
 from indexer.store import git, timestamps
+from indexer.store.record import Record
 from indexer.store.rules import ULID_TEXT
 from indexer.store.walk import FolderFds
 
@@ -20,7 +20,7 @@ class RevisionError(LookupError):
     """X cannot be found, or has no file at the time asked: the message is one line that says why."""
 
 
-class Target(NamedTuple):  # not a dataclass: importing dataclasses cost `seamless show` a sixth of its start-up
+class Target(Record):  # not a dataclass: importing dataclasses cost `seamless show` a sixth of its start-up
     """The file X names: its id (None for a note without one), its path now (or last), and what it is."""
 
     id: str | None

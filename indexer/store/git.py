@@ -8,13 +8,15 @@ and the store files that differ from the last commit (`uncommitted`).
 """
 
 import os
-import subprocess
-import threading
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
 
 from indexer.store import lazy_re
+from indexer.store.record import TYPE_CHECKING, Record
+
+if TYPE_CHECKING:  # imported where git is run: an index run that reads HEAD itself starts no process (`where`)
+    import subprocess
 
 # no terminal prompts (a host must never hang on a password), no pager, messages in English for parsing
 ENVIRONMENT = {"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
@@ -38,9 +40,11 @@ def run(
     check: bool = True,
     text: bool = True,
     env: dict[str, str] | None = None,
-) -> subprocess.CompletedProcess:
+) -> "subprocess.CompletedProcess":
     """`git -C cwd ARGS...`, its output captured; GitError on a non-zero exit when `check`.
     `env` adds to the environment (an author's name, a temporary index)."""
+    import subprocess
+
     env = {**os.environ, **ENVIRONMENT, **(env or {})}
     try:
         done = subprocess.run(
@@ -148,7 +152,7 @@ COMMIT_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit")
 
 # Records are NamedTuples, not dataclasses: importing dataclasses (and with it inspect) cost the commands that read
 # the store a fifth of their start-up (docs/performance.md, "Start-up")
-class Repo(NamedTuple):
+class Repo(Record):
     """Where a store sits in its git work tree, and the commit it is at."""
 
     top: Path  # the work tree's top folder
@@ -198,19 +202,137 @@ def repo(root: str | Path) -> Repo | None:
 
 
 def _no_repository_above(root: str | Path) -> bool:
-    """Whether git would find no repository for `root`: no `.git` in it or in a folder above it (git's own search,
-    which stops below a folder of GIT_CEILING_DIRECTORIES), and no GIT_DIR. Spares every index run of a store
-    outside git a `git rev-parse` process (3-5 ms of a small store's rebuild); where unsure, git is asked."""
+    """Whether git would find no repository for `root`: no `.git` (a folder: a clone; a file: a linked work tree) in
+    any folder of its search (`searched_folders`), and no GIT_DIR. Spares every index run of a store outside git a
+    `git rev-parse` process (3-5 ms of a small store's rebuild); where unsure, git is asked."""
     if "GIT_DIR" in os.environ:
         return False
+    return not any(os.path.lexists(os.path.join(folder, ".git")) for folder in searched_folders(root))
+
+
+# Environment variables that change where git finds a repository, its work tree or its refs (a repository or
+# configuration named outright, a namespace, git's own test switches): with any of them set, `where` asks git.
+# GIT_CEILING_DIRECTORIES is honoured; the others (GIT_SSL_CAINFO, GIT_AUTHOR_NAME...) have no say in these, nor
+# the user's and the system's configuration files (their safe.directory only trusts more: ownership is checked here).
+_WHERE_ASKS_GIT = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_NAMESPACE",
+                   "GIT_CONFIG", "GIT_IMPLICIT_WORK_TREE", "GIT_INTERNAL_", "GIT_TEST_", "GIT_REF")  # fmt: skip
+_CONFIG_FILES = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM")
+_SHA = lazy_re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
+def where(root: str | Path) -> tuple[Path, str, str | None] | None:
+    """What `repo` tells of the store at `root` (its work tree's top, its prefix, the commit HEAD names), read from
+    the files of a plain repository without a git process; None when git must be asked: no `.git` folder found, or
+    anything unusual (a `.git` file of a linked work tree or submodule, a search crossing a filesystem or a folder
+    of another owner, a config naming a work tree, bareness or an extension such as reftable, a symbolic ref to a
+    symbolic ref, a file that cannot be read, one of _WHERE_ASKS_GIT set). An index run with no new commit asks
+    this instead of `repo` (a `git rev-parse` is 4-8 ms of a process that takes 50: docs/performance.md)."""
+    if any(name.startswith(_WHERE_ASKS_GIT) and name not in _CONFIG_FILES for name in os.environ):
+        return None
+    if "SUDO_UID" in os.environ:  # git run as root by sudo trusts the sudoer's folders
+        return None
+    try:
+        found = _dot_git_folder(root)
+        if found is None:
+            return None
+        start, top = found
+        dot_git = os.path.join(top, ".git")
+        if not _owned_folder(top) or not _owned_folder(dot_git):  # a linked work tree's `.git` is a file
+            return None
+        if os.path.lexists(os.path.join(dot_git, "commondir")) or os.path.lexists(os.path.join(dot_git, "reftable")):
+            return None
+        with open(os.path.join(dot_git, "config"), encoding="utf-8") as f:
+            config = f.read().lower()
+        # read_repository_format reads only this file for these; a line naming any of them, however set, asks git
+        if "worktree" in config or "extensions" in config or "bare" in config.replace("bare = false", ""):
+            return None
+        if not (os.path.isdir(os.path.join(dot_git, "objects")) and os.path.isdir(os.path.join(dot_git, "refs"))):
+            return None  # not a repository to git: it would search on above
+        head = _head(dot_git)
+    except (OSError, UnicodeDecodeError, _Unsure):
+        return None
+    prefix = os.path.relpath(start, top)
+    return Path(top), "" if prefix == "." else prefix + "/", head
+
+
+class _Unsure(Exception):
+    """Something `where` does not read for certain: git is asked."""
+
+
+def searched_folders(root: str | Path) -> Iterator[str]:
+    """The folders git's search for a repository looks into for `root`, in order: its physical folder, then each one
+    above it, stopping below a folder of GIT_CEILING_DIRECTORIES (each entry's physical path)."""
     ceilings = {os.path.realpath(c) for c in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep) if c}
     folder = os.path.realpath(root)  # git searches from the physical folder
-    while not os.path.lexists(os.path.join(folder, ".git")):  # a folder (a clone) or a file (a linked work tree)
+    while True:
+        yield folder
         parent = os.path.dirname(folder)
         if parent == folder or parent in ceilings:
-            return True
+            return
         folder = parent
-    return False
+
+
+def _dot_git_folder(root: str | Path) -> tuple[str, str] | None:
+    """The folder git searches from for `root` and the first of `searched_folders` holding a `.git` (a folder or a
+    file); None when there is none. _Unsure where git might read it otherwise: an empty entry in
+    GIT_CEILING_DIRECTORIES (the entries after it are compared unresolved), a filesystem boundary (where git stops,
+    unless told), a `HEAD` in a folder on the way (a bare repository, which git would find there)."""
+    if "" in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep)[:-1]:
+        raise _Unsure
+    device = None
+    for folder in searched_folders(root):
+        if device is None:
+            start, device = folder, os.stat(folder).st_dev
+        elif os.stat(folder).st_dev != device:
+            raise _Unsure
+        if os.path.lexists(os.path.join(folder, ".git")):
+            return start, folder
+        if os.path.lexists(os.path.join(folder, "HEAD")):
+            raise _Unsure
+    return None
+
+
+def _owned_folder(path: str) -> bool:
+    """A folder (not a link) of this process's user: git refuses another's repository (safe.directory)."""
+    st = os.lstat(path)
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid()
+
+
+def _head(dot_git: str) -> str | None:
+    """The commit HEAD names in the repository `dot_git` (None on a branch with no commit yet): HEAD itself, or the
+    branch it names as a loose ref or in `packed-refs`."""
+    with open(os.path.join(dot_git, "HEAD"), encoding="utf-8") as f:
+        head = f.read().rstrip("\n")
+    if _SHA.fullmatch(head):
+        return head
+    ref = head.removeprefix("ref: ")
+    if ref == head or not ref.startswith("refs/heads/") or ".." in ref or "\n" in ref:
+        raise _Unsure
+    value: str | None
+    try:
+        with open(os.path.join(dot_git, ref), encoding="utf-8") as f:
+            value = f.read().rstrip("\n")
+    except FileNotFoundError:
+        value = _packed(dot_git, ref)
+    except IsADirectoryError:
+        raise _Unsure from None
+    if value is not None and not _SHA.fullmatch(value):
+        raise _Unsure  # a symbolic ref (`ref: ...`) or what git would not read either
+    return value
+
+
+def _packed(dot_git: str, ref: str) -> str | None:
+    """The commit `packed-refs` gives `ref`, or None (neither loose nor packed: a branch with no commit)."""
+    try:
+        with open(os.path.join(dot_git, "packed-refs"), encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except FileNotFoundError:
+        return None
+    for line in lines:
+        sha, _, name = line.partition(" ")
+        if name == ref:
+            return sha
+    return None
 
 
 # `*.md` under memories/ or notes/, no part of the path hidden or empty (what indexer/store/walk.py finds)
@@ -226,7 +348,7 @@ def is_store_path(path: str) -> bool:
 # Reading the history
 
 
-class FileChange(NamedTuple):
+class FileChange(Record):
     """One file a commit changed, as `git log --raw` shows it (paths relative to the top)."""
 
     status: str  # A, M, D, T, R, C for a commit with one parent; for a merge one letter per parent (MM, AM...)
@@ -237,7 +359,7 @@ class FileChange(NamedTuple):
     mode: str  # after the commit (before it, when deleted)
 
 
-class Commit(NamedTuple):
+class Commit(Record):
     """A commit as the revisions read it (its lists filled as its log is read)."""
 
     commit: str
@@ -322,6 +444,9 @@ def parse_log(output: str) -> list[Commit]:
 def read_objects(cwd: str | Path, names: Iterable[str], limit: int | None = None) -> Iterator[tuple[str, bytes | None]]:
     """Each object `names` names (a sha, or `REV:path`) with its bytes, through one `git cat-file --batch`, in order;
     None for a missing object or one over `limit` bytes (read and dropped: never held whole)."""
+    import subprocess
+    import threading
+
     names = list(names)
     if not names:
         return
@@ -377,6 +502,8 @@ class TreeMaker:
     one git process for every folder of a commit. Use as a context manager."""
 
     def __init__(self, cwd: str | Path):
+        import subprocess
+
         try:
             self.child = subprocess.Popen(
                 ["git", "-C", str(cwd), "mktree", "-z", "--batch"],
@@ -450,14 +577,15 @@ def tree_entries(data: bytes, hash_bytes: int) -> dict[bytes, tuple[str, str]]:
 def uncommitted(root: str | Path) -> list[str]:
     """The store files (store-relative, sorted) whose content differs from the last commit: changed, staged,
     new and untracked, deleted. Empty when the store is in no work tree."""
-    found = repo(root)
-    if found is None:
+    seen = where(root) or repo(root)  # the store's place read from the repository's files: one git process, not two
+    if seen is None:
         return []
+    prefix = seen[1]  # the store's folder relative to the top, as `git status` names paths
     done = run(root, "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--", "memories", "notes")
     paths = set()
     for entry in done.stdout.split("\0"):
-        if len(entry) > 3:
-            path = found.store_path(entry[3:])
-            if path is not None and is_store_path(path):
+        if len(entry) > 3 and entry[3:].startswith(prefix):  # paths relative to the top
+            path = entry[3 + len(prefix) :]
+            if is_store_path(path):
                 paths.add(path)
     return sorted(paths)

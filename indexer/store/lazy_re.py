@@ -9,7 +9,11 @@ it to `re.sub()` and the like (to a type checker it is one, so its callers keep 
 
 import functools
 import re
-from typing import TYPE_CHECKING, Any
+
+from indexer.store.record import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class LazyPattern:
@@ -22,7 +26,7 @@ class LazyPattern:
     def _compiled(self) -> re.Pattern:
         return re.compile(*self._arguments)
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> "Any":
         # reached only for what the object does not hold yet: each attribute is looked up once, then kept
         if name.startswith("_"):
             raise AttributeError(name)

@@ -1,14 +1,13 @@
 """A problem found in one file of the store, how it is printed, and the registry of every problem code."""
 
-from typing import NamedTuple
-
 from indexer.store.printable import escaped
+from indexer.store.record import Record
 
 ERROR = "error"
 WARNING = "warning"
 
 
-class Rule(NamedTuple):
+class Rule(Record):
     """One problem code: its severity, and when it is given (the sentence of the rules table in docs/store.md)."""
 
     code: str
@@ -102,7 +101,7 @@ CODES = {rule.code: rule for rule in RULES}
 
 # Records are NamedTuples, not dataclasses: importing dataclasses (and with it inspect) cost the commands that read
 # the store a fifth of their start-up (docs/performance.md, "Start-up")
-class Problem(NamedTuple):
+class Problem(Record):
     """One row of the `problems` table (its columns in order): a fault at a line of a store file."""
 
     path: str

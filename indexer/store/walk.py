@@ -10,12 +10,13 @@ import os
 import stat
 from collections import OrderedDict
 from pathlib import Path
-from typing import NamedTuple
+
+from indexer.store.record import Record
 
 FOLDERS = {"memories": "memory", "notes": "note"}
 
 
-class StoreFile(NamedTuple):
+class StoreFile(Record):
     """A markdown file of the store as `stat` saw it (a tuple: a full run makes 100,000 of them)."""
 
     path: str  # relative to the store, forward slashes
@@ -27,7 +28,7 @@ class StoreFile(NamedTuple):
     folder: str = ""  # the folder holding it, relative to the store (one string shared by its files)
 
 
-class Folder(NamedTuple):
+class Folder(Record):
     """One folder's markdown files as the walk listed them: flat lists, not a record per file.
 
     A run that finds nothing changed (the usual `make index`) compares folder fingerprints

@@ -24,6 +24,8 @@ duplicate
 signs that two alike memories disagree (SIGNS; STRONG: whatever their likeness)
 - `tells_of_a_change` (strong): the newer tells of a change, the older of none.
 - `one_says_gone` (strong): one says something is no more ("C-b is unbound") that the other names.
+- `one_forbids_what_the_other_bids` (strong): one forbids what the other bids ("Don't install pre-commit hooks"
+  against "Install pre-commit hooks"), and the one that bids denies nothing.
 - `one_denies`: one denies a word the other states, and the other denies nothing.
 - `nothing_named_alike`: neither mentions a thing the other names: the same sentence about two things.
 - `two_kinds`: the two are memories of two kinds (a constraint and a runbook).
@@ -286,6 +288,14 @@ def one_says_gone(a: Wording, b: Wording) -> bool:
     return any(y.words.issuperset(p.split()) for x, y in ((a, b), (b, a)) for p in x.gone - y.gone)
 
 
+def one_forbids_what_the_other_bids(a: Wording, b: Wording) -> bool:
+    """One forbids what the other bids, each at the head of a clause, and the one that bids denies nothing:
+    "Don't install pre-commit hooks locally" against "Install pre-commit hooks in every repo". A rule and its
+    opposite, however many words they share. (A rule restated keeps its no: "never evaluate on data newer than the
+    cutoff" against "Evaluate every model ... on nothing after the cutoff".)"""
+    return any("!" + w in y.orders for x, y in ((a, b), (b, a)) if not x.denied for w in x.orders if w[:1] != "!")
+
+
 def one_denies(a: Wording, b: Wording) -> bool:
     """One denies a word the other states, and the other denies nothing: one says no where the other says yes
     ("agents never auto-apply", "auto-applied by agents"). (A rule restated keeps its no: "never run them by hand",
@@ -310,8 +320,9 @@ def two_kinds(a: Wording, b: Wording) -> bool:
     return bool(a.kind and b.kind) and a.kind != b.kind
 
 
-SIGNS = (two_kinds, nothing_named_alike, tells_of_a_change, one_denies, one_says_gone)  # cheapest first
-STRONG = (tells_of_a_change, one_says_gone)  # the signs that hold however alike the two are
+SIGNS = (two_kinds, nothing_named_alike, tells_of_a_change, one_denies, one_says_gone, one_forbids_what_the_other_bids)
+# the signs that hold however alike the two are
+STRONG = (tells_of_a_change, one_says_gone, one_forbids_what_the_other_bids)
 
 
 def any_value_differs(a: Wording, b: Wording) -> bool:

@@ -88,6 +88,9 @@ CHANGED_TO = _words(
 # words that say what comes before them (after "is", "was" ...) is no more: "goose is retired", "JSC was removed"
 GONE = _words("retired removed deleted dropped gone unbound cancelled canceled decommissioned uninstalled")
 COPULAS = _words("is are was were be been being has have had got now also")
+# a clause that starts with one of these tells what happens to any such thing, not of a change: "a dbt model that
+# waits 10 minutes in the queue is cancelled", "any job over an hour is killed"
+ANY_SUCH = _words("a an any every each")
 REPLACING = _words("replaced replaces replacing")  # "ruff replaced Black": Black is no more
 BOOLEANS = {
     "true": "yes", "yes": "yes", "on": "yes", "enabled": "yes", "enable": "yes",
@@ -368,10 +371,19 @@ def values(clauses: list[list[Token]]) -> list[Value]:
     return found
 
 
+def _url_port(url: str) -> str:
+    """The port a URL gives after its host (`http://localhost:8080/admin`: 8080), or ''."""
+    host = url.partition("://")[2].split("/", 1)[0]
+    port = host.rpartition(":")[2] if ":" in host else ""
+    return port if port.isdigit() and 2 <= len(port) <= 5 else ""
+
+
 def _value_at(c: list[Token], i: int) -> Value | None:
     """The value token `i` of clause `c` states, if any."""
     tok = c[i]
     type_ = tok.type
+    if type_ == "url" and (port := _url_port(tok.text)):  # `http://localhost:8080`: a port, as `localhost:8080`
+        return Value("port", "", port, _former(c, i), "port")
     if type_ in ("word", "identifier", "code", "url"):  # only as a setting's: `KEY is True`, `KEY = only`, `KEY: nginx`
         if not (tok.low in BOOLEANS or (i and (c[i - 1].keyed or c[i - 1].low == "="))):
             return None
@@ -566,6 +578,8 @@ def changes(clauses: list[list[Token]], said: set[str] | None = None) -> tuple[s
         return to, gone  # most descriptions
     for c in clauses:
         lows = [t.low for t in c]
+        if lows[0] in ANY_SUCH:
+            continue  # what happens to any such thing ("a model that waits ... is cancelled"), not a change
         for i, word in enumerate(lows):
             phrase: list[str] = []
             if word in CHANGED_TO:  # `moved the queue to RabbitMQ`, `moved from the cookie store to Redis`
@@ -631,6 +645,8 @@ def news(clauses: list[list[Token]], lows: set[str]) -> tuple[bool, set[str]]:
     told = False
     for c in clauses:
         words = [t.low for t in c]
+        if words[0] in ANY_SUCH:
+            continue  # what happens to any such thing
         if NEWS.isdisjoint(words) and not any(
             NEWS_AFTER.get(w) == after for w, after in itertools.pairwise(words) if w in NEWS_AFTER
         ):
@@ -654,6 +670,27 @@ def denied(clauses: list[list[Token]], lows: set[str], text: str) -> set[str]:
                 after = next((t for t in c[i + 1 :] if _telling([t])), None)
                 if after is not None and after.type not in VALUE_TYPES and NEWS_AFTER.get(tok.low) != after.low:
                     found.update(_telling([after]))
+    return found
+
+
+FORBIDDING = _words("never don't don’t")  # at a clause's head: "Don't install pre-commit hooks locally"
+
+
+def orders(clauses: list[list[Token]], lows: set[str]) -> set[str]:
+    """What it bids or forbids, as a rule is written: the first word of its first clause when that clause has no
+    copula, as its stem ("Install pre-commit hooks in every repo": instal), and the word after any clause's opening
+    "never", "don't" or "do not", as "!" and its stem ("Don't install pre-commit hooks locally": !instal; "not the old
+    docker-compose" is not an order). `lows`: the description's words, casefolded."""
+    found: set[str] = set()
+    for c in clauses if not FORBIDDING.isdisjoint(lows) or "not" in lows else ():
+        low = c[0].low
+        if low in FORBIDDING or (low == "do" and len(c) > 1 and c[1].low == "not"):
+            after = next((t for t in c[1 + (low == "do") :] if _telling([t])), None)
+            if after is not None and after.type == "word":
+                found.add("!" + _telling([after])[0])
+    head = clauses[0] if clauses else None
+    if head and head[0].type == "word" and head[0].low not in FORBIDDING and COPULAS.isdisjoint([t.low for t in head]):
+        found.update(_telling(head[:1])[:1])
     return found
 
 
@@ -706,6 +743,7 @@ class Wording:
     news: frozenset[str] = EMPTY  # the words of the clauses that tell of it
     denied: frozenset[str] = EMPTY  # the words a negation denies ("never auto-apply")
     named: frozenset[str] = EMPTY  # the things it names (`Cloudflare`, `ANALYTICS_WH`, `~/dotfiles/Brewfile`)
+    orders: frozenset[str] = EMPTY  # what its clauses bid ("Install ...": instal) or forbid ("Don't install": !instal)
     kind: str = ""  # the memory's kind (decision, constraint, runbook, ...), given, not read; '' when not known
     spelling: dict[str, str] = field(default_factory=dict, compare=False)  # each of `words` as first written
 
@@ -795,6 +833,7 @@ def _read(name: str, description: str) -> Wording:
         news=_frozen(told),
         denied=_frozen(denied(clauses, lows, description)),
         named=_frozen(named(toks)),
+        orders=_frozen(orders(clauses, lows)),
         spelling=spelling,
     )
 
@@ -1008,13 +1047,16 @@ def dump(reading: Wording) -> bytes:
             tuple(sorted(reading.news)),
             tuple(sorted(reading.denied)),
             tuple(sorted(reading.named)),
+            tuple(sorted(reading.orders)),
         )
     )
 
 
 def load(data: bytes, kind: str = "") -> Wording:
     """The reading `dump` stored, of a memory of `kind` (which is not stored: it is not read from the text)."""
-    spelling, values_, names, changed_to, gone, signature, vague, announces, told, denied_, named_ = marshal.loads(data)
+    spelling, values_, names, changed_to, gone, signature, vague, announces, told, denied_, named_, orders_ = (
+        marshal.loads(data)
+    )
     spelled = dict(spelling)
     return Wording(
         words=_frozen(spelled),
@@ -1028,6 +1070,7 @@ def load(data: bytes, kind: str = "") -> Wording:
         news=_frozen(told),
         denied=_frozen(denied_),
         named=_frozen(named_),
+        orders=_frozen(orders_),
         kind=kind,
         spelling=spelled,
     )

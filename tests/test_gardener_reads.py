@@ -24,15 +24,16 @@ from indexer.store import sameness, wording
 AS_OF = "2027-01-01"
 
 # What each split gave (bench/gardener.py, docs/performance.md), rounded down to 0.05, as a floor: a change that lowers
-# one fails here. kind -> split -> (precision, recall). The first six were used to write round 3's rules (issue 30;
-# held-out-5 was round 2's blind split, measured once before round 3 began); held-out-6 was written blind after round
-# 3 was frozen and measured once: its floor is that measurement (duplicates below the target; docs/performance.md).
+# one fails here. kind -> split -> (precision, recall). All seven were used to write round 4's rules (issue 30;
+# held-out-6 was round 3's blind split, measured once before round 4 began: duplicates 0.80/0.60, contradictions
+# 0.91/0.42). Round 4's SAME_NEWS 0.25, the procedure's choice on the seven, lost one contradiction each in dev and
+# held-out-4: their recall floors are lower than round 3's.
 FLOORS = {
     "duplicate": {"dev": (0.9, 0.9), "held-out": (1.0, 0.65), "held-out-2": (1.0, 1.0), "held-out-3": (1.0, 0.75),
-                  "held-out-4": (1.0, 0.7), "held-out-5": (1.0, 0.5), "held-out-6": (0.8, 0.6)},
-    "contradiction": {"dev": (1.0, 0.4), "held-out": (1.0, 0.4), "held-out-2": (1.0, 0.55), "held-out-3": (1.0, 0.65),
-                      "held-out-4": (1.0, 0.45), "held-out-5": (1.0, 0.5),
-                      "held-out-6": (0.9, 0.4)},
+                  "held-out-4": (1.0, 0.7), "held-out-5": (1.0, 0.5), "held-out-6": (0.9, 0.7)},
+    "contradiction": {"dev": (1.0, 0.35), "held-out": (1.0, 0.4), "held-out-2": (1.0, 0.55), "held-out-3": (1.0, 0.65),
+                      "held-out-4": (1.0, 0.4), "held-out-5": (1.0, 0.5),
+                      "held-out-6": (1.0, 0.4)},
     "vague-description": {"dev": (1.0, 1.0), "held-out": (1.0, 1.0), "held-out-2": (1.0, 1.0), "held-out-3": (1.0, 0.85),
                           "held-out-4": (1.0, 1.0), "held-out-5": (1.0, 0.9),
                           "held-out-6": (1.0, 0.8)},

@@ -251,8 +251,6 @@ def test_same_value_restated(older, newer, proposal):
          "tmux prefix is the default C-b", True),
         (sameness.one_says_gone, "ruff format replaced Black in every repo", "Black is gone: ruff format everywhere",
          False),
-        (sameness.one_denies, "agents never auto-apply the proposals", "proposals are auto-applied by agents", True),
-        (sameness.one_denies, "never run them by hand in prod", "manual runs are not allowed in prod", False),
         (sameness.one_forbids_what_the_other_bids, "Don't install pre-commit hooks locally; CI runs them",
          "Install pre-commit hooks in every repo (`pre-commit install`)", True),
         (sameness.one_forbids_what_the_other_bids,
@@ -291,6 +289,37 @@ def test_signs_that_two_disagree(sign, older, newer, fires_):
 def test_not_proposed_round_3(older, newer, proposal):
     """Round 3's examples: each was proposed, with the wrong kind or wrongly, until the reading or sign that stops it."""
     assert verdict(older, newer) is proposal
+
+
+@pytest.mark.parametrize(
+    "older, newer, proposal",
+    [
+        case("Production Postgres tallyloom-prod runs on RDS in us-east-1, Multi-AZ",
+             "tallyloom-prod Postgres lives in eu-central-1 (RDS Multi-AZ) for EU data residency",
+             None, "two cloud regions (held-out-6)"),
+        case("Telemetry topic is bw/<device_id>/telemetry, published at QoS 1",
+             "Devices publish telemetry to devices/<device_id>/tele at QoS 1", None,
+             "two paths of one shape (held-out-6)"),
+        case("The app runs in us-east-1 behind one ALB", "One ALB fronts the app in us-east-1", "duplicate",
+             "one region"),
+    ],
+)  # fmt: skip
+def test_not_proposed_round_4(older, newer, proposal):
+    """Round 4's examples: each was proposed wrongly until the reading or limit that stops it (docs/performance.md)."""
+    assert verdict(older, newer) == proposal
+
+
+def test_news_must_be_alike_enough():
+    """SAME_NEWS 0.25 (round 4, the procedure's choice on seven splits): news of a certificate authority shares one
+    word (device) and a host's domain with a port's memory, 0.23 alike with their names: not a contradiction
+    (held-out-6)."""
+    older = wording.read("mqtt-port-8883", "Devices connect to EMQX at mqtt.bramble.io:8883 (MQTT over TLS)")
+    newer = wording.read(
+        "device-certs-step-ca",
+        "Device client certs are now issued by our own step-ca at ca.bramble.io during provisioning",
+    )
+    assert sameness.similarity(older, newer) < sameness.SAME_NEWS
+    assert sameness.judge(older, newer) is None
 
 
 SOURCE_OF_TRUTH = (
@@ -389,6 +418,9 @@ def test_vague_description_rules(rule, vague, concrete):
         ("quarry-api serves gRPC on :9090", "port", "", "9090"),
         ("Local Airflow UI at http://localhost:8080 after `docker compose up`", "port", "", "8080"),
         ("The index lives at ~/.cache/seamless/seamless.db", "path", "seamless.db", "~/.cache/seamless/seamless.db"),
+        ("Telemetry topic is bw/<device_id>/telemetry", "path", "telemetry", "bw/<device_id>/telemetry"),
+        ("Production Postgres runs on RDS in us-east-1", "region", "region", "us-east-1"),
+        ("The fleet runs in europe-west4", "region", "region", "europe-west4"),
     ],
 )
 def test_the_values_a_description_states(description, kind, slot, value):

@@ -26,7 +26,6 @@ signs that two alike memories disagree (SIGNS; STRONG: whatever their likeness)
 - `one_says_gone` (strong): one says something is no more ("C-b is unbound") that the other names.
 - `one_forbids_what_the_other_bids` (strong): one forbids what the other bids ("Don't install pre-commit hooks"
   against "Install pre-commit hooks"), and the one that bids denies nothing.
-- `one_denies`: one denies a word the other states, and the other denies nothing.
 - `nothing_named_alike`: neither mentions a thing the other names: the same sentence about two things.
 - `two_kinds`: the two are memories of two kinds (a constraint and a runbook).
 neither
@@ -53,7 +52,7 @@ SAME_WORDS = 0.5  # `restates`: more than this
 CLOSE_WORDS = 0.325  # `restates_in_other_words`: more than this
 SAME_VALUE = 0.2  # `same_value_restated`: at least this
 SAME_SUBJECT = 0.1  # `one_product_two_versions`, `newer_says_it_changed`: at least this
-SAME_NEWS = 0.225  # `newer_tells_of_a_change`: at least this
+SAME_NEWS = 0.25  # `newer_tells_of_a_change`: at least this
 
 
 @dataclass(frozen=True)
@@ -296,15 +295,6 @@ def one_forbids_what_the_other_bids(a: Wording, b: Wording) -> bool:
     return any("!" + w in y.orders for x, y in ((a, b), (b, a)) if not x.denied for w in x.orders if w[:1] != "!")
 
 
-def one_denies(a: Wording, b: Wording) -> bool:
-    """One denies a word the other states, and the other denies nothing: one says no where the other says yes
-    ("agents never auto-apply", "auto-applied by agents"). (A rule restated keeps its no: "never run them by hand",
-    "manual runs are not allowed".)"""
-    if a.denied and not b.denied:
-        return not a.denied.isdisjoint(b.words)
-    return bool(b.denied) and not a.denied and not b.denied.isdisjoint(a.words)
-
-
 def nothing_named_alike(a: Wording, b: Wording) -> bool:
     """Neither mentions a thing the other names (a product, a file, a command, a setting): the same sentence about two
     things ("Search changes are announced in the auth channel", "Vectors changes are announced in the alerts
@@ -320,22 +310,41 @@ def two_kinds(a: Wording, b: Wording) -> bool:
     return bool(a.kind and b.kind) and a.kind != b.kind
 
 
-SIGNS = (two_kinds, nothing_named_alike, tells_of_a_change, one_denies, one_says_gone, one_forbids_what_the_other_bids)
+SIGNS = (two_kinds, nothing_named_alike, tells_of_a_change, one_says_gone, one_forbids_what_the_other_bids)
 # the signs that hold however alike the two are
 STRONG = (tells_of_a_change, one_says_gone, one_forbids_what_the_other_bids)
 
 
 def any_value_differs(a: Wording, b: Wording) -> bool:
     """Whether the two fill a slot with values they never share (a setting, a version, a quantity in one unit, a
-    file's path, a port), or each states a number the other never mentions."""
+    file's path, a port, a cloud region), give two paths of one shape, or each states a number the other never
+    mentions."""
     if any(_conflict(a, b, kind) for kind in a.stated.keys() & b.stated.keys()):
         return True
     ports_a = {v.value for v in a.values if v.kind == "port" and not v.former}
     ports_b = {v.value for v in b.values if v.kind == "port" and not v.former}
     if ports_a and ports_b and ports_a.isdisjoint(ports_b):
         return True
+    if _two_paths_of_one_shape(a, b):
+        return True
     na, nb = a.numbers, b.numbers
     return bool(na - nb) and bool(nb - na)
+
+
+def _two_paths_of_one_shape(a: Wording, b: Wording) -> bool:
+    """Each states a path the other does not, the two of one shape: as many parts, one of them in both
+    (`bw/<device_id>/telemetry` and `devices/<device_id>/tele`): one place or topic, given two values."""
+    paths_a = {v.value for v in a.values if v.kind == "path" and not v.former}
+    paths_b = {v.value for v in b.values if v.kind == "path" and not v.former}
+    if not (paths_a and paths_b) or not paths_a.isdisjoint(paths_b):
+        return False
+    for x in paths_a:
+        px = x.strip("/").split("/")
+        for y in paths_b:
+            py = y.strip("/").split("/")
+            if len(px) == len(py) and not set(px).isdisjoint(py):
+                return True
+    return False
 
 
 # --- Neither ---

@@ -1,9 +1,9 @@
 """What a memory's name and description say, for the gardener (SPEC section 12). No model, no index.
 
 `read(name, description)` gives a `Wording`: the stems of its words (Snowball, through PyStemmer), the values it
-states (a setting's value, a product's version, a port, a quantity in a unit, a file's path), what it says changed
-("moved to atlas", "goose is retired"), its compound names (`harbor-prod`), a signature shared by descriptions that
-differ only in case, punctuation and word endings, and why the description is vague, if it is.
+states (a setting's value, a product's version, a port, a quantity in a unit, a file's path, a cloud region), what it
+says changed ("moved to atlas", "goose is retired"), its compound names (`harbor-prod`), a signature shared by
+descriptions that differ only in case, punctuation and word endings, and why the description is vague, if it is.
 `indexer.store.sameness` judges two readings; the vague-description rules are at the end of this file
 (`VAGUE_RULES`), each a small named function. tests/test_gardener_reads.py holds every rule's labelled examples.
 
@@ -155,6 +155,12 @@ def _patterns() -> SimpleNamespace:
         camel=c(r"[a-z][A-Z][a-z]|[A-Z]{2,}[a-z]"),  # tracesSampleRate, HTTPServer; not iOS or macOS
         upper=c(r"^[A-Z][A-Z0-9]+$"),
         inner_dot=c(r"\w\.\w"),
+        # a cloud region: AWS (`us-east-1`, `eu-central-1`, `us-gov-west-1`), Google (`europe-west4`, `us-central1`)
+        region=c(
+            r"^(?:(?:us|eu|ap|sa|ca|me|af|il|mx|cn)(?:-gov)?-(?:north|south|east|west|central)(?:east|west)?-\d|"
+            r"(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-(?:north|south|east|west|central)"
+            r"(?:east|west)?\d)$"
+        ),
     )
 
 
@@ -337,7 +343,7 @@ def _clauses(toks: list[Token]) -> list[list[Token]]:
 
 @dataclass(frozen=True)
 class Value:
-    """A value a description states: `kind` (setting, version, port, quantity, path, number), the `slot` it fills
+    """A value a description states: `kind` (setting, version, port, quantity, path, region, number), the `slot` it fills
     (a setting's key, a product, a unit, a file's name; '' for a port or a bare number) and the `value`, normalised.
     `former`: stated as the one given up ("moved from 8001", "14 -> 16"). `label`: the slot as written."""
 
@@ -384,6 +390,11 @@ def _value_at(c: list[Token], i: int) -> Value | None:
     type_ = tok.type
     if type_ == "url" and (port := _url_port(tok.text)):  # `http://localhost:8080`: a port, as `localhost:8080`
         return Value("port", "", port, _former(c, i), "port")
+    if type_ == "identifier" and _patterns().region.match(tok.low):  # `us-east-1`: where a thing runs
+        return Value("region", "region", tok.low, _former(c, i), "region")
+    if type_ == "identifier" and tok.text.count("/") >= 2 and "://" not in tok.text:  # a topic `bw/<id>/telemetry`
+        name = tok.text.rstrip("/").rsplit("/", 1)[-1].casefold()
+        return Value("path", name, tok.text.casefold(), _former(c, i), name)
     if type_ in ("word", "identifier", "code", "url"):  # only as a setting's: `KEY is True`, `KEY = only`, `KEY: nginx`
         if not (tok.low in BOOLEANS or (i and (c[i - 1].keyed or c[i - 1].low == "="))):
             return None

@@ -96,7 +96,9 @@ def test_a_check_reads_the_frontmatter_without_python_frontmatter_nor_dataclasse
     assert (BOUNDARY.pattern, BOUNDARY.flags) == (YAMLHandler.FM_BOUNDARY.pattern, YAMLHandler.FM_BOUNDARY.flags)
     modules = imported_by_command(["check", EXAMPLE_STORE], tmp_path)
     assert "indexer.store.parse" in modules
-    unwanted = modules & (GARDENER | CLICK | {"frontmatter", "dataclasses", "inspect", "typing", "subprocess", "tomllib"})
+    unwanted = modules & (
+        GARDENER | CLICK | {"frontmatter", "dataclasses", "inspect", "json", "typing", "subprocess", "tomllib"}
+    )
     assert not unwanted and not any(m.startswith(GARDENER_PREFIX) for m in modules), sorted(unwanted)
 
 

@@ -86,6 +86,22 @@ def test_an_index_run_with_nothing_to_do_reads_no_yaml_and_no_gardener(example_d
     assert not unwanted and not any(m.startswith(GARDENER_PREFIX) for m in modules), sorted(unwanted)
 
 
+def test_a_check_reads_the_frontmatter_without_python_frontmatter_nor_dataclasses(tmp_path):
+    """`seamless check` parses every file with our own reader: python-frontmatter's split is written out in
+    `indexer.store.parse` (the same pattern); its records are not dataclasses; the gardener and click are not run."""
+    from frontmatter.default_handlers import YAMLHandler
+
+    from indexer.store.parse import BOUNDARY
+
+    assert (BOUNDARY.pattern, BOUNDARY.flags) == (YAMLHandler.FM_BOUNDARY.pattern, YAMLHandler.FM_BOUNDARY.flags)
+    modules = imported_by_command(["check", EXAMPLE_STORE], tmp_path)
+    assert "indexer.store.parse" in modules
+    unwanted = modules & (
+        GARDENER | CLICK | {"frontmatter", "dataclasses", "inspect", "json", "typing", "subprocess", "tomllib"}
+    )
+    assert not unwanted and not any(m.startswith(GARDENER_PREFIX) for m in modules), sorted(unwanted)
+
+
 @pytest.mark.parametrize("name", sorted(ELSEWHERE))
 def test_a_command_kept_elsewhere_is_loaded_under_its_name(name):
     """`seamless --help` lists it, and running it imports its module of ELSEWHERE (and no other, above)."""

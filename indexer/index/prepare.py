@@ -4,24 +4,24 @@ Runs in the indexing process itself: pickling every record back from worker proc
 than the parsing they take over (docs/performance.md).
 """
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
 from indexer.store.parse import ParsedFile, digest, parse_bytes, read_store_bytes
 from indexer.store.problem_cap import capped
 from indexer.store.problems import Problem, error
+from indexer.store.record import Record
 from indexer.store.validate import memory_record, note_record
 from indexer.store.walk import FolderFds, StoreFile
 
 
-@dataclass
-class Prepared:
+class Prepared(Record):  # not a dataclass: `seamless check` would import dataclasses (docs/performance.md)
     """A file ready to be written: its record (None on error) and problems, or `unchanged`."""
 
     file: StoreFile
     digest: str
     unchanged: bool = False
     record: dict | None = None
-    problems: list[Problem] = field(default_factory=list)
+    problems: Sequence[Problem] = ()
 
 
 def prepare(

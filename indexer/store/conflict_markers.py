@@ -4,13 +4,13 @@ their lines, and no commit or push of ours carries a file that holds them (SPEC 
 
 import functools
 import re
-from dataclasses import dataclass
+
+from indexer.store.record import Record
 
 SHOWN = 3  # conflicts named in a message; the rest are counted
 
 
-@dataclass(frozen=True)
-class Conflict:
+class Conflict(Record):  # not a dataclass: `seamless check` would import dataclasses (docs/performance.md)
     """One conflict of a file, by the lines (from 1) of its markers."""
 
     start: int  # <<<<<<<

@@ -7,37 +7,47 @@ as a Problem; nothing here knows what a memory or a note means.
 import errno
 import hashlib
 import re
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 import yaml
-from frontmatter.default_handlers import YAMLHandler
 
 from indexer.store import conflict_markers, lazy_re, yaml_loader
 from indexer.store.problems import Problem, error
 from indexer.store.walk import FolderFds
 
-HANDLER = YAMLHandler()
-BOUNDARY = HANDLER.FM_BOUNDARY  # a line of 3 or more dashes: python-frontmatter's own split
+# a line of 3 or more dashes: python-frontmatter's own split (its YAMLHandler.FM_BOUNDARY, which
+# tests/test_startup.py checks this equals), written out so that reading a file does not import python-frontmatter
+BOUNDARY = lazy_re.compile(r"^-{3,}\s*$", re.MULTILINE)
 # frontmatter is a few fields; megabytes of YAML nodes take minutes to load and hold up every run
 MAX_FRONTMATTER_BYTES = 65536
 TOP_LEVEL_KEY = lazy_re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.MULTILINE)
 _SHA1 = hashlib.sha1()
 
 
-@dataclass
 class ParsedFile:
     """A file's frontmatter (None when it has none), body and where each part starts."""
 
-    path: str
-    digest: str
-    meta: dict | None = None
-    body: str = ""
-    fm_line: int = 1
-    body_line: int = 1
-    fm_text: str = ""
-    problems: list[Problem] = field(default_factory=list)
+    # a plain class, not a dataclass: importing dataclasses (and with it inspect) cost `seamless check` 6-7 ms
+    def __init__(
+        self,
+        path: str,
+        digest: str,
+        meta: dict | None = None,
+        body: str = "",
+        fm_line: int = 1,
+        body_line: int = 1,
+        fm_text: str = "",
+        problems: list[Problem] | None = None,
+    ):
+        self.path = path
+        self.digest = digest
+        self.meta = meta
+        self.body = body
+        self.fm_line = fm_line
+        self.body_line = body_line
+        self.fm_text = fm_text
+        self.problems: list[Problem] = [] if problems is None else problems
 
     @cached_property
     def key_lines(self) -> dict[str, int]:
@@ -196,7 +206,7 @@ def split_frontmatter(parsed: ParsedFile, text: str) -> None:
 
 
 def _closing_boundary(text: str, start: int) -> re.Match | None:
-    """The first BOUNDARY line at or after `start`, as `HANDLER.split` finds it, trying only lines that start `---`."""
+    """The first BOUNDARY line at or after `start`, as python-frontmatter's split finds it, trying only lines that start `---`."""
     at = text.find("\n---", start - 1)
     while at >= 0:
         m = BOUNDARY.match(text, at + 1)

@@ -4,7 +4,6 @@ Cross-file rules (duplicate ids and names, dangling links, cycles) live in cross
 """
 
 import re
-from json.encoder import encode_basestring
 from pathlib import PurePosixPath
 
 from indexer.store import lazy_re, rules, timestamps
@@ -117,10 +116,15 @@ class FieldReader:
 
 def _json_list(texts: list[str]) -> str:
     """What json.dumps(texts, ensure_ascii=False) gives, without its per-call set-up."""
+    if not texts:
+        return "[]"
     joined = '", "'.join(texts)
     # nothing to escape: no quote (but the separators'), backslash or control character
     if joined.isprintable() and "\\" not in joined and joined.count('"') == 2 * len(texts) - 2:
         return f'["{joined}"]'
+    # here: the json package compiles its patterns at import, and most tags have nothing to escape
+    from json.encoder import encode_basestring
+
     return f"[{', '.join(map(encode_basestring, texts))}]"
 
 

@@ -113,6 +113,15 @@ def fleet(folder: Path, hosts: int = 2, store_in: str = "") -> list[Host]:
     return [Host(folder, "abcdefgh"[n], remote, store_in) for n in range(hosts)]
 
 
+def synced_pair(folder: Path) -> tuple[Host, Host]:
+    """Two hosts that share a store holding one memory, `chroma-port`, synced on both."""
+    a, b = fleet(folder)
+    a.write("chroma-port", "Chroma listens on 8000", body="Seen on boot.")
+    a.sync()
+    b.sync()
+    return a, b
+
+
 def markers(files: dict[str, bytes]) -> list[str]:
     """The files that hold a conflict marker line."""
     return [

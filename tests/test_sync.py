@@ -9,7 +9,7 @@ import threading
 import time
 
 import pytest
-from fleet import Host, fleet, git, isolate_git, markers
+from fleet import Host, fleet, git, isolate_git, markers, synced_pair
 
 from indexer.edit.driver_setup import driver_command
 from indexer.edit.sync import SyncError, sync
@@ -25,12 +25,7 @@ def _git(monkeypatch, tmp_path):
 
 @pytest.fixture
 def pair(tmp_path):
-    """Two hosts that share a store holding one memory, `chroma-port`, synced on both."""
-    a, b = fleet(tmp_path)
-    a.write("chroma-port", "Chroma listens on 8000", body="Seen on boot.")
-    a.sync()
-    b.sync()
-    return a, b
+    return synced_pair(tmp_path)
 
 
 def uncommitted(host: Host) -> int:

@@ -3,7 +3,7 @@
 names their lines, and no sync commits or pushes them. Real git: a bare remote and clones in a temporary folder."""
 
 import pytest
-from fleet import Host, fleet, git, isolate_git, markers
+from fleet import Host, git, isolate_git, markers, synced_pair
 
 from indexer.edit.driver_setup import driver_command
 from indexer.edit.sync import SyncError
@@ -16,12 +16,7 @@ def _git(monkeypatch, tmp_path):
 
 @pytest.fixture
 def pair(tmp_path):
-    """Two hosts that share a store holding `chroma-port`, synced on both."""
-    a, b = fleet(tmp_path)
-    a.write("chroma-port", "Chroma listens on 8000", body="Seen on boot.")
-    a.sync()
-    b.sync()
-    return a, b
+    return synced_pair(tmp_path)
 
 
 def test_a_clones_first_write_registers_the_driver_so_a_plain_pull_merges_two_supersedes(pair, tmp_path):

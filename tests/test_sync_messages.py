@@ -6,7 +6,7 @@ import shlex
 import subprocess
 
 import pytest
-from fleet import Host, fleet, git, isolate_git
+from fleet import Host, git, isolate_git, synced_pair
 
 from indexer.edit.sync import SyncError
 
@@ -18,11 +18,7 @@ def _git(monkeypatch, tmp_path):
 
 @pytest.fixture
 def pair(tmp_path):
-    a, b = fleet(tmp_path)
-    a.write("chroma-port", "Chroma listens on 8000", body="Seen on boot.")
-    a.sync()
-    b.sync()
-    return a, b
+    return synced_pair(tmp_path)
 
 
 def run_as_written(command: str) -> None:

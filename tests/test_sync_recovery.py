@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from fleet import SEAMLESS, Host, fleet, git, isolate_git, markers
+from fleet import SEAMLESS, Host, git, isolate_git, markers, synced_pair
 
 from indexer.edit.git_recovery import RECORD
 from indexer.edit.sync import SyncError
@@ -27,11 +27,7 @@ def _git(monkeypatch, tmp_path):
 
 @pytest.fixture
 def pair(tmp_path):
-    a, b = fleet(tmp_path)
-    a.write("chroma-port", "Chroma listens on 8000", body="Seen on boot.")
-    a.sync()
-    b.sync()
-    return a, b
+    return synced_pair(tmp_path)
 
 
 def group(pgid: int) -> list[str]:

@@ -89,11 +89,13 @@ def test_a_power_cut_inside_git_is_finished_by_the_next_write_and_sync(pair):
         a.append("chroma-port", texts[-2])
         a.sync()
         b.append("chroma-port", texts[-1])
-        running, left = power_cut(b, rng, at_once=attempt >= RANDOM and not locked)
+        at_once = attempt >= RANDOM and not locked
+        running, left = power_cut(b, rng, at_once=at_once)
         inside += any(name.startswith("git") for name in running)
         if ".git/index.lock" in left:
             locked += 1
-            assert any(name.startswith(".merge_file_") for name in left)  # killed while git ran the driver
+            # killed while git ran the driver; a kill at a random moment may find the lock of another git command
+            assert not at_once or any(name.startswith(".merge_file_") for name in left)
             assert (b.top / ".git" / RECORD).exists()
             # the next write finds the lock its killed sync left, removes it and commits
             texts.append(f"Written after the cut, round {attempt}.")

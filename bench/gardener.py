@@ -241,7 +241,7 @@ def wait_settled(db: Path, said: str = "", timeout: float = 900.0) -> float:
     read from what the command `said` on stderr), polled: what the bench does next must not meet it."""
     import re
 
-    from indexer.index import gardener_pairs
+    from indexer.gardener import pairs as gardener_pairs
 
     started = time.perf_counter()
     found = re.search(r"settle in the background \(pid (\d+)\)", said)
@@ -267,7 +267,7 @@ def _alive(pid: int) -> bool:
 
 def unsettle(db: Path) -> None:
     """Leave the index as `seamless index` leaves a store indexed from nothing: no finding, every memory pending."""
-    from indexer.index import gardener_pairs
+    from indexer.gardener import pairs as gardener_pairs
 
     with contextlib.closing(sqlite3.connect(db)) as conn, conn:
         for table in gardener_pairs.TABLES:
@@ -301,7 +301,8 @@ def cost(store: Path, work: Path, repeat: int = 3) -> list[tuple[str, float, str
     import gc
 
     from indexer.edit.store_write import write_memory
-    from indexer.index import database, gardener_pairs
+    from indexer.gardener import pairs as gardener_pairs
+    from indexer.index import database
     from indexer.query.gardener import hints
     from indexer.sql.canned import NEEDS_HUMAN_PAGE, QUERIES
 
@@ -529,11 +530,11 @@ def median(values) -> float:
 
 def libraries(db: Path) -> list[tuple[str, float, str, str]]:
     """The well-kept alternatives, measured on the same index: datasketch's MinHash LSH against the gardener's own
-    term postings to find the pairs to compare, and SQLite's fts5vocab against store/wording.py to list words."""
+    term postings to find the pairs to compare, and SQLite's fts5vocab against gardener/wording.py to list words."""
     from collections import Counter, defaultdict
 
-    from indexer.index.gardener_pairs import COMMON, TOGETHER, terms
-    from indexer.store import sameness, wording
+    from indexer.gardener import sameness, wording
+    from indexer.gardener.pairs import COMMON, TOGETHER, terms
 
     conn = sqlite3.connect(db)
     rows = conn.execute(
@@ -541,7 +542,7 @@ def libraries(db: Path) -> list[tuple[str, float, str, str]]:
     ).fetchall()
     figures = []
     seconds, readings = timed(lambda: {r[0]: wording.read(r[2], r[3]) for r in rows})
-    figures.append(("read every name and description (store/wording.py)", seconds, "s", f"{len(rows):,} memories"))
+    figures.append(("read every name and description (gardener/wording.py)", seconds, "s", f"{len(rows):,} memories"))
     vocab_sql = (
         "select count(*) from (select v.term, v.doc from memories_vocab as v join memories as m on m.rowid = v.doc "
         "where m.status = 'active' and v.col in ('name', 'description'))"

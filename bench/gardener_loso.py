@@ -1,12 +1,12 @@
 """The gardener's pair rules measured without the index, and chosen leaving one labelled split out at a time.
 
 The labelled stores of tests/fixtures/gardener/pairs.yaml are read and judged in this process as an index run would
-judge them (indexer/index/gardener_pairs.py: memories with one signature are one group and one duplicate proposal;
+judge them (indexer/gardener/pairs.py: memories with one signature are one group and one duplicate proposal;
 two groups are judged by their newest memories when they share TOGETHER terms found in at most COMMON groups), so
 a choice of limits is measured in milliseconds; tests/test_gardener_reads.py checks that the figures are the
 indexed ones.
 
-What is chosen (`Choice`): each kind's limits (store/sameness.py's SAME_* and CLOSE_WORDS, LIMITS) and whether each
+What is chosen (`Choice`): each kind's limits (gardener/sameness.py's SAME_* and CLOSE_WORDS, LIMITS) and whether each
 of its rules and signs is kept. Each kind is chosen on its own, the other kind's choices as they are: first which
 one rule or sign to leave out (or none), then the limits; each time the choice whose worst split is best, a split's
 worth being the smaller of its precision's margin over 0.9 and its recall's over the target (`utility`), with the
@@ -20,8 +20,8 @@ import itertools
 from collections import Counter
 from dataclasses import dataclass
 
-from indexer.index.gardener_pairs import COMMON, TOGETHER, terms
-from indexer.store import sameness, wording
+from indexer.gardener import sameness, wording
+from indexer.gardener.pairs import COMMON, TOGETHER, terms
 
 from .gardener import Score, labelled_stores
 
@@ -99,7 +99,7 @@ def scores(judged: Judged) -> dict[str, Score]:
     return found
 
 
-# What is chosen, per kind: limits (module constants of store/sameness.py) and rules or signs that may be left out
+# What is chosen, per kind: limits (module constants of gardener/sameness.py) and rules or signs that may be left out
 
 
 def _steps(low: float, high: float, step: float) -> list[float]:
@@ -157,7 +157,7 @@ def limit_choices(kind: str, left_out: str) -> list[Choice]:
 
 @contextlib.contextmanager
 def rules_as(*made: Choice):
-    """store/sameness.py with the choices `made`, for the time of a `with`."""
+    """gardener/sameness.py with the choices `made`, for the time of a `with`."""
     saved = {name: getattr(sameness, name) for name in ("CONTRADICTIONS", "DUPLICATES", "SIGNS", *LIMITS_NAMES)}
     try:
         for choice in made:

@@ -19,7 +19,7 @@ import time
 from collections import Counter, defaultdict
 from itertools import combinations
 
-from indexer.store import sameness, wording
+from indexer.gardener import sameness, wording
 
 
 def best(function, repeat: int) -> float:

@@ -14,12 +14,12 @@ from bench.gardener import labelled_descriptions, labelled_stores, quality, spli
 from indexer.edit.store_write import write_memory
 from indexer.front.cli import cli
 from indexer.front.serve import build_datasette
+from indexer.gardener import sameness, wording
 from indexer.index import gardener_settle
 from indexer.index.build import index_paths, index_store
 from indexer.query import queries
 from indexer.query.gardener import proposals
 from indexer.sqlite import sqlite3
-from indexer.store import sameness, wording
 
 AS_OF = "2027-01-01"
 
@@ -333,7 +333,7 @@ def test_paths_runs_settle_the_findings_as_a_full_run_would(tmp_path):
 def test_the_common_word_cap_keeps_paths_runs_in_step(tmp_path):
     """A word that crosses the count of groups past which it no longer brings two together changes the pairs of
     every group holding it: a paths run settles them all."""
-    from indexer.index import gardener_pairs
+    from indexer.gardener import pairs as gardener_pairs
 
     root = tmp_path / "store"
     folder = root / "memories" / "cap"
@@ -366,7 +366,7 @@ def test_the_common_word_cap_keeps_paths_runs_in_step(tmp_path):
 
 
 def postings(db, term: str) -> int:
-    from indexer.index.gardener_pairs import term_key
+    from indexer.gardener.pairs import term_key
 
     with sqlite3.connect(db) as conn:
         key = term_key(wording.stem(term))
@@ -374,7 +374,7 @@ def postings(db, term: str) -> int:
 
 
 def common(db, term: str) -> int | None:
-    from indexer.index.gardener_pairs import term_key
+    from indexer.gardener.pairs import term_key
 
     with sqlite3.connect(db) as conn:
         row = conn.execute("select groups from gardener_common where term = ?", (term_key(wording.stem(term)),))

@@ -1,11 +1,11 @@
-"""The gardener's rules, each with its examples: what it fires on, and what it leaves alone (store/sameness.py,
-store/wording.py, SPEC section 12). A rule is called on its own, then `judge` says what the gardener proposes for the
+"""The gardener's rules, each with its examples: what it fires on, and what it leaves alone (gardener/sameness.py,
+gardener/wording.py, SPEC section 12). A rule is called on its own, then `judge` says what the gardener proposes for the
 pair, which is the first rule's verdict that fires (or none). How well the rules do on the labelled stores is in
 test_gardener_reads.py and docs/performance.md."""
 
 import pytest
 
-from indexer.store import sameness, wording
+from indexer.gardener import sameness, wording
 
 
 def read(description: str) -> wording.Wording:
@@ -456,7 +456,7 @@ def test_nothing_is_compiled_or_stemmed_on_import():
     import sys
 
     code = (
-        "import sys; from indexer.store import sameness, wording; "
+        "import sys; from indexer.gardener import sameness, wording; "
         "print(wording._patterns.cache_info().currsize, wording.generic.cache_info().currsize, 'Stemmer' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

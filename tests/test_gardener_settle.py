@@ -1,4 +1,4 @@
-"""How the gardener settles its tables (indexer/index/gardener_pairs.py, gardener_settle.py, gardener_reader.py): in
+"""How the gardener settles its tables (indexer/gardener/pairs.py, gardener_settle.py, gardener_reader.py): in
 the index run when it is little work, else left pending for a settle of its own, which reads a snapshot while the
 index goes on changing and catches up with what changed meanwhile; a full run over a store that barely changed
 settling only what changed; a big settle's reading done in a second process. Real stores and the real indexer;
@@ -17,12 +17,14 @@ from stores import dump
 
 from bench.gardener import labelled_stores, write_store
 from indexer.front.cli import cli
-from indexer.index import build, gardener_pairs, gardener_reader, gardener_settle
+from indexer.gardener import pairs as gardener_pairs
+from indexer.gardener import reader as gardener_reader
+from indexer.gardener import wording
+from indexer.index import build, gardener_settle
 from indexer.index.build import index_paths, index_store
 from indexer.query import queries
 from indexer.query.gardener import state, state_line
 from indexer.sqlite import sqlite3
-from indexer.store import wording
 
 AS_OF = "2027-01-01"
 
@@ -226,7 +228,7 @@ def test_a_settle_of_many_reads_in_a_second_process_and_comes_out_the_same(tmp_p
 
 
 def test_every_settle_gives_each_reading_its_memorys_kind(tmp_path, monkeypatch):
-    """`two_kinds` (store/sameness.py) reads each memory's kind, from its frontmatter: the settle in the run, a settle
+    """`two_kinds` (gardener/sameness.py) reads each memory's kind, from its frontmatter: the settle in the run, a settle
     of its own that reads in a second process, and the settle of one edit give it alike. examples/store's rule (a
     constraint) and the runbook that rebuilds the index read alike; of two kinds, they are not proposed."""
     root = tmp_path / "store"

@@ -112,10 +112,10 @@ def test_a_command_kept_elsewhere_is_loaded_under_its_name(name):
 
 def test_no_module_compiles_a_regular_expression_when_it_is_imported():
     """Every module of indexer/ and plugins/ imported, none compiles a pattern in its own module-level code (a
-    pattern compiled by another library when first imported is that library's). Not yet `store/wording.py` and
-    `store/sameness.py`, the gardener's reading (issue 31, its rewrite): the commands that do not read with them
+    pattern compiled by another library when first imported is that library's). Not yet `gardener/wording.py` and
+    `gardener/sameness.py`, the gardener's reading (issue 31, its rewrite): the commands that do not read with them
     do not import them (above)."""
-    exempt = {"indexer/store/wording.py", "indexer/store/sameness.py"}
+    exempt = {"indexer/gardener/wording.py", "indexer/gardener/sameness.py"}
     modules = sorted(
         ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
         for path in [*(ROOT / "indexer").rglob("*.py"), *(ROOT / "plugins").glob("*.py")]

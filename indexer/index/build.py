@@ -451,7 +451,8 @@ def _write_changes(
         # the gardener's findings, for the memories this run touched (all of them in a full run), when few; an
         # index in memory (`seamless check`) is read for its problems only, and the gardener makes none
         if not database.in_memory(db):
-            from indexer.index import gardener_pairs  # here: the gardener's reading, imported by a run that uses it
+            # here: the gardener's reading, imported by a run that uses it
+            from indexer.gardener import pairs as gardener_pairs
 
             behind = gardener_pairs.settle(db, None if plan.full else writer.link_ids, gardener)
         if plan.full:

@@ -78,7 +78,8 @@ def running(db_path: str | Path) -> bool:
 
 def behind(conn) -> bool:
     """Whether the findings of the index open on `conn` wait for a settle."""
-    from indexer.index import gardener_pairs  # here: the gardener's rules, read by a settle only (not by a probe)
+    # here: the gardener's rules, read by a settle only (not by a probe)
+    from indexer.gardener import pairs as gardener_pairs
 
     return not gardener_pairs.in_step(conn)
 
@@ -115,7 +116,7 @@ def _settle_held(conn, db_path: str | Path, done: Settled) -> None:
 def _round(conn, db_path: str | Path, done: Settled) -> bool:
     """One look at the index: settle what is pending; False when it must be looked at again (a run over the whole
     store changed the index while this one read its snapshot)."""
-    from indexer.index import gardener_pairs
+    from indexer.gardener import pairs as gardener_pairs
 
     done.rounds += 1
     conn.execute("BEGIN")  # the snapshot
@@ -158,7 +159,7 @@ def _round(conn, db_path: str | Path, done: Settled) -> bool:
 
 def _indexes() -> dict[str, str]:
     """The gardener's tables' indexes (schema.sql): name -> its CREATE statement."""
-    from indexer.index.gardener_pairs import TABLES
+    from indexer.gardener.pairs import TABLES
 
     found = {}
     for statement in sql.statements(sql.source("schema")):
@@ -170,7 +171,7 @@ def _indexes() -> dict[str, str]:
 
 
 def _temp_tables(conn) -> None:
-    from indexer.index.gardener_pairs import TABLES
+    from indexer.gardener.pairs import TABLES
 
     _drop_temp_tables(conn)
     for table in TABLES:  # (the same columns, in the same order: copied back with select *)
@@ -178,7 +179,7 @@ def _temp_tables(conn) -> None:
 
 
 def _drop_temp_tables(conn) -> None:
-    from indexer.index.gardener_pairs import TABLES
+    from indexer.gardener.pairs import TABLES
 
     for table in TABLES:
         conn.execute(f"drop table if exists temp.{table}")
@@ -194,7 +195,7 @@ def _mark(conn, db_path: str | Path, settling: bool, error: str | None = None) -
                 "on conflict (key) do update set value = excluded.value",
                 (json.dumps(who),),
             )
-            from indexer.index import gardener_pairs
+            from indexer.gardener import pairs as gardener_pairs
 
             # tables of other rules (an upgrade that no run has met since) are said to be read again, before the
             # snapshot: a run meanwhile then notes only what it changed, and a `*` after it is a full run's alone

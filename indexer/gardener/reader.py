@@ -1,13 +1,13 @@
 """The gardener's reading of many memories on two cores: half in a child process, half here.
 
 A settle of the whole store (a new index, new reading rules) reads every active memory's name and description
-(store/wording.py: all Python, some 60 µs each, so 5 s at 100,000 memories) before it can pair them. `read_all`
+(gardener/wording.py: all Python, some 60 µs each, so 5 s at 100,000 memories) before it can pair them. `read_all`
 hands half of the memories to a child process, reads the other half itself, and takes the child's readings as
 bytes (wording.dump), decoded when needed. Reading them while the files were parsed was tried and measured
 slower: the parse, the FTS thread and the child then share two cores (docs/performance.md). What the child did
 not read (it could not start, it failed) is read here: the result is the same either way.
 
-The child is `python -m indexer.index.gardener_reader`, speaking frames on its standard input and output: a
+The child is `python -m indexer.gardener.reader`, speaking frames on its standard input and output: a
 4-byte length, then a marshal of a list, [(key, name, description), ...] in, [(key, signature, reading), ...] out
 (a key is the memory's id).
 Not a multiprocessing pool: forking copies a process that holds the FTS thread and an open transaction, and
@@ -25,7 +25,7 @@ import threading
 from pathlib import Path
 from typing import IO
 
-from indexer.store import wording
+from indexer.gardener import wording
 
 START_AT = 2_000  # memories to read before a child is worth starting (it costs about 0.1 s of the other core)
 BATCH = 500  # memories handed over at once

@@ -1,9 +1,9 @@
 """The gardener's findings in the index (SPEC section 12): duplicates, contradictions and vague descriptions among
 the active memories of each scope.
 
-Memories whose descriptions read alike word for word (store/wording.py's signature) are one group: a group of two
+Memories whose descriptions read alike word for word (gardener/wording.py's signature) are one group: a group of two
 or more is one `duplicate` proposal, however large (10,000 copies of one description make one proposal, not 50
-million pairs). Groups are paired by the newest memory of each, with store/sameness.py's verdict, among those
+million pairs). Groups are paired by the newest memory of each, with gardener/sameness.py's verdict, among those
 sharing TOGETHER terms (words, or values' slots) each found in at most COMMON groups of the scope: a word every
 other memory uses does not bring two together, and so the work stays near linear in the size of the store. Every
 pair the verdict accepts shares that much anyway (three specific words for a duplicate; a value's slot and a
@@ -36,9 +36,9 @@ from itertools import chain
 from pathlib import Path
 from typing import NamedTuple
 
-from indexer.index import gardener_reader
+from indexer.gardener import reader, sameness, wording
 from indexer.sql.canned import FINDINGS, PROPOSAL_ORDER
-from indexer.store import sameness, timestamps, wording
+from indexer.store import timestamps
 
 COMMON = 100  # a term in more groups of a scope than this does not bring two groups together
 TOGETHER = 3  # terms (each in at most COMMON groups) two groups share at least, to be compared
@@ -81,7 +81,7 @@ Group = tuple[str, int]  # (scope, signature): a group's scope, and its key in t
 
 
 def group(scope: str, signature: str) -> int:
-    """A group's key in the tables: its scope and the reading's signature (store/wording.py) as a 64-bit integer, the
+    """A group's key in the tables: its scope and the reading's signature (gardener/wording.py) as a 64-bit integer, the
     one place they are mapped (8 bytes in every row and index that names a group, where the two took 30)."""
     text = f"{scope}\x1f{signature}".encode("utf-8", "surrogatepass")
     return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big", signed=True)
@@ -241,7 +241,7 @@ class Readings:
     it needs no more (`release`, `forget`): at 100,000 memories all of them at once weighed hundreds of megabytes."""
 
     def __init__(self):
-        self.ahead: gardener_reader.Read = {}  # id -> (signature, reading as wording.dump), made ahead
+        self.ahead: reader.Read = {}  # id -> (signature, reading as wording.dump), made ahead
         self.decoded: dict[str, wording.Wording] = {}
 
     def of(self, member: Member) -> wording.Wording:
@@ -277,7 +277,7 @@ class Readings:
         """Read at once the memories of `members`, on two cores when there are many (none when few: each is read
         when needed)."""
         texts = [(m.id, m.name or "", m.description or "") for m in members if m.id not in self.decoded]
-        self.ahead.update(gardener_reader.read_all(texts))
+        self.ahead.update(reader.read_all(texts))
 
     def take(self, rows: Iterable[tuple], stored: dict[str, tuple]) -> tuple[dict[str, tuple[Member, int]], list]:
         """Each active memory of `rows` (MEMBER_COLUMNS) with its group, and the gardener_words rows to write: those

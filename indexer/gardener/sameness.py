@@ -1,5 +1,5 @@
 """Whether two memories of one scope say the same thing, or disagree (SPEC section 12). Pure: two readings
-(store/wording.py) in, a verdict out, so a pair's verdict depends on the pair alone and an index run may settle it
+(gardener/wording.py) in, a verdict out, so a pair's verdict depends on the pair alone and an index run may settle it
 for the memories it touched only.
 
 The rules, tried in this order; each is a small named function below, with its labelled examples, positive and
@@ -44,8 +44,8 @@ fact).
 import functools
 from dataclasses import dataclass
 
-from indexer.store import wording
-from indexer.store.wording import Value, Wording, duration_text
+from indexer.gardener import wording
+from indexer.gardener.wording import Value, Wording, duration_text
 
 # How alike (Jaccard of the telling words) two memories must be for a rule: chosen leaving one split out at a time
 SAME_WORDS = 0.5  # `restates`: more than this

@@ -22,9 +22,9 @@ GARDENER_PREFIX = "indexer.index.gardener_"
 HISTORY = {"indexer.index.revisions", "indexer.query.revisions"}
 CLICK = {"click", "indexer.front.cli"}
 YAML = {"yaml", "frontmatter", "indexer.store.parse"}
-# the standard library's slow imports (2-4 ms each): typing (records are indexer.store.record's), tomllib (flat
-# settings are read without it), subprocess and threading (for a git process), dataclasses (with inspect)
-HEAVY = {"typing", "tomllib", "subprocess", "threading", "dataclasses"}
+# the standard library's slow imports (2-4 ms each): tomllib (flat settings are read without it), subprocess and
+# threading (for a git process)
+HEAVY = {"tomllib", "subprocess", "threading"}
 
 
 def imported_by_command(args: list, cwd: Path, stdin: bytes = b"") -> set[str]:
@@ -86,9 +86,9 @@ def test_an_index_run_with_nothing_to_do_reads_no_yaml_and_no_gardener(example_d
     assert not unwanted and not any(m.startswith(GARDENER_PREFIX) for m in modules), sorted(unwanted)
 
 
-def test_a_check_reads_the_frontmatter_without_python_frontmatter_nor_dataclasses(tmp_path):
+def test_a_check_reads_the_frontmatter_without_python_frontmatter(tmp_path):
     """`seamless check` parses every file with our own reader: python-frontmatter's split is written out in
-    `indexer.store.parse` (the same pattern); its records are not dataclasses; the gardener and click are not run."""
+    `indexer.store.parse` (the same pattern); the gardener and click are not run."""
     from frontmatter.default_handlers import YAMLHandler
 
     from indexer.store.parse import BOUNDARY
@@ -96,9 +96,7 @@ def test_a_check_reads_the_frontmatter_without_python_frontmatter_nor_dataclasse
     assert (BOUNDARY.pattern, BOUNDARY.flags) == (YAMLHandler.FM_BOUNDARY.pattern, YAMLHandler.FM_BOUNDARY.flags)
     modules = imported_by_command(["check", EXAMPLE_STORE], tmp_path)
     assert "indexer.store.parse" in modules
-    unwanted = modules & (
-        GARDENER | CLICK | {"frontmatter", "dataclasses", "inspect", "json", "typing", "subprocess", "tomllib"}
-    )
+    unwanted = modules & (GARDENER | CLICK | {"frontmatter", "json", "subprocess", "tomllib"})
     assert not unwanted and not any(m.startswith(GARDENER_PREFIX) for m in modules), sorted(unwanted)
 
 

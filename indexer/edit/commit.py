@@ -162,7 +162,7 @@ def _commit_files(root: Path, paths: list[str], message: str, register: bool) ->
         if register and not config.get(driver_setup.CONFIG_KEY):
             repo = _register(root, repo, config)
         commit = _commit(root, repo, paths, message, config)
-    return commit, repo._replace(head=commit) if commit else repo
+    return commit, replace(repo, head=commit) if commit else repo
 
 
 def _register(root: Path, repo: git.Repo, config: dict[str, str]) -> git.Repo:

@@ -37,7 +37,7 @@ def index(store: Path, db_path: str, full: bool, strict: bool) -> None:
         from indexer.index.build import recorded_problems
 
         with contextlib.closing(connect(db_path, read_only=True)) as conn:
-            summary = summary._replace(problems=recorded_problems(conn), unlisted=0)
+            summary.problems, summary.unlisted = recorded_problems(conn), 0
     report(store, summary, db_path)
     if summary.gardener_behind:
         settle_in_background(db_path)

@@ -5,6 +5,7 @@ as each file's last read left them, in the lines `seamless index` prints.
 """
 
 import os
+from dataclasses import asdict
 
 import click
 
@@ -24,7 +25,7 @@ def problems(db_path, as_json):
     found, store = recorded_problems(conn), store_of(conn)
     conn.close()
     if as_json:
-        _echo_json([p._asdict() for p in found])
+        _echo_json([asdict(p) for p in found])
     elif found:
         prefix = _shown(store)
         click.echo("\n".join(problem.format(prefix) for problem in found))

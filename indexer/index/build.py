@@ -15,12 +15,13 @@ import gc
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 from indexer.index import changes, database, fts, memory_tags, revisions
 from indexer.store import git, timestamps
 from indexer.store.problems import Problem, error
-from indexer.store.record import TYPE_CHECKING, Record
 from indexer.store.settings import FILE as SETTINGS_FILE
 from indexer.store.settings import FILE_SETTINGS, load_settings
 from indexer.store.walk import Folder, FolderFds, StoreFile, files_at, store_files, walk_folders
@@ -38,9 +39,8 @@ Progress = Callable[[list[StoreFile]], Iterable[StoreFile]]  # wraps the files t
 OnWait = Callable[[], None]  # called once when another writer holds the lock
 
 
-# The records are NamedTuples, not dataclasses: importing dataclasses (and with it inspect) cost a no-op run a
-# sixth of its start-up (docs/performance.md, "Start-up")
-class RunSummary(Record):
+@dataclass(slots=True)
+class RunSummary:
     """What one index run did, as recorded in `index_runs`."""
 
     mode: str
@@ -143,7 +143,8 @@ def _no_gc():
         gc.enable()
 
 
-class Plan(Record):
+@dataclass(slots=True)
+class Plan:
     """What a run has to do, worked out from the walk (or the given paths) and the index before anything is read
     (made with keywords; read, never changed)."""
 
@@ -151,9 +152,9 @@ class Plan(Record):
     stale: Sequence[StoreFile] = ()  # to read, in this order
     deleted: Sequence[str] = ()
     losers: Set[str] = frozenset()  # lost a duplicate contest: read again if anything changed
-    digests: Mapping[str, str] = {}  # content hashes the index holds for stale paths
+    digests: Mapping[str, str] = field(default_factory=dict)  # content hashes the index holds for stale paths
     settings_changed: bool = False
-    files: Mapping[str, StoreFile] = {}  # the files looked into (and the losers)
+    files: Mapping[str, StoreFile] = field(default_factory=dict)  # the files looked into (and the losers)
     seen: int = 0  # files in the store (a walk), or at the given paths
     # a walk's findings, stored at the end: each folder's fingerprint, and the folders it could not list
     fingerprints: dict[str, str] | None = None
@@ -169,7 +170,8 @@ class Plan(Record):
         return not (self.full or self.stale or self.deleted or self.settings_changed)
 
 
-class Run(Record):
+@dataclass(slots=True)
+class Run:
     """A run's fixed facts: the store, its settings, and when the run started."""
 
     root: Path
@@ -203,16 +205,13 @@ def _run_store(
     return _carry_out(db, run, plan_store(db, run, full), progress, gardener)
 
 
-if TYPE_CHECKING:  # a TypedDict is for the type checker alone: typing is not imported to run
-    from typing import TypedDict
+class _Findings(TypedDict):
+    """What plan_store's walk finds, whatever the plan: the Plan fields of those names."""
 
-    class _Findings(TypedDict):
-        """What plan_store's walk finds, whatever the plan: the Plan fields of those names."""
-
-        seen: int
-        fingerprints: dict[str, str]
-        folder_problems: list[Problem]
-        settings_changed: bool
+    seen: int
+    fingerprints: dict[str, str]
+    folder_problems: list[Problem]
+    settings_changed: bool
 
 
 def plan_store(db: database.IndexConnection, run: Run, full: bool) -> Plan:
@@ -238,7 +237,7 @@ def plan_store(db: database.IndexConnection, run: Run, full: bool) -> Plan:
     known = changes.known_files(db, changed)
     files = store_files(walked, changes.covered(changed, walked))
     deleted = sorted({k[0] for k in known} - files.keys())
-    stale = [files[k[0]] for k in sorted({f[:5] for f in files.values() if f.folder in changed} - known)]
+    stale = [files[k[0]] for k in sorted({f.row for f in files.values() if f.folder in changed} - known)]
     losers = _conflict_losers(db) if stale or deleted else set()
     files.update(store_files(walked, {path.rpartition("/")[0] for path in losers}))  # to read them again
     return Plan(
@@ -271,7 +270,7 @@ def plan_paths(db: database.IndexConnection, root: Path, paths: Iterable[str | P
         for path in on_disk
         for row in db.execute("select path, type, size, mtime_ns, ctime_ns from index_files where path = ?", (path,))
     }
-    stale = [on_disk[path] for path in sorted(on_disk) if known.get(path) != on_disk[path][:5]]
+    stale = [on_disk[path] for path in sorted(on_disk) if known.get(path) != on_disk[path].row]
     deleted = sorted(indexed - on_disk.keys())
     losers = _conflict_losers(db) if stale or deleted else set()
     files = dict(on_disk)
@@ -391,7 +390,8 @@ def _carry_out(
             database.record_store(db, run.root)
             mode = "paths" if plan.mode == "paths" else "no-op"
             summary = _record(db, run, plan, mode, 0, 0, as_before=_folders_as_before(db, plan))
-            return summary._replace(gardener_behind=_gardener_behind(db))
+            summary.gardener_behind = _gardener_behind(db)
+            return summary
     # imported here: a run with nothing to read (the usual `make index`) never loads YAML or the writer
     from indexer.index.writer import IndexWriter
 
@@ -423,7 +423,8 @@ def _carry_out(
         database.record_store(db, run.root)
         mode = plan.mode if changed or plan.mode == "paths" else "no-op"
         summary = _record(db, run, plan, mode, writer.changed, len(reading.deleted), len(reading.vanished), as_before)
-        return summary._replace(gardener_behind=behind if changed else _gardener_behind(db))
+        summary.gardener_behind = behind if changed else _gardener_behind(db)
+        return summary
 
 
 def _empty_tables(db: database.IndexConnection) -> None:

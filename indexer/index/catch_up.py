@@ -19,9 +19,8 @@ import datetime as dt
 import json
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
-
-from indexer.store.record import Record
 
 SMALL_FILES = 5_000  # compared whole: a walk of this many files takes some 20-40 ms (docs/performance.md)
 CATCH_UP_FILES = 10_000  # of a large store: the most files in changed folders that are compared
@@ -30,7 +29,8 @@ WALK_MODES = ("full", "incremental", "no-op")  # runs that walked the whole stor
 CHECKS_KEY = "folder_checks"  # index_meta: {folder: its ctime when this module last found it in step}
 
 
-class CatchUp(Record):  # not a dataclass: importing dataclasses cost the hook a sixth of its start-up
+@dataclass(slots=True)
+class CatchUp:
     """How the index stands against its store, once this module has done what it could.
 
     `state`: `watched` (a live watcher follows the store), `in-step` (compared: nothing differs), `caught-up` (the

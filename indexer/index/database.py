@@ -10,14 +10,11 @@ import os
 from _thread import RLock, allocate_lock
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 from indexer import sql
 from indexer.index import fts
 from indexer.sqlite import sqlite3
-from indexer.store.record import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from typing import IO
 
 DATABASE = "seamless"  # the index's name in the explorer: its URLs, metadata.yml and the plugins
 

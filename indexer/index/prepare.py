@@ -5,16 +5,17 @@ than the parsing they take over (docs/performance.md).
 """
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from indexer.store.parse import ParsedFile, digest, parse_bytes, read_store_bytes
 from indexer.store.problem_cap import capped
 from indexer.store.problems import Problem, error
-from indexer.store.record import Record
 from indexer.store.validate import memory_record, note_record
 from indexer.store.walk import FolderFds, StoreFile
 
 
-class Prepared(Record):  # not a dataclass: `seamless check` would import dataclasses (docs/performance.md)
+@dataclass(slots=True)
+class Prepared:
     """A file ready to be written: its record (None on error) and problems, or `unchanged`."""
 
     file: StoreFile

@@ -9,6 +9,7 @@ order the files arrived in.
 
 import functools
 import operator
+from dataclasses import fields
 
 from indexer import sql
 from indexer.index import fts, memory_tags
@@ -20,7 +21,7 @@ from indexer.store.parse import ParsedFile, read_store_file
 from indexer.store.problems import Problem
 from indexer.store.walk import StoreFile
 
-PROBLEM_COLUMNS = Problem._fields  # a Problem is its row
+PROBLEM_COLUMNS = tuple(column.name for column in fields(Problem))  # Problem.row's columns
 FILE_COLUMNS = ("path", "type", "size", "mtime_ns", "ctime_ns", "digest")
 # files per batch; each batch's FTS rows are one statement, and so one FTS5 segment to merge at the end.
 # Small, because the last batch is moved and indexed while nothing else runs (docs/performance.md)
@@ -33,7 +34,7 @@ def insert_sql(table: str, columns: tuple[str, ...], verb: str = "insert") -> st
 
 def insert_problems(conn, problems) -> None:
     """Add `problems` to the `problems` table."""
-    conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), problems)
+    conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), (p.row for p in problems))
 
 
 # Memories, notes and the bookkeeping rows are first inserted into a temporary table with no indexes
@@ -166,7 +167,7 @@ class IndexWriter:
         self.changed += 1
         if not self.empty:
             self.forget(sf.path)
-        self.rows["problems"].extend(prepared.problems)
+        self.rows["problems"].extend(p.row for p in prepared.problems)
         self.rows["index_files"].append((sf.path, sf.type, sf.size, self.mtime(sf), sf.ctime_ns, prepared.digest))
         if record is not None:
             if sf.type == "memory":

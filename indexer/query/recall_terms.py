@@ -21,9 +21,9 @@ read at import time: the CLI imports this for every recall.
 import functools
 import json
 import re
+from dataclasses import dataclass
 
 from indexer.sqlite import sqlite3
-from indexer.store.record import Record
 
 # A term found in more than this many memories (or notes) brings no candidates: bm25 reads every match of a term
 # it ranks by, so its cost would grow with the store (docs/performance.md).
@@ -53,7 +53,8 @@ STOP_WORDS = frozenset(
 )
 
 
-class Term(Record):
+@dataclass(slots=True)
+class Term:
     """One term of a query: `text` as shown in `matched`, `fts` the FTS5 phrase, `stop` a stop word."""
 
     text: str

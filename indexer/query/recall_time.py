@@ -22,8 +22,7 @@ Nothing is compiled at import time, and recall_terms imports this module only wh
 import datetime as dt
 import functools
 import re
-
-from indexer.store.record import Record
+from dataclasses import dataclass
 
 # How long after a window a memory written about it still counts as written then, and how long before (a day named
 # is often a day or two off): chosen on LoCoMo's dev conversations (docs/queries.md).
@@ -46,7 +45,8 @@ BEFORE_A_TIME = (
 )
 
 
-class Window(Record):
+@dataclass(slots=True)
+class Window:
     """One time expression: `text` as written, the window [start, end) it means (widened), and where the text
     is in the query (`at`, `to`), so its words are known as a time's."""
 

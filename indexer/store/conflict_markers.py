@@ -4,13 +4,13 @@ their lines, and no commit or push of ours carries a file that holds them (SPEC 
 
 import functools
 import re
-
-from indexer.store.record import Record
+from dataclasses import dataclass
 
 SHOWN = 3  # conflicts named in a message; the rest are counted
 
 
-class Conflict(Record):  # not a dataclass: `seamless check` would import dataclasses (docs/performance.md)
+@dataclass(slots=True)
+class Conflict:
     """One conflict of a file, by the lines (from 1) of its markers."""
 
     start: int  # <<<<<<<

@@ -1,16 +1,17 @@
 """Rules that span files: duplicate ids, duplicate active names, dangling links, cycles and forks."""
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from indexer.store.problems import Problem, error, warning
-from indexer.store.record import Record
 
 CONFLICT_CODES = ("duplicate-id", "duplicate-name")
 LINK_CODES = ("dangling-supersession", "supersession-cycle")
 FORK_CODE = "supersession-fork"
 
 
-class Entry(Record):  # not a dataclass: `seamless check` would import dataclasses (docs/performance.md)
+@dataclass(frozen=True, slots=True)
+class Entry:
     """What the cross-file rules need to know of one memory."""
 
     id: str

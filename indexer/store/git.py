@@ -10,10 +10,11 @@ and the store files that differ from the last commit (`uncommitted`).
 import os
 import stat
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from indexer.store import lazy_re
-from indexer.store.record import TYPE_CHECKING, Record
 
 if TYPE_CHECKING:  # imported where git is run: an index run that reads HEAD itself starts no process (`where`)
     import subprocess
@@ -150,9 +151,8 @@ def merge_file(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, bool]:
 COMMIT_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit")
 
 
-# Records are NamedTuples, not dataclasses: importing dataclasses (and with it inspect) cost the commands that read
-# the store a fifth of their start-up (docs/performance.md, "Start-up")
-class Repo(Record):
+@dataclass(slots=True)
+class Repo:
     """Where a store sits in its git work tree, and the commit it is at."""
 
     top: Path  # the work tree's top folder
@@ -348,7 +348,8 @@ def is_store_path(path: str) -> bool:
 # Reading the history
 
 
-class FileChange(Record):
+@dataclass(slots=True)
+class FileChange:
     """One file a commit changed, as `git log --raw` shows it (paths relative to the top)."""
 
     status: str  # A, M, D, T, R, C for a commit with one parent; for a merge one letter per parent (MM, AM...)
@@ -359,7 +360,8 @@ class FileChange(Record):
     mode: str  # after the commit (before it, when deleted)
 
 
-class Commit(Record):
+@dataclass(slots=True)
+class Commit:
     """A commit as the revisions read it (its lists filled as its log is read)."""
 
     commit: str
@@ -577,10 +579,11 @@ def tree_entries(data: bytes, hash_bytes: int) -> dict[bytes, tuple[str, str]]:
 def uncommitted(root: str | Path) -> list[str]:
     """The store files (store-relative, sorted) whose content differs from the last commit: changed, staged,
     new and untracked, deleted. Empty when the store is in no work tree."""
-    seen = where(root) or repo(root)  # the store's place read from the repository's files: one git process, not two
-    if seen is None:
+    seen = where(root)  # the store's place read from the repository's files: one git process, not two
+    # the store's folder relative to the top, as `git status` names paths
+    prefix = seen[1] if seen else getattr(repo(root), "prefix", None)
+    if prefix is None:
         return []
-    prefix = seen[1]  # the store's folder relative to the top, as `git status` names paths
     done = run(root, "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--", "memories", "notes")
     paths = set()
     for entry in done.stdout.split("\0"):

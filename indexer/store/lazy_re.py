@@ -9,11 +9,7 @@ it to `re.sub()` and the like (to a type checker it is one, so its callers keep 
 
 import functools
 import re
-
-from indexer.store.record import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from typing import Any
+from typing import TYPE_CHECKING, Any
 
 
 class LazyPattern:

@@ -7,6 +7,7 @@ as a Problem; nothing here knows what a memory or a note means.
 import errno
 import hashlib
 import re
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -25,29 +26,18 @@ TOP_LEVEL_KEY = lazy_re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.MULTILINE)
 _SHA1 = hashlib.sha1()
 
 
+@dataclass
 class ParsedFile:
     """A file's frontmatter (None when it has none), body and where each part starts."""
 
-    # a plain class, not a dataclass: importing dataclasses (and with it inspect) cost `seamless check` 6-7 ms
-    def __init__(
-        self,
-        path: str,
-        digest: str,
-        meta: dict | None = None,
-        body: str = "",
-        fm_line: int = 1,
-        body_line: int = 1,
-        fm_text: str = "",
-        problems: list[Problem] | None = None,
-    ):
-        self.path = path
-        self.digest = digest
-        self.meta = meta
-        self.body = body
-        self.fm_line = fm_line
-        self.body_line = body_line
-        self.fm_text = fm_text
-        self.problems: list[Problem] = [] if problems is None else problems
+    path: str
+    digest: str
+    meta: dict | None = None
+    body: str = ""
+    fm_line: int = 1
+    body_line: int = 1
+    fm_text: str = ""
+    problems: list[Problem] = field(default_factory=list)
 
     @cached_property
     def key_lines(self) -> dict[str, int]:

@@ -1,13 +1,15 @@
 """A problem found in one file of the store, how it is printed, and the registry of every problem code."""
 
+from dataclasses import dataclass
+
 from indexer.store.printable import escaped
-from indexer.store.record import Record
 
 ERROR = "error"
 WARNING = "warning"
 
 
-class Rule(Record):
+@dataclass(slots=True)
+class Rule:
     """One problem code: its severity, and when it is given (the sentence of the rules table in docs/store.md)."""
 
     code: str
@@ -99,9 +101,8 @@ RULES = (
 CODES = {rule.code: rule for rule in RULES}
 
 
-# Records are NamedTuples, not dataclasses: importing dataclasses (and with it inspect) cost the commands that read
-# the store a fifth of their start-up (docs/performance.md, "Start-up")
-class Problem(Record):
+@dataclass(slots=True, order=True)
+class Problem:
     """One row of the `problems` table (its columns in order): a fault at a line of a store file."""
 
     path: str
@@ -109,6 +110,11 @@ class Problem(Record):
     severity: str
     code: str
     message: str
+
+    @property
+    def row(self) -> tuple[str, int, str, str, str]:
+        """Its row of the `problems` table."""
+        return (self.path, self.line, self.severity, self.code, self.message)
 
     def format(self, prefix: str = "") -> str:
         """`path:line: severity code: message`, the path optionally under `prefix`, on one line whatever they hold.

@@ -9,15 +9,15 @@ import errno
 import os
 import stat
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
-
-from indexer.store.record import Record
 
 FOLDERS = {"memories": "memory", "notes": "note"}
 
 
-class StoreFile(Record):
-    """A markdown file of the store as `stat` saw it (a tuple: a full run makes 100,000 of them)."""
+@dataclass(slots=True)
+class StoreFile:
+    """A markdown file of the store as `stat` saw it."""
 
     path: str  # relative to the store, forward slashes
     type: str  # memory or note
@@ -27,8 +27,14 @@ class StoreFile(Record):
     name_not_utf8: bool = False  # then `path` shows the name's bytes as \xNN and cannot open the file
     folder: str = ""  # the folder holding it, relative to the store (one string shared by its files)
 
+    @property
+    def row(self) -> tuple[str, str, int, int, int]:
+        """What `index_files` holds of it: (path, type, size, mtime_ns, ctime_ns)."""
+        return (self.path, self.type, self.size, self.mtime_ns, self.ctime_ns)
 
-class Folder(Record):
+
+@dataclass(slots=True)
+class Folder:
     """One folder's markdown files as the walk listed them: flat lists, not a record per file.
 
     A run that finds nothing changed (the usual `make index`) compares folder fingerprints
@@ -53,7 +59,6 @@ def walk_folders(root: Path) -> dict[str, Folder]:
 def store_files(folders: dict[str, Folder], which=None) -> dict[str, StoreFile]:
     """The StoreFile of each file in `folders` (or only in those named in `which`), keyed by path."""
     files: dict[str, StoreFile] = {}
-    new = tuple.__new__  # StoreFile's own __new__ is a Python function: a call each for 100,000 files
     for name in folders if which is None else which:
         folder = folders.get(name)
         if folder is None:
@@ -61,7 +66,7 @@ def store_files(folders: dict[str, Folder], which=None) -> dict[str, StoreFile]:
         kind, stats, not_utf8 = folder.kind, folder.stats, folder.not_utf8
         for i, path in enumerate(folder.paths):
             j = 3 * i
-            files[path] = new(StoreFile, (path, kind, stats[j], stats[j + 1], stats[j + 2], path in not_utf8, name))
+            files[path] = StoreFile(path, kind, stats[j], stats[j + 1], stats[j + 2], path in not_utf8, name)
     return files
 
 

@@ -26,9 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from indexer import git
 from indexer.index import revisions
 from indexer.index.database import open_db
-from indexer.store import git
 
 from .generate import NOW_S, cached_folder, ensure_store
 from .measure import REPO, SEAMLESS, run
@@ -263,7 +263,7 @@ def page_figures(db_path: Path, runs: int = 7) -> list[dict]:
 def write_figures(store: Path, db_path: Path, repeat: int) -> list[dict]:
     """A new memory through `seamless write` (index update and commit included); the commit alone, in-process;
     and git's own commit of one file."""
-    from indexer.edit.commit import Change, commit_write
+    from indexer.git.commit import Change, commit_write
 
     writes = [
         run([SEAMLESS, "write", store, "--db", db_path, "--project", "seamless", "--kind", "gotcha",

@@ -1,4 +1,4 @@
-"""indexer.store.git: git runs in a known environment, and a failure is one line."""
+"""indexer.git: git runs in a known environment, and a failure is one line."""
 
 import os
 import shutil
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer.store import git
+from indexer import git
+from indexer.git import commit
 
 
 def test_a_folder_inside_a_work_tree_knows_its_top(tmp_path):
@@ -69,13 +70,13 @@ def test_the_store_paths_git_reports_are_those_the_walk_would_index(path, indexe
 def test_one_git_process_makes_each_tree_of_a_commit_and_says_why_it_cannot(tmp_path):
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     blob = git.run(tmp_path, "hash-object", "-w", "--stdin", input="a memory\n").stdout.strip()
-    with git.TreeMaker(tmp_path) as maker:
+    with commit.TreeMaker(tmp_path) as maker:
         inner = maker.make(b"100644 blob %s\tx.md\0" % blob.encode())
         outer = maker.make(b"040000 tree %s\tmemories\0" % inner.encode())
         empty = maker.make(b"")
     assert git.run(tmp_path, "ls-tree", "-r", "--name-only", outer).stdout == "memories/x.md\n"
     assert empty == git.run(tmp_path, "mktree", input="").stdout.strip()
-    with pytest.raises(git.GitError) as raised, git.TreeMaker(tmp_path) as maker:
+    with pytest.raises(git.GitError) as raised, commit.TreeMaker(tmp_path) as maker:
         maker.make(b"100644 blob %s\tx.md\0" % (b"1" * 40))  # no such object
     assert str(raised.value).startswith("git mktree failed: ") and "\n" not in str(raised.value)
 

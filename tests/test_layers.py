@@ -22,7 +22,7 @@ def imported_by(module: str) -> set[str]:
 # The layers, bottom first (docs/development.md#layout-the-folders-are-the-layers): a module imports its own
 # layer and those below it, never one above. indexer.sqlite and indexer.sql sit at the bottom, where every layer
 # may read them.
-LAYERS = ("sqlite sql", "store", "gardener", "index", "query", "edit", "front", "__main__")
+LAYERS = ("sqlite sql", "store", "git", "gardener", "index", "query", "edit", "front", "__main__")
 RANK = {part: rank for rank, names in enumerate(LAYERS) for part in names.split()}
 
 

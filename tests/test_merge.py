@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from indexer.edit.frontmatter_edit import MEMORY_ORDER
 from indexer.edit.merge import CannotMerge, merge, run_driver
+from indexer.git import merge_file
 from indexer.store import conflict_markers
-from indexer.store.git import merge_file
 from indexer.store.parse import parse_bytes
 from indexer.store.validate import memory_record
 

@@ -69,7 +69,7 @@ def test_the_readers_import_neither_click_nor_the_gardener_nor_datasette_nor_the
         unwanted |= {m for m in modules if m.startswith(GARDENER_PREFIX) or m.split(".")[0] == "datasette"}
         assert not unwanted, f"{name} imports {sorted(unwanted)}"
         if name in ("recall", "briefing", "hook", "history"):
-            assert "indexer.store.git" not in modules, name
+            assert "indexer.git" not in modules, name
 
 
 def test_an_index_run_with_nothing_to_do_reads_no_yaml_and_no_gardener(example_db, tmp_path):

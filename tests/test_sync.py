@@ -11,8 +11,8 @@ import time
 import pytest
 from fleet import Host, fleet, git, isolate_git, markers, synced_pair
 
-from indexer.edit.driver_setup import driver_command
 from indexer.edit.sync import SyncError, sync
+from indexer.git.driver_setup import driver_command
 from indexer.index.build import index_store
 from indexer.query import queries
 from indexer.sqlite import sqlite3

@@ -5,8 +5,8 @@ names their lines, and no sync commits or pushes them. Real git: a bare remote a
 import pytest
 from fleet import Host, git, isolate_git, markers, synced_pair
 
-from indexer.edit.driver_setup import driver_command
 from indexer.edit.sync import SyncError
+from indexer.git.driver_setup import driver_command
 
 
 @pytest.fixture(autouse=True)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from fleet import SEAMLESS, Host, git, isolate_git, markers, synced_pair
 
-from indexer.edit.git_recovery import RECORD
 from indexer.edit.sync import SyncError
+from indexer.git.recovery import RECORD
 from indexer.query import queries
 
 ATTEMPTS = 12  # kills at most; the first RANDOM land at a random moment while a git command of the sync runs,

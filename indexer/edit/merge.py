@@ -18,8 +18,9 @@ from pathlib import Path
 
 import yaml
 
+from indexer import git
 from indexer.edit.frontmatter_edit import MEMORY_ORDER, NOTE_ORDER, Document, EditError
-from indexer.store import git, timestamps, yaml_loader
+from indexer.store import timestamps, yaml_loader
 from indexer.store.parse import BOUNDARY, parse_bytes
 
 LIFECYCLE = ("invalid_at", "superseded_by")

@@ -21,13 +21,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from indexer import git
 from indexer.edit import atomic
-from indexer.edit.commit import Change, Committed, commit_leftover, commit_write
 from indexer.edit.frontmatter_edit import MEMORY_ORDER, NOTE_ORDER, Document, EditError, FieldValue, new_text
+from indexer.git.commit import Change, Committed, commit_leftover, commit_write
 from indexer.index import build, database
 from indexer.query import queries
 from indexer.sqlite import sqlite3
-from indexer.store import git, lazy_re, rules, timestamps
+from indexer.store import lazy_re, rules, timestamps
 from indexer.store.parse import parse_bytes
 from indexer.store.problems import Problem
 from indexer.store.rules import ULID_TEXT

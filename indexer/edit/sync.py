@@ -16,14 +16,15 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from indexer.edit import atomic, driver_setup, git_recovery, merge
-from indexer.edit.commit import MarkersRefused, commit_files
+from indexer import git
+from indexer.edit import atomic, merge
 from indexer.edit.store_write import store_lock
+from indexer.git import GitError, driver_setup, history, recovery
+from indexer.git.commit import MarkersRefused, commit_files
 from indexer.index import build, database
 from indexer.index.revisions import TRAILER
 from indexer.sqlite import sqlite3
-from indexer.store import conflict_markers, crossfile, git
-from indexer.store.git import GitError
+from indexer.store import conflict_markers, crossfile
 
 HAND_EDITS = "hand edits"
 SYNCED_HEAD = "synced_head"  # index_meta: the commit whose store files the last sync brought the index in step with
@@ -205,11 +206,11 @@ def _sync(store: Path | str, db_path: str | Path, remote: str | None) -> SyncRes
     synced = _check_index(repo.store, db_path)
     run = _Run(repo, remote, branch, remote_branch)
     with store_lock(repo.store):
-        git_recovery.recover(repo.found)  # a sync or write of ours killed half way: its locks, files and merge
-        blocked = git_recovery.blocking(repo.found, (f"refs/heads/{branch}", run.tracking))
+        recovery.recover(repo.found)  # a sync or write of ours killed half way: its locks, files and merge
+        blocked = recovery.blocking(repo.found, (f"refs/heads/{branch}", run.tracking))
         if blocked:
             raise SyncError(f"{blocked}, then sync again")
-        with git_recovery.running(repo.git_dir) as held:
+        with recovery.running(repo.git_dir) as held:
             fetched = _fetch(run)  # before anything changes: an unreachable remote changes nothing
             _refuse_unfinished(repo)
             run.orig_head = git.head(repo.top)
@@ -385,7 +386,7 @@ def _refuse_markers(run: _Run, fetched: str | None, head: str) -> None:
             "diff", "--name-only", "-z", "--no-renames", "--diff-filter=AM", fetched, head, "--", *repo.store_paths()
         ).stdout
         paths = [path for path in out.split("\0") if path]
-    for (_, data), path in zip(git.read_objects(repo.top, [f"{head}:{path}" for path in paths]), paths):
+    for (_, data), path in zip(history.read_objects(repo.top, [f"{head}:{path}" for path in paths]), paths):
         found = conflict_markers.find_bytes(data or b"")
         if not found or (fetched and conflict_markers.find_bytes(_blob_at(repo, fetched, path))):
             continue
@@ -397,7 +398,7 @@ def _refuse_markers(run: _Run, fetched: str | None, head: str) -> None:
 
 
 def _blob_at(repo: Repo, commit: str, path: str) -> bytes:
-    return next(git.read_objects(repo.top, [f"{commit}:{path}"]))[1] or b""
+    return next(history.read_objects(repo.top, [f"{commit}:{path}"]))[1] or b""
 
 
 def _merge(run: _Run, fetched: str | None) -> None:
@@ -414,7 +415,7 @@ def _merge(run: _Run, fetched: str | None) -> None:
         if done.returncode != 0:
             raise _merge_refused(run, done)
         return
-    with git_recovery.running(repo.git_dir, merging=fetched):  # killed meanwhile, the next sync aborts this merge
+    with recovery.running(repo.git_dir, merging=fetched):  # killed meanwhile, the next sync aborts this merge
         _merge_commit(run, fetched)
 
 
@@ -578,7 +579,7 @@ def _restore(run: _Run) -> list[str]:
     """Put the branch, the index and the work tree back as they were before this sync; return the store paths
     that changed meanwhile (for the index). The hand edits are uncommitted changes again."""
     repo = run.repo
-    git_recovery.abort_merge(repo.top, repo.git_dir)
+    recovery.abort_merge(repo.top, repo.git_dir)
     changed = _changed_paths(repo, run.committed_head or run.orig_head)
     if run.committed_head and git.head(repo.top) != run.committed_head:
         repo.run("reset", "-q", "--keep", run.committed_head)

@@ -22,7 +22,7 @@ def merge_driver(base, ours, theirs, path):
     `seamless sync` register it; you do not run it yourself.
     """
     from indexer.edit.merge import run_driver
-    from indexer.store.git import GitError
+    from indexer.git import GitError
 
     try:
         sys.exit(run_driver(base, ours, theirs, path))
@@ -117,7 +117,7 @@ def git_setup(store):
     """
     from indexer.edit.sync import SyncError
     from indexer.edit.sync import git_setup as run
-    from indexer.store.git import GitError
+    from indexer.git import GitError
 
     try:
         done = run(store)

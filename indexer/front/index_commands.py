@@ -143,7 +143,7 @@ def status(store: Path, db_path: str) -> None:
 
 def _uncommitted(store: Path) -> list[str]:
     """The store files git holds differently from the last commit (none outside a work tree)."""
-    from indexer.store import git
+    from indexer import git
 
     try:
         return git.uncommitted(store)

@@ -297,7 +297,7 @@ def _known_project(store: Path, db: Path, project: str, new_project: bool) -> No
 def _excluded(folder: Path) -> list[Change]:
     """In a git work tree, the change that keeps LOCAL_FILE out of git (a line of the clone's own
     `.git/info/exclude`, never committed) when no rule ignores it yet; none otherwise."""
-    from indexer.store import git
+    from indexer import git
 
     top = git.work_tree(folder)
     if top is None:

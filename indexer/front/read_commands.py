@@ -164,8 +164,8 @@ def print_revisions(x: str, project: str | None, as_json: bool, db_path: str) ->
 def show(x, project, at, db_path) -> None:
     """Print the file of X (a memory's id or name, a note's id or path) as it stands now, or as it stood `at` a
     commit or a time, followed through renames."""
+    from indexer import git
     from indexer.query import revisions
-    from indexer.store import git
     from indexer.store.printable import escaped
 
     conn = connect(db_path)

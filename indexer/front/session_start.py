@@ -50,7 +50,7 @@ def not_set_up(event: dict) -> str:
 def _wired_folder(event: dict) -> str:
     """The folder `seamless init` wired, as a command the text suggests names it: the git root of the event's cwd
     (of this process's when it has none), else that folder."""
-    from indexer.store import git
+    from indexer import git
 
     given = event.get("cwd")
     cwd = given if isinstance(given, str) and given else os.getcwd()
@@ -153,8 +153,8 @@ def _in_step(conn, store: Path | None, db: Path, event: dict) -> str:
 def _project_of(conn, event: dict) -> tuple[str | None, str]:
     """The project named by the git root of the event's cwd (else of this process's cwd) when the store has it;
     else None, with the lines that say no project is mapped and how to map one."""
+    from indexer import git
     from indexer.query.briefing_text import one_line
-    from indexer.store import git
 
     given = event.get("cwd")
     cwd = given if isinstance(given, str) and given else os.getcwd()

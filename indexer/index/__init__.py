@@ -4,5 +4,5 @@ The database and its schema (database, fts), a run (build, planned by changes, o
 rows written by writer, FTS5 work on background), comparing without writing (status), how fresh the
 index is (freshness), following the files as they change (watch) and catching up quickly for a reader with
 little time (catch_up). Imports `indexer.store`,
-`indexer.sql` and `indexer.sqlite`; never the query layer, the write path or a front end.
+`indexer.git`, `indexer.sql` and `indexer.sqlite`; never the query layer, the write path or a front end.
 """

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
 
+from indexer import git
 from indexer.index import changes, database, fts, memory_tags, revisions
-from indexer.store import git, timestamps
+from indexer.store import timestamps
 from indexer.store.problems import Problem, error
 from indexer.store.settings import FILE as SETTINGS_FILE
 from indexer.store.settings import FILE_SETTINGS, load_settings

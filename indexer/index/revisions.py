@@ -22,9 +22,10 @@ memory page diffs them without running git; a store imported in one commit costs
 import time
 from collections.abc import Iterable
 
+from indexer import git
+from indexer.git import history
 from indexer.index import database
 from indexer.index.database import IndexConnection
-from indexer.store import git
 from indexer.store.rules import ULID_TEXT
 
 HEAD_KEY = "revisions_head"
@@ -76,14 +77,14 @@ def _update(db: IndexConnection, repo: git.Repo | None, root, max_bytes: int, fu
         since = recorded.get(HEAD_KEY)
         if since:
             try:
-                commits = git.log(root, [f"{since}...{head}"], PATHSPECS, TRAILER)
+                commits = history.log(root, [f"{since}...{head}"], PATHSPECS, TRAILER)
             except git.GitError:  # the recorded head is gone (a rewritten history, collected): read it all again
                 commits = None
     if commits is None:
         for table in TABLES:
             db.execute(f"delete from {table}")
         if repo is not None and head is not None:
-            commits = git.log(root, [head], PATHSPECS, TRAILER)
+            commits = history.log(root, [head], PATHSPECS, TRAILER)
     if repo is not None and commits:
         _forget(db, [c.commit for c in commits if c.side == "<"])
         _read(db, repo, root, [c for c in commits if c.side != "<"], max_bytes)
@@ -111,7 +112,7 @@ def _forget(db: IndexConnection, dropped: list[str]) -> None:
     db.execute("delete from revision_texts where blob not in (select blob from revisions where blob is not null)")
 
 
-def _read(db: IndexConnection, repo: git.Repo, root, commits: list[git.Commit], max_bytes: int) -> None:
+def _read(db: IndexConnection, repo: git.Repo, root, commits: list[history.Commit], max_bytes: int) -> None:
     """Add the rows of `commits` (parents before children), their ids read from the files they changed."""
     generations: dict[str, int] = {}
     rows = []
@@ -151,7 +152,7 @@ def _generation(db: IndexConnection, generations: dict[str, int], commit: str) -
     return found[0] if found else 0  # a shallow clone's edge
 
 
-def _row(repo: git.Repo, file: git.FileChange, merge: bool) -> tuple | None:
+def _row(repo: git.Repo, file: history.FileChange, merge: bool) -> tuple | None:
     """(change, path, old_path, blob, the object to read the id from) for one changed file, None when it is no
     store file on either side."""
     path, old_path = repo.store_path(file.path), repo.store_path(file.old_path) if file.old_path else None
@@ -195,7 +196,7 @@ def _ids(root, blobs: Iterable[str | None], max_bytes: int):
     """Each blob with the id its frontmatter names (or None)."""
     from indexer.store.validate import frontmatter_id  # here: validate's parser and YAML cost every run's start-up
 
-    for blob, data in git.read_objects(root, [b for b in blobs if b], limit=max_bytes):
+    for blob, data in history.read_objects(root, [b for b in blobs if b], limit=max_bytes):
         yield blob, frontmatter_id(data) if data is not None else None
 
 
@@ -214,7 +215,7 @@ def _keep_texts(db: IndexConnection, root, ids: set[str], max_bytes: int) -> Non
         "insert or replace into revision_texts (blob, text) values (?, ?)",
         (
             (blob, data.decode("utf-8", "replace") if data is not None else None)
-            for blob, data in git.read_objects(root, wanted, limit=max_bytes)
+            for blob, data in history.read_objects(root, wanted, limit=max_bytes)
         ),
     )
 

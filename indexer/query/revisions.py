@@ -8,10 +8,12 @@ memory or a note, in the store now or deleted since), a store-relative path, or 
 from dataclasses import dataclass
 from pathlib import Path
 
+from indexer import git
+from indexer.git import history
 from indexer.index import database
 from indexer.query.queries import rows
 from indexer.sql.canned import REVISIONS, REVISIONS_BY_PATH
-from indexer.store import git, timestamps
+from indexer.store import timestamps
 from indexer.store.rules import ULID_TEXT
 from indexer.store.walk import FolderFds
 
@@ -122,12 +124,12 @@ def file_at(conn, target: Target, at: str | None = None) -> bytes:
     repo = git.repo(root)
     if repo is None or repo.head is None:
         raise RevisionError(f"the store at {root} is not in a git work tree with commits: it has no earlier versions")
-    history = revisions(conn, target)
-    if not history:
+    known = revisions(conn, target)
+    if not known:
         raise RevisionError(f"{target.label} has no revisions: its file was never committed")
-    revision = _revision_at(root, history, at)
+    revision = _revision_at(root, known, at)
     if revision is None:
-        first = history[0]
+        first = known[0]
         raise RevisionError(
             f"{target.label} did not exist yet at {at}: its first revision is {first['commit'][:12]} "
             f"({first['committed_at']})"
@@ -136,19 +138,18 @@ def file_at(conn, target: Target, at: str | None = None) -> bytes:
         raise RevisionError(
             f"{target.label} was deleted at {at}: by {revision['commit'][:12]} ({revision['committed_at']})"
         )
-    ((_, data),) = list(git.read_objects(root, [revision["blob"]]))
+    ((_, data),) = list(history.read_objects(root, [revision["blob"]]))
     if data is None:
         raise RevisionError(f"git no longer has {revision['path']} as of {revision['commit'][:12]}")
     return data
 
 
-def _revision_at(root: Path, history: list[dict], at: str) -> dict | None:
-    """The last of `history` at or before `at`: in the commit's own history, or committed by the time."""
-    done = git.run(root, "rev-parse", "--verify", "-q", "--end-of-options", f"{at}^{{commit}}", check=False)
-    commit = done.stdout.strip() if done.returncode == 0 else None
+def _revision_at(root: Path, known: list[dict], at: str) -> dict | None:
+    """The last of `known` at or before `at`: in the commit's own history, or committed by the time."""
+    commit = history.commit_named(root, at)
     if commit:
-        ancestors = set(git.run(root, "rev-list", commit).stdout.split())
-        earlier = [r for r in history if r["commit"] in ancestors]
+        ancestors = history.ancestors(root, commit)
+        earlier = [r for r in known if r["commit"] in ancestors]
     else:
         try:
             moment = timestamps.normalize(at)
@@ -156,5 +157,5 @@ def _revision_at(root: Path, history: list[dict], at: str) -> dict | None:
             raise RevisionError(
                 f"--at {at!r} is neither a commit of the store's repository nor an ISO 8601 time"
             ) from None
-        earlier = [r for r in history if r["committed_at"] <= moment]
+        earlier = [r for r in known if r["committed_at"] <= moment]
     return earlier[-1] if earlier else None

@@ -21,8 +21,9 @@ import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from indexer.edit import driver_setup, git_recovery
-from indexer.store import conflict_markers, git, lazy_re
+from indexer import git
+from indexer.git import driver_setup, history, recovery
+from indexer.store import conflict_markers, lazy_re
 
 TRAILER_UNSAFE = lazy_re.compile(r"\s+")  # a trailer is one line: any run of whitespace in a value becomes a space
 
@@ -134,7 +135,7 @@ def _next(root: Path, paths: list[str], error: Exception, db_path) -> str:
         command = f"`git -C {folder} add -A -- {named} && git -C {folder} commit -m 'hand edits' -- {named}`"
     lock = re.search(r"Unable to create '([^']+\.lock)': File exists", str(error))
     if lock:
-        return f"{git_recovery.lock_line(repo, Path(lock.group(1)))}, then {command} commits them"
+        return f"{recovery.lock_line(repo, Path(lock.group(1)))}, then {command} commits them"
     return f"{command} commits them"
 
 
@@ -157,8 +158,8 @@ def _commit_files(root: Path, paths: list[str], message: str, register: bool) ->
     if not paths:
         return None, repo
     _refuse_markers(root, paths)
-    git_recovery.recover(repo)  # a lock a write or sync of ours left when it was killed
-    with git_recovery.running(repo.git_dir):
+    recovery.recover(repo)  # a lock a write or sync of ours left when it was killed
+    with recovery.running(repo.git_dir):
         if register and not config.get(driver_setup.CONFIG_KEY):
             repo = _register(root, repo, config)
         commit = _commit(root, repo, paths, message, config)
@@ -294,9 +295,9 @@ def _plumbing(root: Path, repo: git.Repo, paths: list[str], message: str, env: d
     if repo.head:
         ordered = sorted(folders)
         names = [f"{repo.head}:{folder}" if folder else f"{repo.head}^{{tree}}" for folder in ordered]
-        for folder, (_, data) in zip(ordered, git.read_objects(root, names)):
+        for folder, (_, data) in zip(ordered, history.read_objects(root, names)):
             if data is not None:
-                trees[folder] = git.tree_entries(data, len(repo.head) // 2)
+                trees[folder] = history.tree_entries(data, len(repo.head) // 2)
     changed = False
     for path in paths:
         folder, _, name = repo.top_path(path).rpartition("/")
@@ -309,7 +310,7 @@ def _plumbing(root: Path, repo: git.Repo, paths: list[str], message: str, env: d
         changed = changed or entries.get(key) != before
     if not changed:
         return None
-    with git.TreeMaker(root) as maker:  # one git process for every tree
+    with TreeMaker(root) as maker:  # one git process for every tree
         for folder in sorted(folders - {""}, key=lambda f: f.count("/"), reverse=True):  # the deepest first
             parent, _, name = folder.rpartition("/")
             if trees[folder]:
@@ -326,6 +327,61 @@ def _plumbing(root: Path, repo: git.Repo, paths: list[str], message: str, env: d
     subject = message.partition("\n")[0]
     git.run(root, "update-ref", "-m", f"commit: {subject}", "HEAD", commit, repo.head or "")
     return commit
+
+
+class TreeMaker:
+    """Tree objects written by one `git mktree -z --batch`, one at a time (a tree's sha is in its parent's entry):
+    one git process for every folder of a commit. Use as a context manager."""
+
+    def __init__(self, cwd: str | Path):
+        import subprocess
+
+        try:
+            self.child = subprocess.Popen(
+                ["git", "-C", str(cwd), "mktree", "-z", "--batch"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env={**os.environ, **git.ENVIRONMENT},
+            )
+        except FileNotFoundError:
+            raise git.GitError("git is not installed: install it (Debian: apt-get install git)") from None
+
+    def make(self, listing: bytes) -> str:
+        """The tree of `listing` (mktree -z's entries, each ending in NUL), written; its sha."""
+        assert self.child.stdin is not None and self.child.stdout is not None  # both are pipes
+        try:
+            self.child.stdin.write(listing + b"\0")  # an empty entry ends the tree
+            self.child.stdin.flush()
+        except OSError:
+            pass  # git stopped: its reason is read below
+        sha = self.child.stdout.readline().decode().strip()
+        if not sha:
+            raise git.GitError(f"git mktree failed: {self._reason()}")
+        return sha
+
+    def _reason(self) -> str:
+        assert self.child.stderr is not None
+        self.close()
+        stderr = self.child.stderr.read().decode("utf-8", "replace")
+        return next((line.strip() for line in stderr.splitlines() if line.strip()), f"exit {self.child.returncode}")
+
+    def close(self) -> None:
+        for stream in (self.child.stdin, self.child.stdout):
+            if stream is not None and not stream.closed:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        self.child.wait()
+
+    def __enter__(self) -> "TreeMaker":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+        if self.child.stderr is not None:
+            self.child.stderr.close()
 
 
 def _listing(entries: dict[bytes, tuple[str, str]]) -> bytes:

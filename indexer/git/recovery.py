@@ -18,7 +18,7 @@ import os
 import time
 from pathlib import Path
 
-from indexer.store import git
+from indexer import git
 
 RECORD = "seamless-git.json"
 SLACK = 2.0  # seconds: a file's time and a clock read a moment apart, on a coarse file system

@@ -6,7 +6,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from indexer.store import git
+from indexer import git
 
 DRIVER = "seamless"  # merge=seamless in .gitattributes, merge.seamless.* in the clone's configuration
 CONFIG_KEY = f"merge.{DRIVER}.driver"

@@ -1,4 +1,4 @@
-"""Start-up: each command as a whole process on the bundled example store, against `python -c pass` (issue 31).
+"""Start-up: each command as a whole process on the bundled example store, against `python -c pass` (issue 37).
 
 Agents run the CLI and the hook many times a session, on stores that are mostly small: what a command costs
 there is its start-up. Each command is run RUNS times, each run followed by its yardstick, `python -c pass` of
@@ -31,8 +31,9 @@ REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "store"
 SEAMLESS = str(Path(sys.executable).with_name("seamless"))
 FLOOR = [sys.executable, "-c", "pass"]
-# issue 31: at most 2x `python -c pass`, a write with its commit at most 3x
-TARGET = {"write": 3.0, "--help": None, "import click": None}
+# issue 37: any command at most 3x `python -c pass`, the session-start hook 2.5x; a write (its commit included) no
+# slower than the 5.1x it took before
+TARGET = {"hook session-start": 2.5, "write": 5.1, "import click": None}
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
 
 
@@ -162,7 +163,7 @@ def main(argv: list[str] | None = None) -> None:
             if name not in only:
                 continue
             found = measure(command, stdin, args.runs, codes)
-            target = TARGET.get(name, 2.0)
+            target = TARGET.get(name, 3.0)
             verdict = (
                 "" if target is None else f"{target:g}x: " + ("met" if found[0]["ratio"] <= target else "**missed**")
             )

@@ -1,6 +1,6 @@
-"""What a command costs before it does anything (issue 31): it imports what it uses (the commands agents run most,
-not even click: indexer.front.main runs them), and a module's regular expressions are compiled when first used.
-Timed by `python -m bench.startup`, never here."""
+"""What a command costs before it does anything: `seamless` imports a command's module only when it runs (click's
+lazily loaded subcommands), and a command keeps the heavy libraries it does not use (Datasette, mcp, watchfiles, the
+gardener, the store's git history, YAML) off its process. Timed by `python -m bench.startup`, never here."""
 
 import json
 import shutil
@@ -12,19 +12,15 @@ import click
 import pytest
 from conftest import EXAMPLE_STORE
 
-from indexer.front.cli import ELSEWHERE, cli
+from indexer.front.cli import COMMANDS, cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# the gardener's reading of words and values, the explorer, and the readers of the store's git history
-GARDENER = {"indexer.store.wording", "indexer.store.sameness", "Stemmer"}
-GARDENER_PREFIX = "indexer.index.gardener_"
-HISTORY = {"indexer.index.revisions", "indexer.query.revisions"}
-CLICK = {"click", "indexer.front.cli"}
+# the gardener's reading of words and values, and the readers of the store's git history
+GARDENER = {"indexer.gardener.wording", "indexer.gardener.sameness", "indexer.gardener.pairs", "Stemmer"}
+HISTORY = {"indexer.index.revisions", "indexer.query.revisions", "indexer.git.history"}
 YAML = {"yaml", "frontmatter", "indexer.store.parse"}
-# the standard library's slow imports (2-4 ms each): tomllib (flat settings are read without it), subprocess and
-# threading (for a git process)
-HEAVY = {"tomllib", "subprocess", "threading"}
+SERVERS = {"datasette", "uvicorn", "mcp", "watchfiles"}
 
 
 def imported_by_command(args: list, cwd: Path, stdin: bytes = b"") -> set[str]:
@@ -35,8 +31,8 @@ def imported_by_command(args: list, cwd: Path, stdin: bytes = b"") -> set[str]:
         "import atexit, sys\n"
         "atexit.register(lambda out=sys.argv[1]: open(out, 'w').write('\\n'.join(sorted(sys.modules))))\n"
         "sys.argv = ['seamless', *sys.argv[2:]]\n"
-        "from indexer.front.main import main\n"
-        "main()\n"
+        "from indexer.front.cli import cli\n"
+        "cli()\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe, out, *map(str, args)], input=stdin, capture_output=True, cwd=cwd
@@ -45,35 +41,33 @@ def imported_by_command(args: list, cwd: Path, stdin: bytes = b"") -> set[str]:
     return set(out.read_text().split())
 
 
-def front_modules_elsewhere() -> set[str]:
-    return {target.split(":")[0] for target in ELSEWHERE.values()}
+def heavy(modules: set[str]) -> set[str]:
+    """The heavy libraries among `modules`: a server's, the gardener's, the git history's."""
+    found = modules & (GARDENER | HISTORY)
+    return found | {m for m in modules if m.split(".")[0] in SERVERS}
 
 
-def test_the_readers_import_neither_click_nor_the_gardener_nor_datasette_nor_the_history(example_db, tmp_path):
-    """recall, briefing and the session-start hook: what agents run most, each a whole process."""
+def test_the_readers_import_no_heavy_library_nor_yaml(example_db, tmp_path):
+    """recall, briefing, history and the session-start hook: what agents run most, each a whole process."""
     event = json.dumps({"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "SessionStart"}).encode()
     db = ["--db", example_db]
     commands = {
         "recall": (["recall", "chroma port", *db], b""),
         "briefing": (["briefing", "--project", "seamless", *db], b""),
         "hook": (["hook", "session-start", "--store", EXAMPLE_STORE, *db, "--project", "seamless"], event),
-        # no project given: the git root of the event's cwd is looked up (git, but not its history)
-        "hook, no project": (["hook", "session-start", "--store", EXAMPLE_STORE, *db], event),
         "history": (["history", "chroma-boot-race", *db], b""),
     }
     for name, (args, stdin) in commands.items():
         modules = imported_by_command(args, tmp_path, stdin)
         assert "indexer.query.queries" in modules, name  # the probe saw the command run
-        unwanted = modules & (GARDENER | HISTORY | YAML | CLICK | front_modules_elsewhere())
-        unwanted |= modules & HEAVY if name != "hook, no project" else set()  # that one runs git
-        unwanted |= {m for m in modules if m.startswith(GARDENER_PREFIX) or m.split(".")[0] == "datasette"}
+        unwanted = heavy(modules) | modules & YAML
         assert not unwanted, f"{name} imports {sorted(unwanted)}"
-        if name in ("recall", "briefing", "hook", "history"):
-            assert "indexer.git" not in modules, name
+        own = COMMANDS[name].rpartition(".")[0]
+        assert not modules & {target.rpartition(".")[0] for target in COMMANDS.values()} - {own}, name
 
 
 def test_an_index_run_with_nothing_to_do_reads_no_yaml_and_no_gardener(example_db, tmp_path):
-    """Nor does it start git, in a store with no new commit (HEAD read from the repository's files)."""
+    """Nor does it write a row or check a file (it reads the store's new commits, if any: the history's reader)."""
     store = shutil.copytree(EXAMPLE_STORE, tmp_path / "store")  # its files' times as old as the checkout's
     identity = ["-c", "user.name=A", "-c", "user.email=a@example.com"]
     for args in (["init", "-q"], ["add", "-A"], [*identity, "commit", "-qm", "the store"]):
@@ -82,13 +76,13 @@ def test_an_index_run_with_nothing_to_do_reads_no_yaml_and_no_gardener(example_d
     imported_by_command(["index", store, "--db", db], tmp_path)  # the first run reads everything
     modules = imported_by_command(["index", store, "--db", db], tmp_path)
     assert "indexer.index.build" in modules
-    unwanted = modules & (GARDENER | YAML | CLICK | HEAVY | {"indexer.index.writer", "indexer.store.validate"})
-    assert not unwanted and not any(m.startswith(GARDENER_PREFIX) for m in modules), sorted(unwanted)
+    unwanted = heavy(modules) - HISTORY | modules & (YAML | {"indexer.index.writer", "indexer.store.validate"})
+    assert not unwanted, sorted(unwanted)
 
 
 def test_a_check_reads_the_frontmatter_without_python_frontmatter(tmp_path):
     """`seamless check` parses every file with our own reader: python-frontmatter's split is written out in
-    `indexer.store.parse` (the same pattern); the gardener and click are not run."""
+    `indexer.store.parse` (the same pattern); the gardener is not run."""
     from frontmatter.default_handlers import YAMLHandler
 
     from indexer.store.parse import BOUNDARY
@@ -96,13 +90,13 @@ def test_a_check_reads_the_frontmatter_without_python_frontmatter(tmp_path):
     assert (BOUNDARY.pattern, BOUNDARY.flags) == (YAMLHandler.FM_BOUNDARY.pattern, YAMLHandler.FM_BOUNDARY.flags)
     modules = imported_by_command(["check", EXAMPLE_STORE], tmp_path)
     assert "indexer.store.parse" in modules
-    unwanted = modules & (GARDENER | CLICK | {"frontmatter", "json", "subprocess", "tomllib"})
-    assert not unwanted and not any(m.startswith(GARDENER_PREFIX) for m in modules), sorted(unwanted)
+    unwanted = heavy(modules) - HISTORY | modules & {"frontmatter"}
+    assert not unwanted, sorted(unwanted)
 
 
-@pytest.mark.parametrize("name", sorted(ELSEWHERE))
-def test_a_command_kept_elsewhere_is_loaded_under_its_name(name):
-    """`seamless --help` lists it, and running it imports its module of ELSEWHERE (and no other, above)."""
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_each_command_is_loaded_under_its_name(name):
+    """`seamless --help` lists it, and asking for it imports its module."""
     with click.Context(cli) as ctx:
         assert name in cli.list_commands(ctx)
         assert cli.get_command(ctx, name).name == name
@@ -145,17 +139,3 @@ def test_no_module_compiles_a_regular_expression_when_it_is_imported():
     assert ("indexer/control.py", "control") in ours  # the spy sees a module-level pattern
     compiled = [(path, pattern) for path, pattern in ours if path not in exempt | {"indexer/control.py"}]
     assert not compiled, compiled
-
-
-def test_python_does_not_walk_the_objects_of_a_finished_command(example_db, tmp_path):
-    """The last exit handler freezes the collector's objects: the shutdown's collection has nothing to walk."""
-    probe = (
-        "import atexit, gc, sys\n"
-        "atexit.register(lambda: sys.stderr.write(f'frozen {gc.get_freeze_count()}'))\n"  # runs after main's handler
-        "sys.argv = ['seamless', 'recall', 'chroma port', '--db', sys.argv[1]]\n"
-        "from indexer.front.main import main\n"
-        "main()\n"
-    )
-    done = subprocess.run([sys.executable, "-c", probe, str(example_db)], capture_output=True, text=True, cwd=tmp_path)
-    assert done.returncode == 0 and "1. [" in done.stdout, done.stderr
-    assert int(done.stderr.rpartition("frozen ")[2]) > 1_000  # (0 without the freeze)

@@ -9,7 +9,13 @@ import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer.front.session_start import MAX_CHARS
+from indexer.edit import atomic
+from indexer.front.hook import MAX_CHARS
+from indexer.index import database
+from indexer.index.build import index_store
+from indexer.query import queries
+from indexer.query.briefing_text import briefing_within
+from indexer.sqlite import sqlite3
 
 BEGIN = b"<!-- seamless:begin -->"
 END = b"<!-- seamless:end -->"
@@ -86,12 +92,6 @@ class Exported:
 def block_text(store: Path, db_path: str | Path, project: str, max_chars: int = MAX_CHARS) -> tuple[str, int]:
     """`project`'s briefing as the block holds it, and how many memories it has, once the index at `db_path` is
     brought in step with `store` (an index of another store is refused: OtherStoreError)."""
-    from indexer.index import database
-    from indexer.index.build import index_store
-    from indexer.query import queries
-    from indexer.query.briefing_text import briefing_within
-    from indexer.sqlite import sqlite3
-
     if Path(db_path).is_file():  # as the write path, never mix two stores in one index
         with contextlib.closing(sqlite3.connect(db_path)) as conn:
             if database.is_index(conn):
@@ -110,8 +110,6 @@ def export_briefing(store: Path, db_path: str | Path, project: str, target: Path
     Raises BlockError (malformed markers), OtherStoreError, and OSError for a file that cannot be read or
     written, before anything is written to `target`.
     """
-    from indexer.edit import atomic
-
     text, memories = block_text(store, db_path, project, max_chars)
     target = target.resolve()  # a symlink's target is written, never replaced by a file
     old = target.read_bytes() if target.exists() else None

@@ -6,13 +6,16 @@ from pathlib import Path
 
 import click
 
-from indexer.front.hook import max_chars_option
-from indexer.front.options import DEFAULT_DB
-from indexer.front.session_start import MAX_CHARS
+from indexer.edit.store_write import WriteRefused, scope_of
+from indexer.front.briefing_block import BlockError, export_briefing
+from indexer.front.hook import MAX_CHARS, max_chars_option
+from indexer.front.options import DEFAULT_DB, store_argument
+from indexer.index.database import NotAnIndexError, OtherStoreError
+from indexer.sqlite import sqlite3
 
 
 @click.command()
-@click.argument("store", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@store_argument
 @click.option("--project", required=True, help="The project to brief; `global` for the global memories only.")
 @click.option(
     "--to",
@@ -33,11 +36,6 @@ def export(store, project, target, check, max_chars, db_path):
     The block lies between the lines `<!-- seamless:begin -->` and `<!-- seamless:end -->`. Every byte
     outside it stays as it is; an unchanged briefing leaves FILE untouched.
     """
-    from indexer.edit.store_write import WriteRefused, scope_of
-    from indexer.front.briefing_block import BlockError, export_briefing
-    from indexer.index.database import NotAnIndexError, OtherStoreError
-    from indexer.sqlite import sqlite3
-
     try:
         scope_of(project)
         done = export_briefing(store, db_path, project, target, max_chars, check)

@@ -1,42 +1,23 @@
-"""The commands for a fleet of hosts sharing one store through git (docs/sync.md): `seamless sync`,
-`seamless git-setup` and `seamless merge-driver` (what git runs to merge a memory or note)."""
+"""The commands for a fleet of hosts sharing one store through git (docs/sync.md): `seamless sync` and
+`seamless git-setup` (what git runs to merge a memory or note is `seamless merge-driver`, merge_driver.py)."""
 
+import json
+import signal
 import sys
-from pathlib import Path
+import threading
+import time
 
 import click
 
-from indexer.front.options import DEFAULT_DB
-
-
-@click.command("merge-driver")
-@click.argument("base", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.argument("ours", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.argument("theirs", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.argument("path")
-def merge_driver(base, ours, theirs, path):
-    """Merge one memory or note changed on two sides, as git's merge driver (`%O %A %B %P`).
-
-    Writes the merged file over OURS and exits 0; a file the store's rules cannot read is left to
-    git's own line merge, and a conflict there exits 1 (git records it). `seamless git-setup` and
-    `seamless sync` register it; you do not run it yourself.
-    """
-    from indexer.edit.merge import run_driver
-    from indexer.git import GitError
-
-    try:
-        sys.exit(run_driver(base, ours, theirs, path))
-    except (GitError, OSError) as e:
-        click.echo(f"seamless merge-driver: {path}: {e}", err=True)
-        sys.exit(2)
-
-
-def _store(function):
-    return click.argument("store", type=click.Path(exists=True, file_okay=False, path_type=Path))(function)
+from indexer.edit.sync import SyncError
+from indexer.edit.sync import git_setup as set_up
+from indexer.edit.sync import sync as run
+from indexer.front.options import DEFAULT_DB, store_argument
+from indexer.git import GitError
 
 
 @click.command()
-@_store
+@store_argument
 @click.option("--remote", metavar="NAME", help="The remote to sync with. Default: the branch's upstream, else origin.")
 @click.option(
     "--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to bring in step (created when missing)."
@@ -58,9 +39,6 @@ def sync(store, remote, db_path, every, as_json):
     force-pushes and never leaves a conflict marker or a half-done merge: when it cannot finish,
     the branch is put back as it was and one line says why (exit 1).
     """
-    from indexer.edit.sync import SyncError
-    from indexer.edit.sync import sync as run
-
     if every is None:
         try:
             result = run(store, db_path, remote)
@@ -72,8 +50,6 @@ def sync(store, remote, db_path, every, as_json):
 
 
 def _say_result(result, as_json: bool, prefix: str = "") -> None:
-    import json
-
     if as_json:
         click.echo(json.dumps(result.as_json(), ensure_ascii=False))
     click.echo(prefix + result.line(), err=True)
@@ -81,10 +57,6 @@ def _say_result(result, as_json: bool, prefix: str = "") -> None:
 
 def _every(round_, seconds: float, as_json: bool, expected) -> None:
     """Run `round_` every `seconds` until SIGINT or SIGTERM; the round under way when one comes is finished."""
-    import signal
-    import threading
-    import time
-
     stop = threading.Event()
 
     def on_signal(signum, frame):
@@ -109,18 +81,14 @@ def _every(round_, seconds: float, as_json: bool, expected) -> None:
 
 
 @click.command("git-setup")
-@_store
+@store_argument
 def git_setup(store):
     """Register the store's merge driver in this clone, so `seamless sync` and a plain `git pull` merge memories
     and notes field by field: `.gitattributes` at the store's root (committed) and the driver's command in the
     clone's .git/config. `seamless sync` does it on first use.
     """
-    from indexer.edit.sync import SyncError
-    from indexer.edit.sync import git_setup as run
-    from indexer.git import GitError
-
     try:
-        done = run(store)
+        done = set_up(store)
     except (SyncError, GitError) as e:
         raise click.ClickException(str(e)) from None
     for line in done:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from indexer.edit import claude_code_import as imported
+from indexer.edit.store_write import WriteRefused
 from indexer.front.options import DEFAULT_DB
 
 
@@ -32,9 +34,6 @@ def claude_code(folder, store, project, dry_run, as_json, db_path):
     MEMORY.md becomes a note. Unchanged files write nothing; changed ones update their memory in place.
     A file that cannot be read is listed with the reason and the others imported (exit 1).
     """
-    from indexer.edit import claude_code_import as imported
-    from indexer.edit.store_write import WriteRefused
-
     try:
         outcomes = imported.import_folder(folder, store, db_path, project, dry_run=dry_run)
     except WriteRefused as e:

@@ -12,16 +12,26 @@ refused unless `--new-project` says it is meant. `--undo` takes out exactly what
 """
 
 import contextlib
+import difflib
 import json
 import os
 import shlex
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
+from indexer import git
+from indexer.edit import atomic
+from indexer.edit.store_write import WriteRefused, scope_of
+from indexer.front.briefing_block import BlockError, block_text, remove, splice
 from indexer.front.options import DEFAULT_DB
+from indexer.index import database
+from indexer.index.build import index_store
+from indexer.index.database import NotAnIndexError, OtherStoreError
+from indexer.sqlite import sqlite3
 
 HARNESSES = ("claude-code", "codex", "all")
 MCP_FILE = ".mcp.json"
@@ -92,8 +102,6 @@ def init(folder, store, project, new_project, db_path, harness, undo):
     STORE` once. Merges into the files that are there, keeping every other key and hook; running it again
     changes nothing.
     """
-    from indexer.edit.store_write import WriteRefused, scope_of
-
     folder = folder.resolve()
     claude, codex = harness in ("claude-code", "all"), harness in ("codex", "all")
     if undo:
@@ -172,8 +180,6 @@ def _undo_changes(folder: Path, claude: bool, codex: bool) -> list[Change]:
 
 def seamless_program() -> str:
     """The absolute path of the `seamless` being run (else the one beside this Python, else on PATH)."""
-    import shutil  # here, not at the top: every command imports this module, the hook's whole process is timed
-
     argv0 = Path(sys.argv[0])
     if argv0.name == "seamless" and argv0.is_file():
         return str(argv0.absolute())
@@ -185,8 +191,6 @@ def seamless_program() -> str:
 
 def _on_path() -> str | None:
     """A warning when the `seamless` on PATH, which the wiring runs, is missing or another than this one."""
-    import shutil
-
     found, this = shutil.which(PROGRAM), seamless_program()
     if found is None:
         return (
@@ -242,10 +246,6 @@ def _wired_project(folder: Path) -> str | None:
 def _indexed(store: Path, db: Path) -> str | None:
     """Build the store's index when missing, else bring it in step (refusing an index of another store); the line
     that says what was done, None when the index was in step."""
-    from indexer.index import database
-    from indexer.index.build import index_store
-    from indexer.sqlite import sqlite3
-
     built = not db.is_file()
     try:
         if not built:
@@ -268,10 +268,6 @@ def _indexed(store: Path, db: Path) -> str | None:
 def _known_project(store: Path, db: Path, project: str, new_project: bool) -> None:
     """Refuse a project the store has no memory or note of, unless `new_project` says it is meant; the refusal
     names the closest project first, then the store's projects."""
-    import difflib
-
-    from indexer.sqlite import sqlite3
-
     if project == "global" or new_project:
         return
     with contextlib.closing(sqlite3.connect(db)) as conn:
@@ -297,8 +293,6 @@ def _known_project(store: Path, db: Path, project: str, new_project: bool) -> No
 def _excluded(folder: Path) -> list[Change]:
     """In a git work tree, the change that keeps LOCAL_FILE out of git (a line of the clone's own
     `.git/info/exclude`, never committed) when no rule ignores it yet; none otherwise."""
-    from indexer import git
-
     top = git.work_tree(folder)
     if top is None:
         return []
@@ -431,9 +425,6 @@ def _settings_change(path: Path, command: str | None, env: dict[str, str] | None
 
 
 def _agents_change(path: Path, export: tuple | None) -> Change:
-    from indexer.front.briefing_block import BlockError, block_text, remove, splice
-    from indexer.index.database import NotAnIndexError, OtherStoreError
-    from indexer.sqlite import sqlite3
 
     old = _read(path)
     try:
@@ -463,7 +454,6 @@ def _writable(change: Change) -> None:
 
 
 def _apply(change: Change) -> None:
-    from indexer.edit import atomic
 
     if change.new == change.old:
         return

@@ -13,10 +13,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from indexer.edit import store_write
 from indexer.edit.store_write import WriteRefused
-from indexer.front.session_start import MAX_CHARS, MIN_CHARS
+from indexer.front.hook import MAX_CHARS, MIN_CHARS
 from indexer.query import queries
 from indexer.query.briefing_text import briefing_markdown, briefing_within
 from indexer.sqlite import sqlite3
+from indexer.store.timestamps import normalize
 
 INSTRUCTIONS = """A Seamless memory store: durable knowledge for agents, one markdown file per memory.
 Read with briefing (before starting work), recall (ask it in plain words) and history (a memory's supersession
@@ -153,7 +154,6 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
 
 
 def _time(value: str | None) -> str | None:
-    from indexer.store.timestamps import normalize
 
     if value is None:
         return None

@@ -9,7 +9,10 @@ from dataclasses import asdict
 
 import click
 
+from indexer.front.console import connect, echo_json
 from indexer.front.options import DEFAULT_DB
+from indexer.index.build import recorded_problems
+from indexer.index.database import store_of
 
 
 @click.command()
@@ -17,15 +20,11 @@ from indexer.front.options import DEFAULT_DB
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON array.")
 def problems(db_path, as_json):
     """List every problem the index holds (each file's as its last read left them), without reading the store."""
-    from indexer.front.cli import _connect, _echo_json  # here: cli imports this module to register the command
-    from indexer.index.build import recorded_problems
-    from indexer.index.database import store_of
-
-    conn = _connect(db_path, read_only=True)
+    conn = connect(db_path, read_only=True)
     found, store = recorded_problems(conn), store_of(conn)
     conn.close()
     if as_json:
-        _echo_json([asdict(p) for p in found])
+        echo_json([asdict(p) for p in found])
     elif found:
         prefix = _shown(store)
         click.echo("\n".join(problem.format(prefix) for problem in found))

@@ -1,87 +1,85 @@
-"""The commands that read the index: briefing, recall, history, show. Each body takes the options its click
-command declares (cli.py) and is run by click or, without it, by `indexer.front.main`.
+"""The commands that read the index: briefing, recall, history, show.
 
-What each imports is what it uses (docs/development.md, "Start-up"): the gardener, YAML and the git history are
-not among them, but for `history --revisions` and `show`, which read the store's history.
+The store's git history (`history --revisions`, `show`) is read by indexer.query.revisions, imported by the two
+that use it: recall and briefing, which agents run most, do without it.
 """
 
 import sys
-from pathlib import Path
+from collections import Counter
 
-from indexer.front.console import CommandError, echo, echo_json, echo_line, scope, table
-from indexer.sqlite import sqlite3
+import click
 
-
-def connect(db_path: str, read_only: bool = False) -> sqlite3.Connection:
-    """An open index, or a CommandError saying how to make one."""
-    missing = CommandError(f"no index at {db_path}: run `seamless index STORE` first")
-    if not Path(db_path).is_file():
-        raise missing
-    conn = (
-        sqlite3.connect(Path(db_path).resolve().as_uri() + "?mode=ro", uri=True)
-        if read_only
-        else sqlite3.connect(db_path)
-    )
-    from indexer.index.database import is_index, not_an_index
-
-    try:
-        ours = is_index(conn)
-    except sqlite3.DatabaseError:  # not SQLite at all
-        ours = False
-    if ours is None:
-        raise missing
-    if not ours:
-        raise CommandError(not_an_index(db_path))
-    return conn
+from indexer.front.console import connect, echo_json, echo_line, scope, table
+from indexer.front.options import as_of_option, db_option, json_option
+from indexer.query import queries, recall_terms
+from indexer.query.briefing_text import briefing_markdown
+from indexer.sql import canned
+from indexer.store.printable import escaped
 
 
-def briefing(project, as_of, budget, explain, as_json, db_path) -> None:
+@click.command()
+@click.option("--project", required=True, help="The project to brief; `global` for global memories only.")
+@as_of_option
+@click.option(
+    "--budget", type=click.IntRange(min=0), help="Characters of descriptions (default: briefing.budget_chars)."
+)
+@click.option("--explain", is_flag=True, help="Show the ledger: every memory in scope, whether it went in and why.")
+@json_option
+@db_option
+def briefing(project, as_of, budget, explain, as_json, db_path):
     """What an agent on PROJECT is told before it starts: pinned memories, then the newest that fit."""
-    from indexer.query import queries
-
     conn = connect(db_path)
     if (
         project != "global"
         and not conn.execute("select 1 from memories where project = ? limit 1", (project,)).fetchone()
     ):
-        echo(f"note: no memory belongs to project {project!r}; only global memories can be briefed", err=True)
+        click.echo(f"note: no memory belongs to project {project!r}; only global memories can be briefed", err=True)
     rows = queries.run(conn, "briefing_ledger" if explain else "briefing", project=project, as_of=as_of, budget=budget)
     if as_json:
         echo_json(rows, ("pinned", "included"))
     elif explain:
-        from collections import Counter
-
         for row in rows:
             row["scope"] = scope(row["project"])
             row["updated"] = (row["updated"] or "")[:10] or None
-        echo(table(rows, ["position", "reason", "kind", "name", "scope", "updated", "chars", "running_chars"]))
+        click.echo(table(rows, ["position", "reason", "kind", "name", "scope", "updated", "chars", "running_chars"]))
         included = [r for r in rows if r["included"]]
         left_out = Counter(r["reason"] for r in rows if not r["included"])
         budget_text = f" of {rows[0]['budget']}" if rows else ""
-        echo(
+        click.echo(
             f"\n{len(included)} of {len(rows)} memories in scope went in "
             f"({sum(r['chars'] for r in included)}{budget_text} characters); left out: "
             + (", ".join(f"{n} {reason}" for reason, n in left_out.items()) or "nothing")
         )
     else:
-        from indexer.query.briefing_text import briefing_markdown
-
-        echo(briefing_markdown(rows, project, as_of), nl=False)
+        click.echo(briefing_markdown(rows, project, as_of), nl=False)
 
 
-def recall(query, project, limit, every, as_of, as_json, db_path) -> None:
-    """The memories and notes that answer QUERY, best first; then the old truths among its matches, told from the
-    rows it gave (recall is not run again)."""
-    from indexer.query import queries, recall_terms
-    from indexer.sql import canned
+@click.command()
+@click.argument("query")
+@click.option("--project", help="Only this project plus global (`global`: global only).")
+@click.option(
+    "--limit", default=20, show_default=True, type=click.IntRange(min=1), help="How many results (at most 100)."
+)
+@click.option("--all", "every", is_flag=True, help="Every word must match (stop words too), as before questions.")
+@as_of_option
+@json_option
+@db_option
+def recall(query, project, limit, every, as_of, as_json, db_path):
+    """Ask in plain words: the memories and notes that answer, best first.
 
+    Searches the memories valid now (or at --as-of) and the notes. QUERY is any text: a question, keywords, an error line, an identifier. A result holds any of its words
+    (stemmed: races finds race; stop words such as what, when, the are left out), the most and rarest first;
+    an identifier (CHROMA_PORT, chroma-boot-race) counts whole and in parts; "a phrase" in double quotes is a
+    phrase; a trailing * matches a prefix. A time it names (in March 2026, on 2026-03-18, last week, yesterday,
+    read against --as-of) ranks what was written then higher. --json gives each result's `matched` terms.
+    """
     conn = connect(db_path)
     rows = queries.recall(conn, query, project=project, limit=limit, as_of=as_of, every=every)
     why = None if rows else recall_terms.nothing_to_search(query)
     if as_json:
         echo_json(rows)
         if why:
-            echo(why, err=True)
+            click.echo(why, err=True)
         return
     for n, row in enumerate(rows, 1):
         if row["type"] == "memory":
@@ -91,24 +89,28 @@ def recall(query, project, limit, every, as_of, as_json, db_path) -> None:
         if row["snippet"] and (row["type"] == "note" or canned.MATCH_START in row["snippet"]):
             snippet = row["snippet"].replace(canned.MATCH_START, "**").replace(canned.MATCH_END, "**")
             echo_line("   " + " ".join(snippet.split()))
+    # the old truths among its matches, told from the rows it gave (recall is not run again)
     told = queries.recall_superseded(conn, query, project=project, limit=limit, as_of=as_of, every=every, shown=rows)
     for successor in told:
         echo_line(f"superseded: {successor['replaces']} -> replaced by {successor['id']} {successor['name']}")
     if not rows:
-        echo(why or f"no memory or note matches {query!r}", err=True)
+        click.echo(why or f"no memory or note matches {query!r}", err=True)
 
 
-def history(id_or_name, project, revisions, as_json, db_path) -> None:
-    """The supersession chain of a memory (its id, or its name), oldest first, and its current truth; with
-    `revisions`, its file's git revisions instead."""
+@click.command()
+@click.argument("id_or_name")
+@click.option("--project", help="The project of the name, when several use it (`global` for global).")
+@click.option("--revisions", is_flag=True, help="Instead, its file's git revisions, oldest first (a note's too).")
+@json_option
+@db_option
+def history(id_or_name, project, revisions, as_json, db_path):
+    """The supersession chain of a memory (its id, or its name), oldest first, and its current truth."""
     if revisions:
         return print_revisions(id_or_name, project, as_json, db_path)
-    from indexer.query import queries
-
     try:
         rows = queries.history_chain(connect(db_path), id_or_name, project)
     except queries.ChainNotFound as e:
-        raise CommandError(str(e)) from None
+        raise click.ClickException(str(e)) from None
     if as_json:
         echo_json(rows, ("is_start",))
         return
@@ -140,14 +142,14 @@ def chain_end(rows: list[dict]) -> str:
 
 def print_revisions(x: str, project: str | None, as_json: bool, db_path: str) -> None:
     """X's revisions, oldest first: one JSON array, or one line each."""
-    from indexer.query import revisions
+    from indexer.query import revisions  # the git history reader (above)
 
     conn = connect(db_path)
     try:
         target = revisions.find(conn, x, project)
         found = revisions.revisions(conn, target)
     except revisions.RevisionError as e:
-        raise CommandError(str(e)) from None
+        raise click.ClickException(str(e)) from None
     listed = [
         {key: row[key] for key in ("commit", "committed_at", "author", "message", "change", "path")} for row in found
     ]
@@ -158,25 +160,33 @@ def print_revisions(x: str, project: str | None, as_json: bool, db_path: str) ->
         for line in table(shown, ["commit", "committed_at", "author", "change", "message"]).splitlines():
             echo_line(line)
     if not found:
-        echo(f"{target.label} has no revisions: its file was never committed to git", err=True)
+        click.echo(f"{target.label} has no revisions: its file was never committed to git", err=True)
 
 
-def show(x, project, at, db_path) -> None:
-    """Print the file of X (a memory's id or name, a note's id or path) as it stands now, or as it stood `at` a
-    commit or a time, followed through renames."""
+@click.command()
+@click.argument("x", metavar="X")
+@click.option("--project", help="The project of the name X, when several use it (`global` for global).")
+@click.option(
+    "--at",
+    metavar="COMMIT_OR_TIME",
+    help="Show the file as it stood at this commit (anything git names one by) or ISO 8601 time. Default: now.",
+)
+@db_option
+def show(x, project, at, db_path):
+    """Print the file of X (a memory's id or name, a note's id or path) as it stands now, or as it stood --at a
+    commit or a time, followed through renames; the index knows its store."""
     from indexer import git
-    from indexer.query import revisions
-    from indexer.store.printable import escaped
+    from indexer.query import revisions  # the git history reader (above)
 
     conn = connect(db_path)
     try:
         data = revisions.file_at(conn, revisions.find(conn, x, project), at)
     except (revisions.RevisionError, git.GitError) as e:
-        raise CommandError(str(e)) from None
+        raise click.ClickException(str(e)) from None
     if sys.stdout.isatty():  # a file cannot send the terminal an escape sequence; piped, its bytes are kept
         text = data.decode("utf-8", "replace")
         lines = ("\t".join(escaped(part) for part in line.split("\t")) for line in text.split("\n"))
-        echo("\n".join(lines), nl=False)
+        click.echo("\n".join(lines), nl=False)
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()

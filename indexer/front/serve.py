@@ -9,7 +9,7 @@ of any name as `seamless`.
 import importlib.util
 from pathlib import Path
 
-from indexer.index.database import DATABASE
+from indexer.index.database import DATABASE, is_index, not_an_index
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository root, in a checkout (indexer/front/serve.py)
 PACKAGE = "seamless_explorer"  # the configuration directory, installed from a wheel
@@ -81,7 +81,6 @@ def serve(db_path: str | Path, host: str = "127.0.0.1", port: int = 8001, allowe
 async def _startup(ds) -> None:
     """Run the plugins' startup hooks and check the file is a seamless index."""
     await ds.invoke_startup()
-    from indexer.index.database import is_index, not_an_index
 
     db = ds.get_database(DATABASE)
     try:

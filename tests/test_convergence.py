@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_properties import SCRATCH, SETTINGS
 
-from indexer.edit.store_write import WriteRefused
+from indexer.edit.write_input import WriteRefused
 
 HOSTS = 3
 NAMES = ("chroma-port", "queue-lock", "redis-port")

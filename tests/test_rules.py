@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ulid import ULID
 
-from indexer.edit.store_write import new_id
+from indexer.edit.ids import new_id
 from indexer.store import rules
 from indexer.store.rules import ULID_TEXT
 

@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from indexer.edit.frontmatter_edit import MEMORY_ORDER, Document, scalar
-from indexer.edit.store_write import WriteRefused, write_memory
+from indexer.edit.store_write import write_memory
+from indexer.edit.write_input import WriteRefused
 from indexer.front.cli import cli
 from indexer.store import rules
 from indexer.store.yaml_loader import Trap, load

@@ -14,7 +14,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from indexer.edit import store_write
-from indexer.edit.store_write import Content, WriteRefused, written_body
+from indexer.edit.session import session
+from indexer.edit.write_input import Content, WriteRefused, scope_of, text_of, written_body
 from indexer.store import claude_code
 from indexer.store.settings import load_settings
 
@@ -45,7 +46,7 @@ def import_folder(folder: Path, store: Path, db_path, project: str, dry_run: boo
 
     Raises WriteRefused when nothing can be imported (no such folder, an unsafe project, another store's index).
     """
-    scope = store_write.scope_of(project)
+    scope = scope_of(project)
     folder = Path(folder)
     if not folder.is_dir():
         raise WriteRefused("no-folder", f"no folder at {folder}: give Claude Code's memory folder (with MEMORY.md)")
@@ -59,7 +60,7 @@ def import_folder(folder: Path, store: Path, db_path, project: str, dry_run: boo
                 raise claude_code.Unreadable("a symbolic link, never followed")
             data = _read(path, max_bytes)
             if path.name == claude_code.INDEX_FILE:
-                index_text = store_write.text_of(data, "MEMORY.md")
+                index_text = text_of(data, "MEMORY.md")
             else:
                 topics.append(claude_code.read_topic(path.name, data, max_bytes))
         except (claude_code.Unreadable, WriteRefused, OSError) as e:
@@ -114,8 +115,8 @@ def _plan(store, db_path, scope, topics, index_text) -> dict[str, tuple[str, dic
     update, unchanged, skip) and the store's memory (or note) it concerns."""
     folder = f"memories/{scope or '_global'}"
     plans = {}
-    with store_write.session(store, db_path) as s:
-        s.refresh([path for t in topics for path in s.candidates(folder, t.name)])
+    with session(store, db_path) as s:
+        s.open_index([path for t in topics for path in s.candidates(folder, t.name)])
         for topic in topics:
             rows = s.rows(
                 "select * from memories where name = ? and project is ? order by status = 'active' desc, updated desc",

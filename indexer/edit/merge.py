@@ -1,4 +1,4 @@
-"""The merge rules for one store file changed on two sides since their common base (SPEC section 10, rules 1-3).
+"""The merge rules for store files changed on two sides since their common base (SPEC section 10, rules 1-5).
 
 `merge(base, ours, theirs)` takes the three versions' bytes and gives the merged bytes, the rules it
 applied and whether a field went to the side with the later `updated` (a concurrent edit, which sync
@@ -6,6 +6,10 @@ records as a `Seamless-Concurrent-Edit` trailer). Frontmatter is merged field by
 kept as one side wrote it; the body line by line with git's own merge (`git merge-file`). What it cannot
 read raises CannotMerge, and the merge driver (`run_driver`, what git starts for `merge=seamless` files)
 then leaves the file to git's own merge.
+
+What a driver cannot do, `seamless sync`'s merge commit does here too (`file_rules`): a file deleted on one side
+and edited on the other is kept, two new files at one path are both kept (rules 3-4); anything else git left in
+conflict is Unmerged, for a person. `driver_report` reads what the driver did, for sync's answer and trailers.
 
 The rules give every host the same answer whichever side is "ours": ties go to the earlier time or the
 greater text, never to a side.
@@ -20,11 +24,12 @@ import yaml
 
 from indexer import git
 from indexer.edit.frontmatter_edit import MEMORY_ORDER, NOTE_ORDER, Document, EditError
-from indexer.store import timestamps, yaml_loader
+from indexer.store import crossfile, timestamps, yaml_loader
 from indexer.store.parse import BOUNDARY, parse_bytes
 
 LIFECYCLE = ("invalid_at", "superseded_by")
 REPORT = "SEAMLESS_MERGE_REPORT"  # sync sets it: the driver appends one JSON line per file it merged
+REPORT_FILE = "seamless-merge-report.jsonl"  # where sync has it written, in the git folder
 MAX_BYTES = 64 * 1024 * 1024  # no limit of the store's own (index.max_file_bytes) applies to a merge
 
 # the names `rules` uses, in SPEC order (docs/sync.md)
@@ -301,3 +306,98 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str) -> int:
         with open(report, "a", encoding="utf-8") as f:
             f.write(json.dumps(line) + "\n")
     return 0
+
+
+# What a merge commit of `seamless sync` settles beyond the driver: the files git left unmerged, and the driver's
+# report
+
+
+class Unmerged(CannotMerge):
+    """A file a merge left in conflict that the store's rules cannot settle: `path` (from the top of the work tree)
+    and why; a person merges it."""
+
+    def __init__(self, path: str, why: str):
+        super().__init__(why)
+        self.path = path
+
+
+def driver_report(repo: git.Repo, report: Path) -> tuple[list[dict], list[str]]:
+    """What the merge driver wrote to `report` (REPORT) as it merged, file by file: the rules it applied, as {id,
+    path, rule}, and the memories (a note without an id: its path) whose fields went to the later side."""
+    applied, concurrent = [], []
+    for line in report.read_text("utf-8").splitlines() if report.exists() else []:
+        entry = json.loads(line)
+        path = repo.store_path(entry["path"]) or entry["path"]
+        applied += [{"id": entry["id"], "path": path, "rule": r} for r in entry["rules"]]
+        if entry["concurrent"]:
+            concurrent.append(entry["id"] or path)
+    return applied, concurrent
+
+
+def file_rules(repo: git.Repo) -> list[dict]:
+    """The rules a merge driver cannot apply, on the files a merge under way left unmerged (SPEC 10 rules 3-5): a
+    file deleted on one side and edited on the other is kept; two new files at one path are both kept; anything
+    else is Unmerged. What was settled, as {id, path, rule}."""
+    stages: dict[str, set[int]] = {}
+    for entry in repo.run("ls-files", "-u", "-z").stdout.split("\0"):
+        if entry:
+            info, path = entry.split("\t", 1)
+            stages.setdefault(path, set()).add(int(info.split()[2]))
+    resolved = []
+    for path, present in sorted(stages.items()):
+        store_path = repo.store_path(path)
+        in_store = store_path is not None and store_path.startswith(("memories/", "notes/"))
+        if not in_store or not path.endswith(".md"):
+            raise Unmerged(path, f"{path} changed on both sides and git cannot merge it")
+        if present == {1, 2} or present == {1, 3}:  # deleted on one side, edited on the other: kept
+            repo.run("checkout", "--ours" if 2 in present else "--theirs", "--", path)
+            repo.run("add", "--", path)
+            resolved.append({"id": _id_of(repo.top / path), "path": store_path, "rule": "delete-vs-edit"})
+        elif present == {2, 3}:
+            resolved.append(_both_added(repo, path))
+        else:
+            raise Unmerged(
+                path, f"{store_path} cannot be merged by the store's rules (a file git's own merge left in conflict)"
+            )
+    return resolved
+
+
+def _both_added(repo: git.Repo, path: str) -> dict:
+    """Rule 4: two new files at one path are both kept; the later-created one moves to the next free `-2` path."""
+    ours = repo.run("cat-file", "blob", f":2:{path}", text=False).stdout
+    theirs = repo.run("cat-file", "blob", f":3:{path}", text=False).stdout
+    earlier, later = sorted([ours, theirs], key=lambda data: _earlier_first(path, data))
+    stem = path.removesuffix(".md")
+    n = 2
+    while (repo.top / f"{stem}-{n}.md").exists() or repo.run("ls-files", "--", f"{stem}-{n}.md").stdout:
+        n += 1
+    moved = f"{stem}-{n}.md"
+    # git's index first, then the files: killed in between, the merge's abort takes both away (a file written
+    # first and not yet added would stay behind, and the next sync would commit it as a hand edit)
+    entries = [f"100644,{_blob(repo, data)},{where}" for where, data in ((path, earlier), (moved, later))]
+    repo.run("update-index", "--add", "--cacheinfo", entries[0], "--cacheinfo", entries[1])
+    (repo.top / path).write_bytes(earlier)
+    (repo.top / moved).write_bytes(later)
+    return {"id": _id_of(repo.top / moved), "path": repo.store_path(moved), "rule": "add-add"}
+
+
+def _blob(repo: git.Repo, data: bytes) -> str:
+    return repo.run("hash-object", "-w", "--stdin", input=data, text=False).stdout.decode().strip()
+
+
+def _earlier_first(path: str, data: bytes) -> tuple:
+    """Rule 4's order, the indexer's (SPEC 5) for two files at one path: the earlier created stays and keeps the
+    name; in one second, the smaller id (a ULID counts milliseconds), then the smaller text: on every host alike."""
+    try:
+        side = read(data)
+        created, memory_id = side.time("created"), side.id or ""
+    except CannotMerge:
+        created, memory_id = None, ""
+    return (*crossfile.precedence(created, path), memory_id, data)
+
+
+def _id_of(file: Path) -> str | None:
+    try:
+        return read(file.read_bytes()).id
+    except (CannotMerge, OSError):
+        return None

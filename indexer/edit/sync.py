@@ -10,7 +10,6 @@ says why in one line. A sync killed half way is finished off by the next one.
 
 import contextlib
 import itertools
-import json
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -18,17 +17,16 @@ from pathlib import Path
 
 from indexer import git
 from indexer.edit import atomic, merge
-from indexer.edit.store_write import store_lock
+from indexer.edit.session import store_lock
 from indexer.git import GitError, driver_setup, history, recovery
 from indexer.git.commit import MarkersRefused, commit_files
 from indexer.index import build, database
 from indexer.index.revisions import TRAILER
 from indexer.sqlite import sqlite3
-from indexer.store import conflict_markers, crossfile
+from indexer.store import conflict_markers
 
 HAND_EDITS = "hand edits"
 SYNCED_HEAD = "synced_head"  # index_meta: the commit whose store files the last sync brought the index in step with
-REPORT = "seamless-merge-report.jsonl"  # in the git folder: what the merge driver did, file by file
 ATTEMPTS = 5  # pushes rejected because another host pushed first, before giving up
 RACE = ("fetch first", "non-fast-forward", "cannot lock ref", "failed to update ref", "incorrect old value")
 
@@ -69,30 +67,8 @@ class SyncResult:
         return "sync: " + ", ".join(parts)
 
 
-class Repo:
-    """The git work tree that holds a store (git.Repo: where the store sits in it), with its configuration."""
-
-    def __init__(self, store: Path, found: git.Repo):
-        self.store = store
-        self.found = found
-        self.top, self.prefix = found.top, found.prefix
-        self.git_dir = found.git_dir  # this work tree's own (a linked worktree has its own): MERGE_HEAD, our records
-        self.in_store = found.store_path  # a work-tree path as a store path (`memories/...`), or None outside it
-        self.config = git.config_values(self.top)
-
-    def run(self, *args: str, **kwargs):
-        return git.run(self.top, *args, **kwargs)
-
-    def git_file(self, name: str) -> Path:
-        return self.git_dir / name
-
-    def store_paths(self) -> list[str]:
-        """The store's own folders, as pathspecs from the top of the work tree."""
-        return [f"{self.prefix}memories", f"{self.prefix}notes"]
-
-
-def open_repo(store: Path | str) -> Repo:
-    """The work tree of `store`, refusing a store that is not in one (or a missing git)."""
+def open_repo(store: Path | str) -> git.Repo:
+    """The work tree of `store` (resolved), refusing a store that is not in one (or a missing git)."""
     store = Path(store).resolve()
     if not store.is_dir():
         raise SyncError(f"no store at {store}: give the folder that holds memories/ and notes/")
@@ -104,21 +80,21 @@ def open_repo(store: Path | str) -> Repo:
             f"{store} is not in a git work tree: sync shares a store through git (git init it, or git clone the "
             "fleet's remote)"
         )
-    return Repo(store, found)
+    return found
 
 
 # Registering the merge driver (SPEC section 10): .gitattributes committed, the command in .git/config
 
 
-def setup(repo: Repo) -> list[str]:
+def setup(repo: git.Repo, config: dict[str, str]) -> list[str]:
     """Register the merge driver in this clone: `.gitattributes` at the store's root (committed), the driver's
     command in the clone's configuration. Returns what it changed (nothing when all was in place)."""
     done = []
-    configured = driver_setup.configure(repo.top, repo.config.get(driver_setup.CONFIG_KEY))
+    configured = driver_setup.configure(repo.top, config.get(driver_setup.CONFIG_KEY))
     if configured:
-        repo.config[driver_setup.CONFIG_KEY] = driver_setup.driver_command()
+        config[driver_setup.CONFIG_KEY] = driver_setup.driver_command()
         done.append(configured)
-    missing = driver_setup.write_attributes(repo.store)
+    missing = driver_setup.write_attributes(repo.root)
     if missing:
         done.append(f"{repo.prefix}.gitattributes: " + "; ".join(m for m in missing if not m.startswith("#")))
     name = f"{repo.prefix}.gitattributes"
@@ -131,26 +107,26 @@ def setup(repo: Repo) -> list[str]:
 def git_setup(store: Path | str) -> list[str]:
     """`seamless git-setup`: register the merge driver in the clone that holds `store` (see setup)."""
     repo = open_repo(store)
-    with store_lock(repo.store):
-        return setup(repo)
+    with store_lock(repo.root):
+        return setup(repo, git.config_values(repo.top))
 
 
 # Committing
 
 
-def _commit(repo: Repo, paths: list[str], message: str) -> None:
+def _commit(repo: git.Repo, paths: list[str], message: str) -> None:
     """Commit exactly `paths` (work-tree paths in the store: changed, new or deleted) with `message`, as a write
     commits its files (edit/commit.py), nothing else staged; never a file with conflict markers."""
     try:
-        commit_files(repo.store, [path[len(repo.prefix) :] for path in paths], message)
+        commit_files(repo.root, [path[len(repo.prefix) :] for path in paths], message)
     except MarkersRefused as e:
         raise SyncError(f"{e}, then sync again") from None
 
 
-def hand_edited(repo: Repo) -> list[str]:
+def hand_edited(repo: git.Repo) -> list[str]:
     """The store's files under memories/ and notes/ that differ from HEAD (new, changed or deleted), as
     work-tree paths; hidden files (a writer's temporary files) left out."""
-    out = repo.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *repo.store_paths()).stdout
+    out = repo.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *repo.pathspecs()).stdout
     entries = out.split("\0")
     paths, i = [], 0
     while i < len(entries):
@@ -175,10 +151,11 @@ def hand_edited(repo: Repo) -> list[str]:
 class _Run:
     """One sync's state: where the branch was (to put it back), what it made, what to report."""
 
-    repo: Repo
+    repo: git.Repo
     remote: str
     branch: str  # the local branch
     remote_branch: str  # the branch on the remote
+    config: dict[str, str]  # git's configuration in the work tree, all levels (git.config_values)
     orig_head: str | None = None
     orig_tree: str | None = None  # the index (staging area) as it was, as a tree
     committed_head: str | None = None  # after the hand-edits and set-up commits
@@ -202,12 +179,13 @@ def _sync(store: Path | str, db_path: str | Path, remote: str | None) -> SyncRes
     branch = git.branch(repo.top)
     if branch is None:
         raise SyncError(f"HEAD is detached: check out the store's branch ({_switch(repo)}), then sync again")
-    remote, remote_branch = _remote(repo, branch, remote)
-    synced = _check_index(repo.store, db_path)
-    run = _Run(repo, remote, branch, remote_branch)
-    with store_lock(repo.store):
-        recovery.recover(repo.found)  # a sync or write of ours killed half way: its locks, files and merge
-        blocked = recovery.blocking(repo.found, (f"refs/heads/{branch}", run.tracking))
+    config = git.config_values(repo.top)
+    remote, remote_branch = _remote(config, branch, remote)
+    synced = _check_index(repo.root, db_path)
+    run = _Run(repo, remote, branch, remote_branch, config)
+    with store_lock(repo.root):
+        recovery.recover(repo)  # a sync or write of ours killed half way: its locks, files and merge
+        blocked = recovery.blocking(repo, (f"refs/heads/{branch}", run.tracking))
         if blocked:
             raise SyncError(f"{blocked}, then sync again")
         with recovery.running(repo.git_dir) as held:
@@ -233,7 +211,7 @@ def _sync(store: Path | str, db_path: str | Path, remote: str | None) -> SyncRes
     return run.result
 
 
-def _switch(repo: Repo) -> str:
+def _switch(repo: git.Repo) -> str:
     """The command that checks out the store's branch again, for a detached HEAD: the clone's branch (its remote's
     default among several), as this clone names it (`main`, `master`, ...)."""
     branches = repo.run("for-each-ref", "--format=%(refname:short)", "refs/heads").stdout.split()
@@ -246,14 +224,12 @@ def _switch(repo: Repo) -> str:
     return f"git -C {shlex.quote(str(repo.top))} switch -c {default or 'main'}"
 
 
-def _remote(repo: Repo, branch: str, remote: str | None) -> tuple[str, str]:
+def _remote(config: dict[str, str], branch: str, remote: str | None) -> tuple[str, str]:
     """The remote (--remote, else the branch's upstream, else origin) and the branch on it; the remote must exist."""
-    upstream = repo.config.get(f"branch.{branch}.remote")
-    upstream_branch = repo.config.get(f"branch.{branch}.merge", "").removeprefix("refs/heads/")
+    upstream = config.get(f"branch.{branch}.remote")
+    upstream_branch = config.get(f"branch.{branch}.merge", "").removeprefix("refs/heads/")
     name = remote or upstream or "origin"
-    remotes = sorted(
-        k[len("remote.") : -len(".url")] for k in repo.config if k.startswith("remote.") and k.endswith(".url")
-    )
+    remotes = sorted(k[len("remote.") : -len(".url")] for k in config if k.startswith("remote.") and k.endswith(".url"))
     if name not in remotes:
         hint = f" (this clone has: {', '.join(remotes)})" if remotes else ""
         raise SyncError(
@@ -296,7 +272,7 @@ def _fetch(run: _Run) -> str | None:
     return run.repo.run("rev-parse", "--verify", "-q", run.tracking).stdout.strip() or None
 
 
-def _refuse_unfinished(repo: Repo) -> None:
+def _refuse_unfinished(repo: git.Repo) -> None:
     """Refuse to start while a merge, rebase, cherry-pick or revert of someone else's is under way."""
     for name, what, finish in (
         (
@@ -309,7 +285,7 @@ def _refuse_unfinished(repo: Repo) -> None:
         ("CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick --continue, or --abort"),
         ("REVERT_HEAD", "a revert", "git revert --continue, or --abort"),
     ):
-        if repo.git_file(name).exists():
+        if (repo.git_dir / name).exists():
             raise SyncError(f"{what} is under way in {repo.top}: finish it ({finish}), then sync again")
     if repo.run("ls-files", "-u").stdout.strip():
         raise SyncError(f"{repo.top} has unmerged files: resolve them (git add) and commit, then sync again")
@@ -324,7 +300,7 @@ def _commits(run: _Run, fetched: str | None) -> None:
     if git.head(repo.top) is None and not edited:
         _merge(run, fetched)
     before = git.head(repo.top)
-    setup(repo)
+    setup(repo, run.config)
     if edited:
         _commit(repo, edited, HAND_EDITS)
     run.committed_head = git.head(repo.top)
@@ -332,7 +308,7 @@ def _commits(run: _Run, fetched: str | None) -> None:
         run.result.commits += len(_commits_between(repo, before, run.committed_head))
 
 
-def _commits_between(repo: Repo, old: str | None, new: str | None) -> list[str]:
+def _commits_between(repo: git.Repo, old: str | None, new: str | None) -> list[str]:
     if new is None:
         return []
     return repo.run("rev-list", new if old is None else f"{old}..{new}").stdout.split()
@@ -352,7 +328,7 @@ def _merge_and_push(run: _Run, fetched: str | None) -> None:
         if done.returncode == 0:
             run.result.pushed = True
             atomic.crash_point("sync-pushed")
-            if not run.repo.config.get(f"branch.{run.branch}.remote"):
+            if not run.config.get(f"branch.{run.branch}.remote"):
                 run.repo.run("branch", "-q", f"--set-upstream-to={run.remote}/{run.remote_branch}", check=False)
             return
         output = done.stdout + done.stderr
@@ -377,13 +353,11 @@ def _refuse_markers(run: _Run, fetched: str | None, head: str) -> None:
     remote's branch does not hold already: a sync never spreads them (what another host pushed is fixed there)."""
     repo = run.repo
     if fetched is None:  # the first push: every file, as git grep finds the candidates
-        out = repo.run(
-            "grep", "-l", "-z", "-E", "-e", "^<{7}( |$)", head, "--", *repo.store_paths(), check=False
-        ).stdout
+        out = repo.run("grep", "-l", "-z", "-E", "-e", "^<{7}( |$)", head, "--", *repo.pathspecs(), check=False).stdout
         paths = [entry.partition(":")[2] for entry in out.split("\0") if entry]
     else:
         out = repo.run(
-            "diff", "--name-only", "-z", "--no-renames", "--diff-filter=AM", fetched, head, "--", *repo.store_paths()
+            "diff", "--name-only", "-z", "--no-renames", "--diff-filter=AM", fetched, head, "--", *repo.pathspecs()
         ).stdout
         paths = [path for path in out.split("\0") if path]
     for (_, data), path in zip(history.read_objects(repo.top, [f"{head}:{path}" for path in paths]), paths):
@@ -391,13 +365,13 @@ def _refuse_markers(run: _Run, fetched: str | None, head: str) -> None:
         if not found or (fetched and conflict_markers.find_bytes(_blob_at(repo, fetched, path))):
             continue
         raise SyncError(
-            f"{repo.in_store(path) or path}:{found[0].start}: conflict markers left by a git merge, committed "
+            f"{repo.store_path(path) or path}:{found[0].start}: conflict markers left by a git merge, committed "
             f"({conflict_markers.describe(found)}): {conflict_markers.RESOLVE} in that file, then sync again "
             "(it commits the fix); nothing was pushed"
         )
 
 
-def _blob_at(repo: Repo, commit: str, path: str) -> bytes:
+def _blob_at(repo: git.Repo, commit: str, path: str) -> bytes:
     return next(history.read_objects(repo.top, [f"{commit}:{path}"]))[1] or b""
 
 
@@ -411,7 +385,7 @@ def _merge(run: _Run, fetched: str | None) -> None:
         return  # we have it all already
     run.result.pulled += len(_commits_between(repo, head, fetched))
     if head is None or repo.run("merge-base", "--is-ancestor", head, fetched, check=False).returncode == 0:
-        done = _git_merge(repo, "--ff-only", fetched)
+        done = _git_merge(run, "--ff-only", fetched)
         if done.returncode != 0:
             raise _merge_refused(run, done)
         return
@@ -420,31 +394,28 @@ def _merge(run: _Run, fetched: str | None) -> None:
 
 
 def _merge_commit(run: _Run, fetched: str) -> None:
-    """A merge commit of the fetched branch: the driver merges the files changed on both sides, `_file_rules`
+    """A merge commit of the fetched branch: the driver merges the files changed on both sides, `merge.file_rules`
     the rest; anything else ends the sync."""
     repo = run.repo
-    report = repo.git_file(REPORT)
+    report = repo.git_dir / merge.REPORT_FILE
     report.unlink(missing_ok=True)
     # a clone that shares no history with the remote yet (two hosts that set up at once) is merged all the same.
     # Renames: only a file moved unchanged is followed. Two small memories share most lines (the frontmatter's
     # keys, timestamps of one second), so git's default (50% alike) takes a memory deleted on one side and
     # another added there for a rename, and lays the other side's edit of the one onto the other.
     done = _git_merge(
-        repo, "--no-ff", "--no-commit", "--allow-unrelated-histories", "-X", "find-renames=100%", fetched, report=report
+        run, "--no-ff", "--no-commit", "--allow-unrelated-histories", "-X", "find-renames=100%", fetched, report=report
     )
-    if not repo.git_file("MERGE_HEAD").exists():  # refused before it began (a local change in the way)
+    if not (repo.git_dir / "MERGE_HEAD").exists():  # refused before it began (a local change in the way)
         raise _merge_refused(run, done)
     atomic.crash_point("sync-merging")
-    resolved = _file_rules(run)
-    concurrent = []
-    for line in report.read_text("utf-8").splitlines() if report.exists() else []:
-        entry = json.loads(line)
-        path = repo.in_store(entry["path"]) or entry["path"]
-        run.result.conflicts_resolved += [{"id": entry["id"], "path": path, "rule": r} for r in entry["rules"]]
-        if entry["concurrent"]:
-            concurrent.append(entry["id"] or path)
+    try:
+        resolved = merge.file_rules(repo)
+    except merge.Unmerged as e:
+        raise SyncError(f"{e}: {_by_hand(run, e.path)}") from None
+    applied, concurrent = merge.driver_report(repo, report)
     report.unlink(missing_ok=True)
-    run.result.conflicts_resolved += resolved
+    run.result.conflicts_resolved += applied + resolved
     left = repo.run("diff", "--name-only", "--diff-filter=U").stdout.split("\n")
     if any(left):
         raise SyncError(f"{left[0]} could not be merged: {_by_hand(run, left[0])}")
@@ -457,16 +428,16 @@ def _merge_commit(run: _Run, fetched: str) -> None:
         "-F",
         "-",
         input=message + "\n\n" + trailers,
-        env=git.fallback_identity(repo.config),
+        env=git.fallback_identity(run.config),
     )
     run.result.merged = True
     run.result.commits += 1
     atomic.crash_point("sync-merged")
 
 
-def _git_merge(repo: Repo, *args: str, report: Path | None = None):
-    env = {**git.fallback_identity(repo.config), **({merge.REPORT: str(report)} if report else {})}
-    return repo.run("merge", "-q", "--no-edit", *args, check=False, env=env)
+def _git_merge(run: _Run, *args: str, report: Path | None = None):
+    env = {**git.fallback_identity(run.config), **({merge.REPORT: str(report)} if report else {})}
+    return run.repo.run("merge", "-q", "--no-edit", *args, check=False, env=env)
 
 
 def _reason(done) -> str:
@@ -505,76 +476,6 @@ def _by_hand(run: _Run, path: str) -> str:
     )
 
 
-def _file_rules(run: _Run) -> list[dict]:
-    """The rules a merge driver cannot apply (SPEC 10 rules 3-5): a file deleted on one side and edited on the
-    other is kept; two new files at one path are both kept; anything else ends the sync (SyncError)."""
-    repo = run.repo
-    stages: dict[str, set[int]] = {}
-    for entry in repo.run("ls-files", "-u", "-z").stdout.split("\0"):
-        if entry:
-            info, path = entry.split("\t", 1)
-            stages.setdefault(path, set()).add(int(info.split()[2]))
-    resolved = []
-    for path, present in sorted(stages.items()):
-        store_path = repo.in_store(path)
-        in_store = store_path is not None and store_path.startswith(("memories/", "notes/"))
-        if not in_store or not path.endswith(".md"):
-            raise SyncError(f"{path} changed on both sides and git cannot merge it: {_by_hand(run, path)}")
-        if present == {1, 2} or present == {1, 3}:  # deleted on one side, edited on the other: kept
-            repo.run("checkout", "--ours" if 2 in present else "--theirs", "--", path)
-            repo.run("add", "--", path)
-            resolved.append({"id": _id_of(repo.top / path), "path": store_path, "rule": "delete-vs-edit"})
-        elif present == {2, 3}:
-            resolved.append(_both_added(repo, path))
-        else:
-            raise SyncError(
-                f"{store_path} cannot be merged by the store's rules (a file git's own merge left in conflict): "
-                + _by_hand(run, path)
-            )
-    return resolved
-
-
-def _both_added(repo: Repo, path: str) -> dict:
-    """Rule 4: two new files at one path are both kept; the later-created one moves to the next free `-2` path."""
-    ours = repo.run("cat-file", "blob", f":2:{path}", text=False).stdout
-    theirs = repo.run("cat-file", "blob", f":3:{path}", text=False).stdout
-    earlier, later = sorted([ours, theirs], key=lambda data: _earlier_first(path, data))
-    stem = path.removesuffix(".md")
-    n = 2
-    while (repo.top / f"{stem}-{n}.md").exists() or repo.run("ls-files", "--", f"{stem}-{n}.md").stdout:
-        n += 1
-    moved = f"{stem}-{n}.md"
-    # git's index first, then the files: killed in between, the merge's abort takes both away (a file written
-    # first and not yet added would stay behind, and the next sync would commit it as a hand edit)
-    entries = [f"100644,{_blob(repo, data)},{where}" for where, data in ((path, earlier), (moved, later))]
-    repo.run("update-index", "--add", "--cacheinfo", entries[0], "--cacheinfo", entries[1])
-    (repo.top / path).write_bytes(earlier)
-    (repo.top / moved).write_bytes(later)
-    return {"id": _id_of(repo.top / moved), "path": repo.in_store(moved), "rule": "add-add"}
-
-
-def _blob(repo: Repo, data: bytes) -> str:
-    return repo.run("hash-object", "-w", "--stdin", input=data, text=False).stdout.decode().strip()
-
-
-def _earlier_first(path: str, data: bytes) -> tuple:
-    """Rule 4's order, the indexer's (SPEC 5) for two files at one path: the earlier created stays and keeps the
-    name; in one second, the smaller id (a ULID counts milliseconds), then the smaller text: on every host alike."""
-    try:
-        side = merge.read(data)
-        created, memory_id = side.time("created"), side.id or ""
-    except merge.CannotMerge:
-        created, memory_id = None, ""
-    return (*crossfile.precedence(created, path), memory_id, data)
-
-
-def _id_of(file: Path) -> str | None:
-    try:
-        return merge.read(file.read_bytes()).id
-    except (merge.CannotMerge, OSError):
-        return None
-
-
 def _restore(run: _Run) -> list[str]:
     """Put the branch, the index and the work tree back as they were before this sync; return the store paths
     that changed meanwhile (for the index). The hand edits are uncommitted changes again."""
@@ -594,29 +495,29 @@ def _restore(run: _Run) -> list[str]:
     return changed
 
 
-def _changed_paths(repo: Repo, since: str | None) -> list[str]:
+def _changed_paths(repo: git.Repo, since: str | None) -> list[str]:
     """The store files that differ between `since` and HEAD (all the store's files when `since` is None)."""
     head = git.head(repo.top)
     if head is None or since == head:
         return []
     if since is None:
-        out = repo.run("ls-tree", "-r", "-z", "--name-only", head, "--", *repo.store_paths()).stdout
+        out = repo.run("ls-tree", "-r", "-z", "--name-only", head, "--", *repo.pathspecs()).stdout
     else:
-        out = repo.run("diff", "--name-only", "-z", "--no-renames", since, head, "--", *repo.store_paths()).stdout
-    return [p for p in (repo.in_store(path) for path in out.split("\0") if path) if p]
+        out = repo.run("diff", "--name-only", "-z", "--no-renames", since, head, "--", *repo.pathspecs()).stdout
+    return [p for p in (repo.store_path(path) for path in out.split("\0") if path) if p]
 
 
-def _touched_since(repo: Repo, synced: str, head: str) -> list[str] | None:
+def _touched_since(repo: git.Repo, synced: str, head: str) -> list[str] | None:
     """The store files any commit changed between `synced` and `head`, on either side (a reset back, a hand
     commit, a pull by hand, a merge's own result): what the index may not hold. None when git no longer knows
     `synced` (a rewritten history)."""
     done = repo.run(
         "log", "--format=", "--name-only", "-z", "--no-renames", "--diff-merges=first-parent",
-        f"{synced}...{head}", "--", *repo.store_paths(), check=False,
+        f"{synced}...{head}", "--", *repo.pathspecs(), check=False,
     )  # fmt: skip
     if done.returncode != 0:
         return None
-    return [p for p in (repo.in_store(path) for path in dict.fromkeys(done.stdout.split("\0")) if path) if p]
+    return [p for p in (repo.store_path(path) for path in dict.fromkeys(done.stdout.split("\0")) if path) if p]
 
 
 def _index(run: _Run, db_path: str | Path, synced: str | None, paths: list[str], reason: str = "") -> None:
@@ -628,9 +529,9 @@ def _index(run: _Run, db_path: str | Path, synced: str | None, paths: list[str],
     try:
         touched = _touched_since(repo, synced, head) if synced and head and Path(db_path).exists() else None
         if touched is None:
-            summary = build.index_store(repo.store, db_path)
+            summary = build.index_store(repo.root, db_path)
         elif paths or synced != head:  # new commits: their files, revisions and trailers
-            summary = build.index_paths(repo.store, db_path, sorted({*touched, *paths}))
+            summary = build.index_paths(repo.root, db_path, sorted({*touched, *paths}))
         else:
             return
         run.result.indexed = summary.files_changed + summary.files_deleted
@@ -640,5 +541,5 @@ def _index(run: _Run, db_path: str | Path, synced: str | None, paths: list[str],
         done = reason + "; and" if reason else "the store is synced, but"
         raise SyncError(
             f"{done} the index at {db_path} could not be brought in step ({e}): run `seamless index "
-            f"{repo.store} --db {db_path}`"
+            f"{repo.root} --db {db_path}`"
         ) from None

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from indexer.edit.store_write import WriteRefused, scope_of
+from indexer.edit.write_input import WriteRefused, scope_of
 from indexer.front.briefing_block import BlockError, export_briefing
 from indexer.front.hook import MAX_CHARS, max_chars_option
 from indexer.front.options import DEFAULT_DB, store_argument

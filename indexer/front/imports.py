@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from indexer.edit import claude_code_import as imported
-from indexer.edit.store_write import WriteRefused
+from indexer.edit.write_input import WriteRefused
 from indexer.front.options import DEFAULT_DB
 
 

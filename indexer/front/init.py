@@ -25,7 +25,7 @@ import click
 
 from indexer import git
 from indexer.edit import atomic
-from indexer.edit.store_write import WriteRefused, scope_of
+from indexer.edit.write_input import WriteRefused, scope_of
 from indexer.front.briefing_block import BlockError, block_text, remove, splice
 from indexer.front.options import DEFAULT_DB
 from indexer.index import database

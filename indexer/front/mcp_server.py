@@ -12,7 +12,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from indexer.edit import store_write
-from indexer.edit.store_write import WriteRefused
+from indexer.edit.write_input import WriteRefused
 from indexer.front.hook import MAX_CHARS, MIN_CHARS
 from indexer.query import queries
 from indexer.query.briefing_text import briefing_markdown, briefing_within

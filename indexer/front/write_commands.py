@@ -7,14 +7,8 @@ from pathlib import Path
 
 import click
 
-from indexer.edit.store_write import (
-    WriteRefused,
-    append_memory,
-    archive_memory,
-    delete_memory,
-    write_memory,
-    write_note,
-)
+from indexer.edit.store_write import append_memory, archive_memory, delete_memory, write_memory, write_note
+from indexer.edit.write_input import WriteRefused
 from indexer.front.console import echo_line, scope
 from indexer.front.options import DEFAULT_DB, json_option
 

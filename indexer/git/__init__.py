@@ -159,6 +159,7 @@ COMMIT_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit")
 class Repo:
     """Where a store sits in its git work tree, and the commit it is at."""
 
+    root: Path  # the store's folder, as given
     top: Path  # the work tree's top folder
     prefix: str  # the store's folder relative to `top`: '' at the top, else 'a/b/' (git's --show-prefix)
     git_dir: Path
@@ -173,6 +174,14 @@ class Repo:
     def store_path(self, top_path: str) -> str | None:
         """A path relative to the top as the store names it, or None when it lies outside the store."""
         return top_path[len(self.prefix) :] if top_path.startswith(self.prefix) else None
+
+    def pathspecs(self) -> list[str]:
+        """The store's own folders, memories/ and notes/, as pathspecs from the top of the work tree."""
+        return [f"{self.prefix}memories", f"{self.prefix}notes"]
+
+    def run(self, *args: str, **kwargs) -> "subprocess.CompletedProcess":
+        """`run` at the top of the work tree (paths relative to the top)."""
+        return run(self.top, *args, **kwargs)
 
 
 def repo(root: str | Path) -> Repo | None:
@@ -196,6 +205,7 @@ def repo(root: str | Path) -> Repo | None:
         return None
     head = lines[fixed].strip() if done.returncode == 0 and len(lines) > fixed else ""
     return Repo(
+        root=Path(root),
         top=Path(lines[0]),
         prefix=lines[1],
         git_dir=Path(lines[2]),

@@ -154,6 +154,26 @@ def test_two_new_memories_at_one_path_are_both_kept(pair):
         ]
 
 
+def test_an_edit_follows_its_memory_where_another_host_moved_it(tmp_path):
+    """Rule 4 seen from a third host: c edits b's queue-lock while a, which wrote its own queue-lock first, keeps
+    the name and moves b's aside: c's edit follows b's memory to queue-lock-2.md (hypothesis found this in
+    test_convergence, where the sync stopped for a person)."""
+    a, b, c = fleet(tmp_path, 3)
+    a.write("queue-lock", "The queue lock is held for 30 s")
+    moved = b.write("queue-lock", "The queue lock is taken per job")
+    b.sync()
+    c.sync()
+    c.write("queue-lock", "The queue lock is taken per job, never per batch")
+    aside = {"id": moved.id, "path": "memories/fleet/queue-lock-2.md"}
+    assert a.sync().conflicts_resolved == [aside | {"rule": "add-add"}]
+    assert c.sync().conflicts_resolved == [aside | {"rule": "edit-follows-move"}]
+    a.sync()
+    b.sync()
+    assert a.files() == b.files() == c.files()
+    assert b"never per batch" in c.files()["memories/fleet/queue-lock-2.md"]
+    assert markers(c.files()) == []
+
+
 def test_a_memory_deleted_beside_a_new_one_like_it_is_no_rename_of_it(pair):
     """a deletes queue-lock and writes queue-lock-v2 with the same text (another memory: its own id) while b
     appends to queue-lock: git's rename detection would take one for the other and put b's text in the new one."""

@@ -336,15 +336,18 @@ def driver_report(repo: git.Repo, report: Path) -> tuple[list[dict], list[str]]:
 
 def file_rules(repo: git.Repo) -> list[dict]:
     """The rules a merge driver cannot apply, on the files a merge under way left unmerged (SPEC 10 rules 3-5): a
-    file deleted on one side and edited on the other is kept; two new files at one path are both kept; anything
-    else is Unmerged. What was settled, as {id, path, rule}."""
-    stages: dict[str, set[int]] = {}
+    file deleted on one side and edited on the other is kept; two new files at one path are both kept, and an edit
+    follows its memory where the other side moved it for that; anything else is Unmerged. What was settled, as
+    {id, path, rule}."""
+    stages: dict[str, dict[int, str]] = {}  # path -> stage -> blob
     for entry in repo.run("ls-files", "-u", "-z").stdout.split("\0"):
         if entry:
             info, path = entry.split("\t", 1)
-            stages.setdefault(path, set()).add(int(info.split()[2]))
+            _, blob, stage = info.split()
+            stages.setdefault(path, {})[int(stage)] = blob
     resolved = []
-    for path, present in sorted(stages.items()):
+    for path, blobs in sorted(stages.items()):
+        present = set(blobs)
         store_path = repo.store_path(path)
         in_store = store_path is not None and store_path.startswith(("memories/", "notes/"))
         if not in_store or not path.endswith(".md"):
@@ -355,11 +358,39 @@ def file_rules(repo: git.Repo) -> list[dict]:
             resolved.append({"id": _id_of(repo.top / path), "path": store_path, "rule": "delete-vs-edit"})
         elif present == {2, 3}:
             resolved.append(_both_added(repo, path))
+        elif (followed := _edit_follows_move(repo, path, blobs)) is not None:
+            resolved.append(followed)
         else:
             raise Unmerged(
                 path, f"{store_path} cannot be merged by the store's rules (a file git's own merge left in conflict)"
             )
     return resolved
+
+
+def _edit_follows_move(repo: git.Repo, path: str, blobs: dict[int, str]) -> dict | None:
+    """Rule 4 seen from a third host: one side kept another memory at `path` and moved this one, unchanged, to a
+    `-N` path (`_both_added`), while the other side edited it at `path`. The edit goes where the memory went, and
+    the other memory stays; None when the conflict is not that."""
+    if set(blobs) != {1, 2, 3}:
+        return None
+    ids = {stage: _id_of_blob(repo, blob) for stage, blob in blobs.items()}
+    if ids[1] is None or ids[2] == ids[3] or ids[1] not in (ids[2], ids[3]):
+        return None
+    mover, editor = (3, 2) if ids[2] == ids[1] else (2, 3)
+    stem = path.removesuffix(".md")
+    aside = [
+        entry.split("\t", 1)[1]
+        for entry in repo.run("ls-files", "-s", "-z", "--", f"{stem}-*.md").stdout.split("\0")
+        if entry and entry.split()[1] == blobs[1]
+    ]
+    if len(aside) != 1:
+        return None
+    # git's index first, then the files (as `_both_added`)
+    entries = [f"100644,{blobs[mover]},{path}", f"100644,{blobs[editor]},{aside[0]}"]
+    repo.run("update-index", "--add", "--cacheinfo", entries[0], "--cacheinfo", entries[1])
+    for where, stage in ((path, mover), (aside[0], editor)):
+        (repo.top / where).write_bytes(repo.run("cat-file", "blob", blobs[stage], text=False).stdout)
+    return {"id": ids[1], "path": repo.store_path(aside[0]), "rule": "edit-follows-move"}
 
 
 def _both_added(repo: git.Repo, path: str) -> dict:
@@ -394,6 +425,13 @@ def _earlier_first(path: str, data: bytes) -> tuple:
     except CannotMerge:
         created, memory_id = None, ""
     return (*crossfile.precedence(created, path), memory_id, data)
+
+
+def _id_of_blob(repo: git.Repo, blob: str) -> str | None:
+    try:
+        return read(repo.run("cat-file", "blob", blob, text=False).stdout).id
+    except CannotMerge:
+        return None
 
 
 def _id_of(file: Path) -> str | None:

@@ -5,7 +5,8 @@ SQL cannot refuse a value, so without this the explorer answered wrongly and sil
 20 results for `limit=abc` and none for `limit=0`. Here `as_of` goes through indexer.store.timestamps.normalize
 (as the CLI's --as-of does) and reaches the SQL as canonical UTC text; `budget` and `limit` must be whole
 numbers, from 0 and from 1 (the CLI's --budget and --limit); recall's `all` 1 or 0. Empty means "not given",
-as before.
+as before. A column that holds JSON (recall's `matched` and `highlights`: canned.JSON_COLUMNS) comes as JSON in the
+query's JSON, not as text holding it: Datasette's own `_json=` is added for it.
 """
 
 from urllib.parse import parse_qsl, urlencode
@@ -15,7 +16,7 @@ from datasette.utils import tilde_decode
 from datasette.utils.asgi import Response
 
 from indexer.index.database import DATABASE
-from indexer.sql.canned import PARAMS, RECALL_MAX
+from indexer.sql.canned import JSON_COLUMNS, PARAMS, RECALL_MAX
 from indexer.store import lazy_re
 from indexer.store.timestamps import normalize
 
@@ -78,8 +79,9 @@ async def refuse(datasette, scope, send, message: str) -> None:
     await response.asgi_send(send)
 
 
-def canned_query(datasette, scope) -> str | None:
-    """The canned query of ours a request goes to, found as Datasette's router finds it (raw path, names decoded)."""
+def canned_query(datasette, scope) -> tuple[str | None, str | None]:
+    """The canned query of ours a request goes to and the format asked for (`json`, or None for the page), found
+    as Datasette's router finds them (raw path, names decoded)."""
     path = scope.get("path", "")
     if scope.get("raw_path"):
         path = scope["raw_path"].decode("ascii", "replace")
@@ -89,16 +91,16 @@ def canned_query(datasette, scope) -> str | None:
         path = "/" + path[len(base_url) :]
     match = TABLE_ROUTE.match(path)
     if not match or tilde_decode(match["database"]) != DATABASE:
-        return None
+        return None, None
     query = tilde_decode(match["table"])
-    return query if query in PARAMS else None
+    return (query, match["format"]) if query in PARAMS else (None, None)
 
 
 @hookimpl
 def asgi_wrapper(datasette):
     def wrap(app):
         async def check_parameters(scope, receive, send):
-            query = canned_query(datasette, scope) if scope["type"] == "http" else None
+            query, output = canned_query(datasette, scope) if scope["type"] == "http" else (None, None)
             if query:
                 pairs = parse_qsl(scope.get("query_string", b"").decode("utf-8", "replace"), keep_blank_values=True)
                 try:
@@ -106,6 +108,8 @@ def asgi_wrapper(datasette):
                 except ValueError as e:
                     await refuse(datasette, scope, send, str(e))
                     return
+                if output == "json":
+                    checked += [("_json", column) for column in JSON_COLUMNS.get(query, ())]
                 if checked != pairs:
                     scope = dict(scope, query_string=urlencode(checked).encode())
             await app(scope, receive, send)

@@ -1,5 +1,4 @@
 """Render memory and note bodies as sanitised markdown: in table cells and as a `markdown` template filter.
-Recall's snippets are shown as the escaped text they are, the matched words highlighted.
 
 markdown-it-py turns the body into HTML (raw HTML allowed through, so nh3 decides), then nh3
 keeps only harmless tags: no script, style, iframe, svg or form, no event handlers, no
@@ -26,7 +25,6 @@ from markupsafe import Markup, escape
 
 from indexer.index.database import DATABASE
 from indexer.query.page_budget import MAX_CHARS, within_budget
-from indexer.sql.canned import MATCH_END, MATCH_START
 
 BODY_COLUMNS = {("memories", "body"), ("notes", "body"), ("active_memories", "body")}
 URL_SCHEMES = {"http", "https", "mailto"}
@@ -106,11 +104,6 @@ async def rendered(text: str | None) -> Markup:
     return await within_budget(plain_text(text), render_markdown, text)
 
 
-def highlighted(snippet: str) -> Markup:
-    """A recall snippet (a slice of markdown source) as escaped text, each match in <mark>."""
-    return Markup(str(escape(snippet)).replace(MATCH_START, "<mark>").replace(MATCH_END, "</mark>"))
-
-
 async def _body_cell(value: str) -> Markup:
     return Markup('<div class="md-body">') + await rendered(value) + Markup("</div>")
 
@@ -121,8 +114,6 @@ def render_cell(value, column, table, database):
         return None
     if (table, column) in BODY_COLUMNS:
         return _body_cell(value)
-    if table is None and column == "snippet":
-        return highlighted(value)
     return None
 
 

@@ -1,5 +1,6 @@
 """What the recall page adds to the canned query's rows: the old truths a search matched and what replaced them,
-why a search that holds no word finds nothing, and each result's matched terms read from their JSON.
+why a search that holds no word finds nothing, each result's matched terms read from their JSON, and its snippet
+as escaped text with the matches its `highlights` spans give in <mark>.
 
 Recall never returns a superseded memory, but a person searching for what the store used to believe (an
 old port, a dropped library) should hear what changed its mind, as `seamless recall` says it: the same
@@ -11,8 +12,10 @@ than have it rank recall's matches again: at 100,000 memories that second recall
 import json
 
 from datasette import hookimpl
+from markupsafe import Markup, escape
 
 from indexer.index.database import DATABASE
+from indexer.query.recall_snippet import pieces
 from indexer.query.recall_terms import nothing_to_search
 from indexer.sql import canned
 from indexer.sql.canned import PARAMS
@@ -50,6 +53,27 @@ def matched_terms(value) -> list[str]:
     except ValueError:
         return []
     return [str(t) for t in terms] if isinstance(terms, list) else []
+
+
+def highlighted(snippet: str, highlights) -> Markup:
+    """A recall snippet (a slice of markdown source) as escaped text, each match in <mark>."""
+    return Markup("").join(
+        Markup("<mark>{}</mark>").format(text) if match else escape(text) for text, match in pieces(snippet, highlights)
+    )
+
+
+@hookimpl
+def render_cell(row, value, column, table, database):
+    if database != DATABASE or table is not None or column != "snippet" or not isinstance(value, str):
+        return None
+    try:
+        highlights = row["highlights"]
+    except (KeyError, IndexError):  # a query of one's own with a column named snippet
+        return None
+    try:
+        return highlighted(value, highlights)
+    except (TypeError, ValueError):
+        return None
 
 
 @hookimpl

@@ -1,5 +1,6 @@
 """One source (SPEC section 13): the CLI, the `recall` canned query through Datasette and the MCP tool through the
-official client give the same results, each with the same `matched` terms, for the same text."""
+official client give the same results, each with the same `matched` terms and highlighted snippet, for the same
+text."""
 
 import json
 from urllib.parse import urlencode
@@ -42,7 +43,7 @@ def from_cli(db, ask: dict) -> list[tuple]:
     args += ["--all"] if ask.get("all") else []
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
-    return [(r["id"], r["matched"]) for r in json.loads(result.stdout)]
+    return [(r["id"], r["matched"], r["snippet"], r["highlights"]) for r in json.loads(result.stdout)]
 
 
 async def from_canned(ds, ask: dict) -> list[tuple]:
@@ -55,7 +56,7 @@ async def from_canned(ds, ask: dict) -> list[tuple]:
     }
     response = await ds.client.get("/seamless/recall.json?" + urlencode(params))
     assert response.status_code == 200, response.text
-    return [(r["id"], json.loads(r["matched"])) for r in response.json()]
+    return [(r["id"], r["matched"], r["snippet"], r["highlights"]) for r in response.json()]  # JSON, not text
 
 
 async def from_mcp(session, ask: dict) -> list[tuple]:
@@ -63,7 +64,7 @@ async def from_mcp(session, ask: dict) -> list[tuple]:
     result = await session.call_tool("recall", {k: v for k, v in arguments.items() if v is not None})
     assert not result.is_error, result.content
     rows = result.structured_content["result"] if result.structured_content else json.loads(result.content[0].text)
-    return [(r["id"], r["matched"]) for r in rows]
+    return [(r["id"], r["matched"], r["snippet"], r["highlights"]) for r in rows]
 
 
 async def test_the_cli_the_canned_query_and_mcp_answer_alike(example_db):

@@ -11,9 +11,8 @@ import click
 
 from indexer.front.console import connect, echo_json, echo_line, scope, table
 from indexer.front.options import as_of_option, db_option, json_option
-from indexer.query import queries, recall_terms
+from indexer.query import queries, recall_snippet, recall_terms
 from indexer.query.briefing_text import briefing_markdown
-from indexer.sql import canned
 from indexer.store.printable import escaped
 
 
@@ -86,8 +85,9 @@ def recall(query, project, limit, every, as_of, as_json, db_path):
             echo_line(f"{n}. [{row['kind']}] {row['name']} ({scope(row['project'])}) {row['id']}: {row['description']}")
         else:
             echo_line(f"{n}. note {row['path']}: {row['title']}")
-        if row["snippet"] and (row["type"] == "note" or canned.MATCH_START in row["snippet"]):
-            snippet = row["snippet"].replace(canned.MATCH_START, "**").replace(canned.MATCH_END, "**")
+        if row["snippet"] and (row["type"] == "note" or row["highlights"]):
+            pieces = recall_snippet.pieces(row["snippet"], row["highlights"])
+            snippet = "".join(f"**{text}**" if match else text for text, match in pieces)
             echo_line("   " + " ".join(snippet.split()))
     # the old truths among its matches, told from the rows it gave (recall is not run again)
     told = queries.recall_superseded(conn, query, project=project, limit=limit, as_of=as_of, every=every, shown=rows)

@@ -68,10 +68,12 @@ def recall(
     every: bool = False,
 ) -> list[dict]:
     """The best `limit` (at most RECALL_MAX) recall results for `q` among the memories valid at `as_of` (None:
-    now) and the notes; `every`: each term required. Each result's `matched` is the list of terms it holds."""
+    now) and the notes; `every`: each term required. Each result's `matched` is the list of terms it holds, its
+    `highlights` the [start, end) spans of the matches in its plain `snippet`."""
     found = run(conn_or_db, "recall", q=q, project=project, limit=limit, as_of=as_of, all=1 if every else "")
     for row in found:
         row["matched"] = json.loads(row["matched"] or "[]")
+        row["highlights"] = json.loads(row["highlights"] or "[]")
     return found
 
 

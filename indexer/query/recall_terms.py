@@ -14,7 +14,8 @@ an FTS5 syntax error. `every=True` (`--all`) asks for the rule recall had before
 too) and each identifier whole, every one of them required.
 
 `register(conn)` makes `recall_terms(q, all, as_of)` an SQL function: recall.sql reads the terms from it, so the CLI,
-MCP, the canned query and the explorer's pages all search with the same terms. Nothing here is compiled or
+MCP, the canned query and the explorer's pages all search with the same terms (and `recall_snippet`, which makes
+their snippets plain: recall_snippet.py). Nothing here is compiled or
 read at import time: the CLI imports this for every recall.
 """
 
@@ -23,6 +24,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from indexer.query import recall_snippet
 from indexer.sqlite import sqlite3
 
 # A term found in more than this many memories (or notes) brings no candidates: bm25 reads every match of a term
@@ -213,13 +215,14 @@ def ensure(conn: sqlite3.Connection) -> None:
 
 def register(conn: sqlite3.Connection) -> None:
     """Make recall_terms(q, all, as_of) an SQL function of `conn`: `query(conn, q, all, as_of)` as JSON
-    (recall_query.sql calls it once per statement). It reads the index through `conn`, so it is not deterministic."""
+    (recall_query.sql calls it once per statement); and recall_snippet(marked), which recall.sql calls. It reads the index through `conn`, so it is not deterministic."""
     counted = _Counted(conn)
 
     def recall_terms(text, every, as_of) -> str:
         return json.dumps(query(conn, text, every, as_of, counted.docs()), ensure_ascii=False)
 
     conn.create_function(SQL_FUNCTION, 3, recall_terms)
+    conn.create_function(recall_snippet.SQL_FUNCTION, 1, recall_snippet.read, deterministic=True)
 
 
 class _Counted:

@@ -45,10 +45,12 @@ FROM briefing_included_rows
 WINDOW briefing_order AS ({BRIEFING_WINDOW})
 ORDER BY briefing, rank_group, updated DESC, id"""
 
-RECALL_COLUMNS = "type, id, path, project, kind, name, description, title, snippet, rank, updated, matched"
-# what recall.sql's snippets put around each match: private-use characters, which no text of the store means
-# as anything (a body's own `**` is not a match)
+RECALL_COLUMNS = "type, id, path, project, kind, name, description, title, snippet, highlights, rank, updated, matched"
+# what recall.sql's snippets put around each match, for recall_snippet to read out (indexer/query/recall_snippet.py):
+# private-use characters, which no text of the store means as anything (a body's own `**` is not a match)
 MATCH_START, MATCH_END = "\ue000", "\ue001"
+# the columns of a query's rows that hold JSON: its JSON gives them as JSON (plugins/canned_parameters.py)
+JSON_COLUMNS = {"recall": ("matched", "highlights")}
 RECALL_DEFAULT = 20  # recall answers with the best matches; agents read the first few
 RECALL_MAX = 100
 # project '': every project; otherwise that project plus the global scope. limit: how many results
@@ -120,8 +122,8 @@ GARDENER_RUNS = tuple(
 
 # What a core's SQL and this module must say alike: each core is checked when a statement is composed from it
 AGREED = {
-    "briefing_ledger": [(f"WINDOW briefing_order AS ({BRIEFING_WINDOW})", "numbers the briefing", "BRIEFING_WINDOW")],
     "recall": [(f"char({ord(MATCH_START)}), char({ord(MATCH_END)})", "marks matches", "MATCH_START and MATCH_END")],
+    "briefing_ledger": [(f"WINDOW briefing_order AS ({BRIEFING_WINDOW})", "numbers the briefing", "BRIEFING_WINDOW")],
     "needs_human": [(PROPOSAL_RANK, "orders the proposals", "PROPOSAL_RANK")],
     "gardener": [
         (

@@ -7,7 +7,8 @@
 --
 -- A fragment: CTEs ending in `recall`, placed after recall_params(q, project, max_rows, as_of, every) and
 -- recall_query.sql. `recall` holds the best max_rows results, memories and notes together, with
--- the columns type, id, path, project, kind, name, description, title, snippet, rank, updated, matched (a JSON
+-- the columns type, id, path, project, kind, name, description, title, snippet (plain text), highlights (a JSON
+-- array of the [start, end) character spans of the snippet's matches), rank, updated, matched (a JSON
 -- array of the terms it holds, as typed, then the times named it was written in) and the reading order's
 -- tie-breaker `arm` (a memory before a note): read
 -- it `ORDER BY rank, arm, id` (lower rank is better; equal ranks by id, a note's id being its path when it has
@@ -179,7 +180,7 @@ recall_best AS MATERIALIZED (
     LIMIT (SELECT max_rows FROM recall_scope)
 ),
 
-recall AS MATERIALIZED (
+recall_row AS MATERIALIZED (
     -- materialized (at most max_rows rows, read once): SQLite prepares the statement 1.5 ms sooner so, the same time
     -- to run at 100,000 memories (docs/performance.md, "Start-up")
     SELECT
@@ -187,15 +188,25 @@ recall AS MATERIALIZED (
         CASE WHEN b.arm = 0 THEN m.path ELSE n.path END AS path,
         CASE WHEN b.arm = 0 THEN m.project ELSE n.project END AS project,
         m.kind, m.name, m.description, n.title,
-        CASE WHEN b.arm = 0
+        -- FTS5's snippet, each match marked (canned.MATCH_START, MATCH_END), read by recall_snippet (a Python
+        -- function, recall_snippet.py) as [plain text, the matches' spans]: a recursive CTE reading the marks took
+        -- SQLite 10 ms longer to prepare
+        recall_snippet(CASE WHEN b.arm = 0
             THEN (SELECT snippet(memories_fts, 3, char(57344), char(57345), '…', 12) FROM memories_fts
                 WHERE memories_fts MATCH (SELECT fts FROM recall_query) AND memories_fts.rowid = b.fts_rowid)
             ELSE (SELECT snippet(notes_fts, 2, char(57344), char(57345), '…', 12) FROM notes_fts
                 WHERE notes_fts MATCH (SELECT fts FROM recall_query) AND notes_fts.rowid = b.fts_rowid)
-        END AS snippet,
+        END) AS snippet_spans,
         b.rank, CASE WHEN b.arm = 0 THEN m.updated ELSE n.updated END AS updated,
         RECALL_MATCHED(b) AS matched, b.arm, b.fts_rowid
     FROM recall_best AS b
     LEFT JOIN memories AS m ON b.arm = 0 AND m.rowid = b.fts_rowid
     LEFT JOIN notes AS n ON b.arm = 1 AND n.rowid = b.fts_rowid
+),
+
+recall AS (
+    -- the snippet as plain text, and the [start, end) spans of its matches in characters (a JSON array)
+    SELECT type, id, path, project, kind, name, description, title, json_extract(snippet_spans, '$[0]') AS snippet,
+        json_extract(snippet_spans, '$[1]') AS highlights, rank, updated, matched, arm, fts_rowid
+    FROM recall_row
 )

@@ -1,6 +1,6 @@
 """Recall measured (SPEC section 13): does a question find the memory that answers it, and how fast.
 
-    python -m bench.recall [--locomo PATH] [--sizes "100000"] [--out DIR]
+    python -m bench.recall [--locomo PATH] [--labelled FILES] [--sizes "100000"] [--out DIR]
 
 Quality, as Recall@1, @5, @10 and MRR@10 (a question is found at the rank of the first memory or note that
 answers it; MRR@10 counts 1/rank within the first 10), for recall and, in the same run, for a plain baseline:
@@ -10,8 +10,9 @@ FTS5's bm25 with its default weights over the question's words OR-ed, stop words
   its conversation's project; its answers are the observations whose dia_id its evidence names. The adversarial
   category (5) and questions whose evidence names no observation are left out. Conversations 26, 30, 41, 42
   and 43 are the dev split (recall's rules were chosen on them), 44, 47, 48, 49 and 50 the held-out split.
-- The labelled queries over examples/store (tests/fixtures/recall/): questions and keyword queries apart,
-  each split apart.
+- The labelled queries over examples/store and over the coding store (tests/fixtures/recall/, LABELLED): questions
+  in plain words, pasted error lines and keyword queries apart (`error_line` tells the first two apart), each split
+  apart.
 Speed: recall of 10-word questions in SQL on the store `python -m bench` generates (the median over the
 questions of each one's median), beside FTS5's bm25 over the same words OR-ed; and `seamless recall` as a
 whole process on examples/store beside `python -c pass`.
@@ -186,19 +187,78 @@ def locomo_questions(conversations: dict[str, dict], ids: dict[str, dict[str, st
     return asked
 
 
-# the example store's labelled queries ----------------------------------------------------------------------
+# the labelled queries over examples/store and the coding store --------------------------------------------
+
+CODING_STORE = FIXTURES / "coding-store"
+# each file of tests/fixtures/recall: the store its questions are about, and when they are asked unless an entry says
+# (the coding store was written as if today were 2026-12-07: "this morning", "the November sync")
+LABELLED = {
+    "questions.yaml": (EXAMPLE_STORE, None),
+    "held-out.yaml": (EXAMPLE_STORE, None),
+    "coding-dev.yaml": (CODING_STORE, "2026-12-07T12:00:00Z"),
+    "coding-dev-extra.yaml": (CODING_STORE, "2026-12-07T12:00:00Z"),
+    "coding-held-out.yaml": (CODING_STORE, "2026-12-07T12:00:00Z"),
+}
+PARTS = ("questions", "error lines", "keywords")
+QUESTION_WORDS = frozenset(
+    [
+        "what",
+        "why",
+        "how",
+        "which",
+        "when",
+        "where",
+        "who",
+        "whose",
+        "whom",
+        "can",
+        "could",
+        "does",
+        "do",
+        "did",
+        "is",
+        "are",
+        "was",
+        "were",
+        "should",
+        "would",
+        "will",
+        "has",
+        "have",
+    ]
+)
 
 
-def example_questions(file: str = "questions.yaml") -> tuple[str, dict[str, list[Question]]]:
-    """The split and the questions and keyword queries of tests/fixtures/recall/<file>."""
+def error_line(text: str) -> bool:
+    """Whether a labelled question is a pasted error or log line rather than one in plain words, for the figures
+    apart (the files list both as questions): several lines; or, unless it opens with a question word, a prefix
+    and a colon (`TypeError: ...`, `sed: 1: ...`), an exception's name, `error:`, a log's opening bracket or level,
+    or, unless it ends with a question mark, quotes or a colon. Only the bench reads it: recall does not."""
+    t = text.strip()
+    if "\n" in t:
+        return True
+    if not t or t.split()[0].lower() in QUESTION_WORDS:
+        return False
+    return bool(
+        re.match(r"\S+:(\s|$)", t)
+        or re.search(r"[A-Za-z](Error|Exception|Warning)\b", t)
+        or re.search(r"\berror:|:.*\berror\b", t, re.IGNORECASE)
+        or re.match(r"\s*(\[|%|>|ERR|FATAL)", t)
+        or (not t.endswith("?") and re.search(r"(?<![^\W\d_])'|'(?![^\W\d_])|[\"`]|:\s", t))
+    )
+
+
+def labelled_questions(file: str = "questions.yaml") -> tuple[str, dict[str, list[Question]]]:
+    """The split of tests/fixtures/recall/<file> and its questions in plain words, error lines and keyword queries."""
     data = yaml.safe_load((FIXTURES / file).read_text("utf-8"))
-    return data["split"], {
-        part: [
-            Question(str(e["q"]), {str(a) for a in e["answers"]}, None, e.get("as_of") and str(e["as_of"]))
-            for e in data[part]
-        ]
-        for part in ("questions", "keywords")
-    }
+    asked_at = LABELLED.get(file, (None, None))[1]
+    parts: dict[str, list[Question]] = {part: [] for part in PARTS}
+    for part in ("questions", "keywords"):
+        for e in data.get(part) or ():
+            as_of = e.get("as_of") or asked_at
+            question = Question(str(e["q"]), {str(a) for a in e["answers"]}, None, str(as_of) if as_of else None)
+            parts["error lines" if part == "questions" and error_line(question.q) else part].append(question)
+    return data["split"], parts
 
 
 # asking ----------------------------------------------------------------------------------------------------
@@ -275,28 +335,29 @@ def locomo_figures(locomo: Path, work: Path, splits: tuple[str, ...]) -> list[di
     return rows
 
 
-def example_figures(work: Path, files: tuple[str, ...]) -> list[dict]:
-    """One row per (split, questions or keywords, recall or baseline) on examples/store."""
-    db = work / "example.db"
-    index_store(EXAMPLE_STORE, db, full=True)
+def labelled_figures(work: Path, files: tuple[str, ...]) -> list[dict]:
+    """One row per (split, questions, error lines or keywords, recall or baseline) on examples/store and the coding
+    store."""
     rows = []
-    conn = sqlite3.connect(db)
-    try:
-        for file in files:
-            split, parts = example_questions(file)
-            for part, asked in parts.items():
-                for who, how in (("recall", ours), ("baseline", baseline)):
-                    rows.append(
-                        {
-                            "set": f"examples/store {split}",
-                            "part": part,
-                            "who": who,
-                            **score(conn, asked, how).figures(),
-                        }
-                    )
-    finally:
-        conn.close()
+    for store in dict.fromkeys(LABELLED[f][0] for f in files):
+        db = work / f"{store.name}.db"
+        index_store(store, db, full=True)
+        conn = sqlite3.connect(db)
+        try:
+            for file in (f for f in files if LABELLED[f][0] == store):
+                split, parts = labelled_questions(file)
+                for part, asked in parts.items():
+                    for who, how in (("recall", ours), ("baseline", baseline)):
+                        figures = score(conn, asked, how).figures()
+                        if figures["n"]:
+                            rows.append({"set": f"{_store_name(store)} {split}", "part": part, "who": who, **figures})
+        finally:
+            conn.close()
     return rows
+
+
+def _store_name(store: Path) -> str:
+    return "examples/store" if store == EXAMPLE_STORE else store.name
 
 
 def quality_table(rows: list[dict]) -> str:
@@ -317,7 +378,9 @@ def main(argv: list[str] | None = None) -> None:
         "--locomo", type=Path, help="LoCoMo: its locomo10.zip, the folder it unzips to, or locomo10.json"
     )
     parser.add_argument("--splits", default="dev,held-out,all ten", help="LoCoMo's splits to measure, comma-separated")
-    parser.add_argument("--examples", default="questions.yaml,held-out.yaml", help="files of tests/fixtures/recall")
+    parser.add_argument(
+        "--labelled", default=",".join(LABELLED), help="the labelled files of tests/fixtures/recall to measure"
+    )
     parser.add_argument("--sizes", default="100000", help="memories in the generated store the speed is measured on")
     parser.add_argument("--no-speed", action="store_true", help="quality only")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "out")
@@ -326,8 +389,8 @@ def main(argv: list[str] | None = None) -> None:
     work = Path(tempfile.mkdtemp(prefix="recall-", dir=args.out))
     report: dict = {"command": " ".join(["python -m bench.recall", *(sys.argv[1:] if argv is None else argv)])}
     try:
-        files = tuple(f for f in args.examples.split(",") if (FIXTURES / f).exists())
-        rows = example_figures(work, files)
+        files = tuple(f for f in args.labelled.split(",") if f in LABELLED and (FIXTURES / f).exists())
+        rows = labelled_figures(work, files)
         if args.locomo:
             rows += locomo_figures(args.locomo, work, tuple(s.strip() for s in args.splits.split(",")))
         else:

@@ -89,17 +89,52 @@ def test_questions_with_evidence_among_the_observations_and_not_adversarial(layo
 
 
 def test_the_bench_scores_recall_and_the_baseline_on_it(layouts, tmp_path, capsys):
-    bench_recall.main(["--locomo", str(layouts["folder"]), "--no-speed", "--out", str(tmp_path / "out")])
-    report = json.loads((tmp_path / "out" / "recall.json").read_text())
+    labelled = "questions.yaml,coding-dev.yaml"
+    bench_recall.main(
+        ["--locomo", str(layouts["folder"]), "--labelled", labelled, "--no-speed", "--out", str(tmp_path)]
+    )
+    report = json.loads((tmp_path / "recall.json").read_text())
     rows = {(r["set"], r["part"], r["who"]): r for r in report["quality"]}
     assert rows[("LoCoMo all ten", "all", "recall")]["n"] == 6
     assert rows[("LoCoMo all ten", "all", "recall")]["R@10"] == 1.0  # each question shares a word with its answer
     assert ("LoCoMo dev", "2 temporal", "baseline") in rows
     assert ("examples/store dev", "keywords", "recall") in rows
+    for part in ("questions", "error lines", "keywords"):  # each beside the baseline
+        assert ("coding-store coding-dev", part, "baseline") in rows
     assert "| LoCoMo all ten | all | recall | 6 |" in capsys.readouterr().out
 
 
 def test_without_locomo_the_bench_says_how_to_get_it_and_goes_on(tmp_path, capsys):
-    bench_recall.main(["--no-speed", "--out", str(tmp_path / "out")])
+    bench_recall.main(["--labelled", "held-out.yaml", "--no-speed", "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "git clone https://github.com/snap-research/locomo" in err
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "TypeError: can't compare offset-naive and offset-aware datetimes",
+        'sed: 1: "config.yml": invalid command code c',
+        "exec /app/tracker: exec format error",
+        "[2026-12-01 16:02:44 +0000] [1] [CRITICAL] WORKER TIMEOUT (pid:311)",
+        'Error: Failed to resolve import "@/hooks/useDepot" from "src/routes/Planner.tsx". Does the file exist?',
+        "Uncaught ReferenceError: process is not defined\n    at env.ts:5:22",
+        "no such column: boot",
+    ],
+)
+def test_an_error_line_is_told_apart_from_a_question(text):
+    assert bench_recall.error_line(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "why did we stop running chroma as a server?",
+        "customers are getting the monthly statement email twice",
+        "the app container can't reach postgres at startup even though compose started the database first",
+        "what does 'frozen lockfile' mean?",
+        "which Python version do new projects have to support?",
+    ],
+)
+def test_a_question_in_plain_words_is_no_error_line(text):
+    assert not bench_recall.error_line(text)

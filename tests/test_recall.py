@@ -6,7 +6,7 @@ import itertools
 import pytest
 
 from indexer.query import queries
-from indexer.sql import canned
+from indexer.sql import canned, shared
 
 
 def recall(store, q, project=None) -> list[dict]:
@@ -187,8 +187,8 @@ def test_recall_reads_the_matches_once_and_joins_rows_to_them(example_db, sql, p
     assert not [step for step in plan if "_project" in step], plan  # no index on project drives a join
     full_text = [step for step in plan if "VIRTUAL TABLE INDEX 0:M" in step]  # a MATCH, not by rowid
     # two more: the rows that hold each term (`matched`), memories and notes; the superseded query ranks recall's
-    # results (to tell only old truths that rank among them), then its own
-    assert full_text and len(full_text) <= (6 if sql == queries.QUERIES["recall"] else 7), plan
+    # results (to tell only old truths that rank among them), then its own, with the terms each holds
+    assert full_text and len(full_text) <= (6 if sql == queries.QUERIES["recall"] else 8), plan
 
 
 @pytest.mark.parametrize("sql", [canned.RECALL_SUPERSEDED, canned.RECALL_SUPERSEDED_SHOWN], ids=["cli", "page"])
@@ -405,3 +405,31 @@ def test_a_relative_time_is_read_against_as_of(store, tmp_path):
     # both valid since January; last week is 2 to 8 March, then 20 to 26 April
     assert ask("2026-03-11") == [(first["id"], "last week"), (second["id"], "config")]
     assert ask("2026-04-29") == [(second["id"], "last week"), (first["id"], "config")]
+
+
+def test_the_readmes_question_finds_the_memory_that_answers_it_first(example_db):
+    found = queries.recall(example_db, "why did we stop running chroma as a server?", limit=3)
+    assert found[0]["name"] == "chroma-embedded-persistent-client"  # not rebuild-index, which holds only "stop"
+
+
+def test_holding_more_of_the_query_outranks_one_rare_word(store):
+    # the README's case: one rare word against three of the question's, each found in a few other memories
+    store.memory("rare", description="Stop the worker before a rebuild")
+    store.memory("answer", description="Chroma is embedded now", body="No server is running any more.")
+    for i in range(2):
+        for word in ("Chroma", "Server", "Running"):
+            store.memory(f"{word.lower()}-{i}", description=f"{word} note {i}")
+        store.memory(f"unrelated-{i}", description=f"Unrelated fact {i}")
+    store.memory("unrelated-2", description="Unrelated fact 2")
+    store.index()
+    conn, _ = queries.connect(store.db_path)
+    bm25 = conn.execute(
+        "SELECT m.name FROM memories_fts JOIN memories AS m ON m.rowid = memories_fts.rowid "
+        'WHERE memories_fts MATCH \'"stop" OR "running" OR "chroma" OR "server"\' ORDER BY '
+        + shared()["MEMORY_RANK"][1]  # recall's own bm25, with its column weights
+    ).fetchall()
+    conn.close()
+    assert [n for (n,) in bm25][:2] == ["rare", "answer"]  # bm25 alone: the rare word wins
+    found = recall(store, "why did we stop running chroma as a server?")
+    assert names(found)[:2] == ["answer", "rare"]  # 3 of the 4 terms held against 1 of them
+    assert found[0]["matched"] == ["running", "chroma", "server"]

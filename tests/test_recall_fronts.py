@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from conftest import EXAMPLE_STORE
 from stores import seamless_command
 
-from bench.recall import example_questions
+from bench.recall import labelled_questions
 from indexer.front.cli import cli
 from indexer.front.serve import build_datasette
 
@@ -23,15 +23,18 @@ HOSTILE = ['NOT "chroma', "name: port (8001)", "🦜 CHROMA_PORT? 🦜", "seamle
 
 
 def asked() -> list[dict]:
-    """A few dozen texts: questions and keywords of the labelled set, hostile ones, and some as of a time, naming a
-    time, or with every word required."""
-    _split, parts = example_questions()
-    texts = [{"q": q.q} for q in parts["questions"][:20]] + [{"q": q.q} for q in parts["keywords"][:8]]
+    """A few dozen texts: questions, error lines and keywords of the labelled set, hostile ones, and some as of a time,
+    naming a time, stamped as a log line, or with every word required."""
+    _split, parts = labelled_questions()
+    texts = [
+        {"q": q.q} for part, n in (("questions", 20), ("error lines", 5), ("keywords", 8)) for q in parts[part][:n]
+    ]
     texts += [{"q": q} for q in HOSTILE]
     texts += [
         {"q": "what port does chroma listen on?", "as_of": "2026-05-01"},
         {"q": "stripe api version", "all": True},
         {"q": "what did we change about recall in August 2026?"},  # a time: a bonus, and `matched` says it
+        {"q": "[2026-08-20 09:12:44 +0000] [7] [ERROR] gardener lost its watch on the store"},  # a stamp: no time
         {"q": "what did we start on the tidepool front end last week?", "as_of": "2026-08-25"},
     ]
     return texts

@@ -149,3 +149,19 @@ def test_the_words_of_a_time_are_terms_never_required():
     assert (common["fts"], common["every"]) == ('"chroma" AND "port"', 1)
     assert recall_terms.query(None, "last week", docs=lambda fts: 5000)["fts"] == '"last" AND "week"'  # all it has
     assert recall_terms.query(None, "chroma last week", every=True, docs=lambda fts: 5)["when"] == []  # --all
+
+
+def test_a_log_lines_timestamp_is_neither_a_term_nor_a_time():
+    def ask(text: str) -> dict:
+        return recall_terms.query(None, text, as_of="2026-12-07T12:00:00Z", docs=lambda fts: 5)
+
+    logged = ask("[2026-12-01 16:02:44 +0000] [1] [CRITICAL] WORKER TIMEOUT (pid:311)")
+    assert [t[0] for t in logged["terms"]] == ["1", "CRITICAL", "WORKER", "TIMEOUT", "pid:311", "pid", "311"]
+    assert logged["when"] == []  # not a time asked about: memories written that week gain nothing
+    asked = ask("what broke at 2026-12-01 16:02:44?")  # after `at`: a time asked about
+    assert asked["when"] and "2026-12-01" in [t[0] for t in asked["terms"]]
+    alone = ask("2026-12-01T16:02:44Z")  # nothing else is left: searched as typed
+    assert alone["when"] and alone["fts"] != '""'
+    assert recall_terms.query(None, "[2026-12-01 16:02:44] x", every=True, docs=lambda fts: 5)["fts"].startswith(
+        '"2026 12 01"'
+    )  # --all: every word as typed

@@ -3,6 +3,7 @@ written then falls in (indexer/query/recall_time.py), read against as_of."""
 
 import pytest
 
+from indexer.query import recall_time
 from indexer.query.recall_time import AFTER_DAYS, BEFORE_DAYS, windows
 
 AS_OF = "2026-10-21T15:00:00Z"  # a Wednesday
@@ -79,3 +80,19 @@ def test_words_that_only_look_like_a_time_are_none(text):
 def test_relative_times_are_read_against_as_of():
     assert days("yesterday", "2026-03-02T08:00:00Z") == [("yesterday", "2026-03-01", "2026-03-01")]
     assert days("in June", "2026-03-02T08:00:00Z") == [("in June", "2025-06-01", "2025-06-30")]
+
+
+@pytest.mark.parametrize(
+    "text, left",
+    [
+        ("[2026-12-01 16:02:44 +0000] [1] [CRITICAL] WORKER TIMEOUT", "[ ] [1] [CRITICAL] WORKER TIMEOUT"),
+        ("[2026-04-08 14:02:51,118: ERROR/MainProcess] Process exited", "[ : ERROR/MainProcess] Process exited"),
+        ("level=error ts=2026-12-01T09:00:00Z msg=boom", "level=error ts=  msg=boom"),
+        ("2026/12/01 16:02:44 http: panic serving", "  http: panic serving"),
+        ("16:02:44.123 WARN retrying", "  WARN retrying"),
+        ("what broke at 2026-12-01 16:02:44?", "what broke at 2026-12-01 16:02:44?"),  # asked about: kept
+        ("port 8080:80, at 10:30, in env.ts:5:22", "port 8080:80, at 10:30, in env.ts:5:22"),  # no stamp
+    ],
+)
+def test_a_log_lines_timestamp_is_left_out(text, left):
+    assert recall_time.unstamped(text) == left

@@ -146,6 +146,7 @@ def query(conn: sqlite3.Connection, text, every=False, as_of=None, docs=None) ->
     term of it is required, "terms": [[text, fts, common, searched], ...], "when": [[text, start, end], ...]}`
     ('""', which matches nothing, when no term is searched).
 
+    The timestamps a pasted log line carries are left out (recall_time.unstamped), unless nothing else is left.
     `when` holds the text's time expressions (recall_time.py), read against `as_of` (now when None): a memory
     or note written in one of them ranks higher (recall.sql). Their words stay terms, as any word (a memory that
     says `December` or `2026-05-01` holds them), but are never required. With `every` no time is read: every
@@ -158,11 +159,14 @@ def query(conn: sqlite3.Connection, text, every=False, as_of=None, docs=None) ->
     term's matches so (register's kept counts; by default they are counted now)."""
     every = str(every).strip().lower() in ("1", "true", "yes", "on")
     text = "" if text is None else str(text)
-    found = terms(text, every)
     when, timed = [], set()
     if not every:
         from indexer.query import recall_time
 
+        unstamped = recall_time.unstamped(text)  # a log line's timestamps, unless nothing else is left
+        text = unstamped if terms(unstamped) else text
+    found = terms(text, every)
+    if not every:
         when = recall_time.windows(text, as_of)
         if when:
             timed = {t.fts for t in found} - {t.fts for t in terms(recall_time.blank(text, when))}

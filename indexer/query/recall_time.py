@@ -12,6 +12,9 @@
 - a time counted back from `as_of` (now, when None): `today`, `yesterday`, `last night`, `this week`, `last
   week`, `past week`, `this month`, `last month`, `this year`, `last year`, `last weekend`, `last Friday`, `in
   the last 3 days`, `over the past two weeks`, `2 days ago`, `a month ago`.
+A timestamp (a date with a time of day, or a time of day to the second: `[2026-12-01 16:02:44 +0000]`,
+`ts=2026-12-01T09:00:00Z`) is the time a pasted log line was printed, not a time asked about, unless a word that
+makes it one comes before it (`the deploy at 2026-03-18T14:05:00Z`): `unstamped` leaves such stamps out.
 Each window is [start, end) in the store's UTC text (`YYYY-MM-DDTHH:MM:SSZ`): the calendar day, week (from Monday),
 month or year named, AFTER_DAYS longer, since a memory is written after what it tells (a session's notes that
 evening, a decision recorded the next week), and BEFORE_DAYS earlier, since a day named is often a day or two off.
@@ -110,6 +113,28 @@ def windows(text: str, as_of: str | None = None) -> list[Window]:
         if all(w.text.lower() != window.text.lower() for w in result):
             result.append(window)
     return result
+
+
+@functools.cache
+def _stamp() -> re.Pattern:
+    clock = r"[0-2]?\d:[0-5]\d"
+    return re.compile(
+        r"(?<![\w.:/-])(?:(?:19|20)\d\d([-/])[01]\d\1[0-3]\d[T ]" + clock + r"(?::[0-5]\d)?|" + clock + r":[0-5]\d)"
+        r"(?:[.,]\d+)?(?:\s?(?:[zZ]|UTC|GMT|[+-]\d\d:?\d\d))?(?!\w|:\d)"
+    )
+
+
+@functools.cache
+def _asked() -> re.Pattern:
+    return re.compile(r"\b(?:at|on|since|before|after|until|till|by|from|around|about)\s+$", re.IGNORECASE)
+
+
+def unstamped(text: str) -> str:
+    """`text` without the timestamps a log line is printed with (each made a space), which are no time asked about
+    and whose numbers are no words: those after a word that makes them a time (`at`, `on`, `since`...) stay."""
+    if ":" not in text:
+        return text
+    return _stamp().sub(lambda m: m[0] if _asked().search(text, 0, m.start()) else " ", text)
 
 
 def blank(text: str, found: list[Window]) -> str:

@@ -1,8 +1,8 @@
 -- Recall (SPEC sections 4 and 13): full-text search over the memories valid at as_of (now, unless asked) and the
 -- notes, ranked by bm25 with name and description (a note's title) weighted above tags and body; the best
--- `candidates` by bm25 are then ranked again with a bonus for each common term a row holds (recall_query.sql:
--- those terms are not in the expression), and one for having been written in a time the query names (its
--- recall_when). Invalid memories never come back. project '' searches everything; otherwise that project plus
+-- `candidates` by bm25 are then ranked again with a bonus for each of the query's terms a row holds (a common term,
+-- recall_query.sql, is not in the expression and counts only so), and one for having been written in a time the query
+-- names (its recall_when). Invalid memories never come back. project '' searches everything; otherwise that project plus
 -- the global scope.
 --
 -- A fragment: CTEs ending in `recall`, placed after recall_params(q, project, max_rows, as_of, every) and
@@ -130,7 +130,7 @@ recall_note_ranked AS MATERIALIZED (
 ),
 
 recall_hit AS MATERIALIZED (
-    -- which candidates hold which terms, for `matched` and the common terms' bonus: a term's own matches when
+    -- which candidates hold which terms, for `matched` and the terms' bonus: a term's own matches when
     -- it is in the expression (at most recall_terms.COMMON_DOCS), else the expression's matches that hold it;
     -- only the candidates' are kept (`+` keeps the rowid test out of FTS5, which would match once per rowid).
     -- Not needed when every term is required: every row holds them all. arm 0: memories, 1: notes.
@@ -148,15 +148,15 @@ recall_hit AS MATERIALIZED (
 ),
 
 recall_held AS MATERIALIZED (
-    -- how many common terms each candidate holds
-    SELECT arm, fts_rowid, count(*) AS common_held FROM recall_hit WHERE common GROUP BY arm, fts_rowid
+    -- how many of the query's terms each candidate holds
+    SELECT arm, fts_rowid, count(*) AS terms_held FROM recall_hit GROUP BY arm, fts_rowid
 ),
 
 recall_candidate AS MATERIALIZED (
-    -- each candidate with its bm25 less the common terms' bonus, and the times it was written: a memory's
-    -- valid_from and created, a note's created and updated (notes have no lifecycle). Joins, not subqueries per
-    -- row: SQLite took as long again to prepare those.
-    SELECT c.arm, c.fts_rowid, c.id, c.written, c.written_too, c.fts_rank - RECALL_BONUS(h) AS base
+    -- each candidate with its score (its bm25 less 4 for each term it holds: shared.sql) and the times it was written:
+    -- a memory's valid_from and created, a note's created and updated (notes have no lifecycle). Joins, not
+    -- subqueries per row: SQLite took as long again to prepare those.
+    SELECT c.arm, c.fts_rowid, c.id, c.written, c.written_too, RECALL_SCORE(c.fts_rank, h) AS base
     FROM (
         SELECT 0 AS arm, fts_rowid, fts_rank, id, valid_from AS written, created AS written_too
         FROM recall_memory_ranked

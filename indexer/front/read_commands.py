@@ -70,7 +70,8 @@ def recall(query, project, limit, every, as_of, as_json, db_path):
     (stemmed: races finds race; stop words such as what, when, the are left out), the most and rarest first;
     an identifier (CHROMA_PORT, chroma-boot-race) counts whole and in parts; "a phrase" in double quotes is a
     phrase; a trailing * matches a prefix. A time it names (in March 2026, on 2026-03-18, last week, yesterday,
-    read against --as-of) ranks what was written then higher. --json gives each result's `matched` terms.
+    read against --as-of) ranks what was written then higher; a log line's timestamp is left out. --json gives each
+    result's `matched` terms and the `highlights` of its snippet.
     """
     conn = connect(db_path)
     rows = queries.recall(conn, query, project=project, limit=limit, as_of=as_of, every=every)

@@ -1,9 +1,9 @@
 """Recall's snippets as plain text beside the spans of their matches (SPEC section 13), so no JSON carries a marker.
 
 recall.sql has FTS5 make each result's snippet with every match between canned.MATCH_START and MATCH_END
-(private-use characters, which no text of the store means as anything) and hands it to `read`, registered as the
-SQL function recall_snippet (recall_terms.register, beside recall_terms). `pieces` reads the spans back for
-whoever shows the matches: the CLI as `**word**`, the recall page in <mark>.
+(private-use characters, which no text of the store means as anything), takes the marks out of the text, and has
+`read`, registered as the SQL function recall_snippet (recall_terms.register, beside recall_terms), give the spans.
+`pieces` reads the spans back for whoever shows the matches: the CLI as `**word**`, the recall page in <mark>.
 """
 
 import json
@@ -14,20 +14,16 @@ SQL_FUNCTION = "recall_snippet"
 
 
 def read(marked: str | None) -> str:
-    """A marked snippet as the JSON `[plain text, [[start, end], ...]]`: each match's span in characters of the
-    plain text, `plain[start:end]` (`[null, []]` for no snippet)."""
-    if marked is None:
-        return "[null, []]"
-    text, spans, at = [], [], 0
-    first, *marked_pieces = marked.split(MATCH_START)
-    text.append(first)
-    at += len(first)
+    """The spans of a marked snippet's matches as the JSON `[[start, end], ...]`, in characters of the snippet without
+    its marks (`plain[start:end]`); recall.sql takes the marks out of the text itself."""
+    spans = []
+    first, *marked_pieces = (marked or "").split(MATCH_START)
+    at = len(first)
     for piece in marked_pieces:
         match, _, rest = piece.partition(MATCH_END)
-        spans.append([at, at + len(match)])
-        text += [match, rest]
+        spans.append(f"[{at},{at + len(match)}]")
         at += len(match) + len(rest)
-    return json.dumps(["".join(text), spans], ensure_ascii=False)
+    return f"[{','.join(spans)}]"
 
 
 def pieces(snippet: str | None, highlights) -> list[tuple[str, bool]]:

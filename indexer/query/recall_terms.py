@@ -164,7 +164,8 @@ def query(conn: sqlite3.Connection, text, every=False, as_of=None, docs=None) ->
         from indexer.query import recall_time
 
         unstamped = recall_time.unstamped(text)  # a log line's timestamps, unless nothing else is left
-        text = unstamped if terms(unstamped) else text
+        if unstamped != text and terms(unstamped):
+            text = unstamped
     found = terms(text, every)
     if not every:
         when = recall_time.windows(text, as_of)

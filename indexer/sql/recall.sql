@@ -188,15 +188,14 @@ recall_row AS MATERIALIZED (
         CASE WHEN b.arm = 0 THEN m.path ELSE n.path END AS path,
         CASE WHEN b.arm = 0 THEN m.project ELSE n.project END AS project,
         m.kind, m.name, m.description, n.title,
-        -- FTS5's snippet, each match marked (canned.MATCH_START, MATCH_END), read by recall_snippet (a Python
-        -- function, recall_snippet.py) as [plain text, the matches' spans]: a recursive CTE reading the marks took
-        -- SQLite 10 ms longer to prepare
-        recall_snippet(CASE WHEN b.arm = 0
+        -- FTS5's snippet, each match marked (canned.MATCH_START, MATCH_END): `recall` makes it plain text beside the
+        -- spans of its matches
+        CASE WHEN b.arm = 0
             THEN (SELECT snippet(memories_fts, 3, char(57344), char(57345), '…', 12) FROM memories_fts
                 WHERE memories_fts MATCH (SELECT fts FROM recall_query) AND memories_fts.rowid = b.fts_rowid)
             ELSE (SELECT snippet(notes_fts, 2, char(57344), char(57345), '…', 12) FROM notes_fts
                 WHERE notes_fts MATCH (SELECT fts FROM recall_query) AND notes_fts.rowid = b.fts_rowid)
-        END) AS snippet_spans,
+        END AS marked,
         b.rank, CASE WHEN b.arm = 0 THEN m.updated ELSE n.updated END AS updated,
         RECALL_MATCHED(b) AS matched, b.arm, b.fts_rowid
     FROM recall_best AS b
@@ -205,8 +204,10 @@ recall_row AS MATERIALIZED (
 ),
 
 recall AS (
-    -- the snippet as plain text, and the [start, end) spans of its matches in characters (a JSON array)
-    SELECT type, id, path, project, kind, name, description, title, json_extract(snippet_spans, '$[0]') AS snippet,
-        json_extract(snippet_spans, '$[1]') AS highlights, rank, updated, matched, arm, fts_rowid
+    -- the snippet as plain text, and the [start, end) spans of its matches in characters (a JSON array: recall_snippet,
+    -- a Python function, reads them from the marks; a recursive CTE took SQLite 10 ms longer to prepare)
+    SELECT type, id, path, project, kind, name, description, title,
+        replace(replace(marked, char(57344), ''), char(57345), '') AS snippet, recall_snippet(marked) AS highlights,
+        rank, updated, matched, arm, fts_rowid
     FROM recall_row
 )

@@ -1,13 +1,16 @@
 """The people pages in headless Chromium, against a real `seamless serve` over the bundled example store.
 
 What the pages must show is worked out here from the store's files and the seed's rules, not from the
-index. Screenshots go to test-artifacts/pages-*.png (at 1280 and at 390 pixels wide).
+index. Screenshots go to test-artifacts/pages-*.png, and each page's at 1280 and at 390 pixels wide to
+test-artifacts/fit-*.png.
 """
 
 import datetime as dt
+import json
 import re
 import shutil
 import tomllib
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -15,6 +18,7 @@ import yaml
 from test_served import Server, screenshot
 
 from indexer.index.build import index_store
+from indexer.sql.canned import PARAMS
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "store"
@@ -31,16 +35,6 @@ def example_served(tmp_path_factory):
     server = Server(tmp / "pages.db", tmp / "serve.log")
     yield server
     server.stop()
-
-
-@pytest.fixture
-def narrow(browser):
-    """A phone-sized page: 390 pixels wide."""
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    narrow_page = context.new_page()
-    narrow_page.set_default_timeout(10_000)
-    yield narrow_page
-    context.close()
 
 
 # --- the store, read from its files with the seed's rules ---
@@ -191,27 +185,120 @@ def test_recall_reads_like_search_results(example_served, page):
     assert page.locator(".memory-description").inner_text() == text
 
 
+# --- pages fit a person's screen: bounding boxes at a laptop's width and a phone's ---
+
+SCREENS = {1280: 900, 390: 844}  # width: height
 PAGES = {
     "home": "/?as_of=" + AS_OF,
+    "needs": "/-/needs-human?section=proposal&as_of=" + AS_OF,
     "life": "/-/life?as_of=" + AS_OF,
     "memory": "/seamless/memories/{old}",
-    "recall": "/seamless/recall?q=chroma",
+    "attribution": "/-/attribution",
     "briefing": "/seamless/briefing?project=seamless&as_of=" + AS_OF,
 }
+ARGUMENTS = {"as_of": AS_OF, "project": "seamless", "q": "chroma", "id": "{old}"}  # a canned query's parameters
+# What a page shows: each row's description (a recall result's headline) and the ids and paths beside it
+MEASURE = """() => {
+  const width = e => e.getBoundingClientRect().width;
+  const rows = [...document.querySelectorAll('.record, .search-result, table.rows-and-columns tbody tr')];
+  return {
+    scrollWidth: document.documentElement.scrollWidth,
+    sideways: [...document.querySelectorAll('.table-wrapper')].filter(w => w.scrollWidth > w.clientWidth).length,
+    firstRowTop: rows.length ? rows[0].getBoundingClientRect().top + window.scrollY : null,
+    rows: rows.map(r => ({
+      description: [...r.querySelectorAll('.record-headline, .result-headline, td.col-description')].map(width),
+      ids: [...r.querySelectorAll(':is(.field-id, .field-path, .field-ids) dd, .result-name, td:is(.col-id, .col-path)')].map(width),
+    })),
+  };
+}"""
+
+
+def screen(browser, width: int):
+    context = browser.new_context(viewport={"width": width, "height": SCREENS[width]})
+    page_ = context.new_page()
+    page_.set_default_timeout(10_000)
+    return context, page_
+
+
+def measured(page_, url: str, shot: str) -> dict:
+    errors = watch_errors(page_)
+    assert page_.goto(url).status == 200, url
+    boxes = page_.evaluate(MEASURE)
+    screenshot(page_, shot)
+    assert errors == [], url
+    return boxes
+
+
+def canned_queries(base: str) -> dict[str, str]:
+    """Every canned query of the explorer (as Datasette lists them), with parameters that give it rows."""
+    with urllib.request.urlopen(base + "/seamless.json") as response:
+        names = [q["name"] for q in json.load(response)["queries"]]
+    return {name: f"/seamless/{name}?" + "&".join(f"{p}={ARGUMENTS[p]}" for p in PARAMS.get(name, ()) if p in ARGUMENTS)
+            for name in names}  # fmt: skip
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("name", PAGES)
-def test_each_page_renders_at_390_pixels_without_script_errors(example_served, narrow, name):
+@pytest.mark.parametrize("width", SCREENS)
+def test_no_canned_query_page_runs_off_the_screen(example_served, browser, width):
+    """Each canned query's page fits the screen: nothing scrolls sideways, the page or a table inside it; each row's
+    description is at least as wide as any id or path beside it (they wrap, it gets the room)."""
     old = chain_of(EXAMPLE, "chroma-port-8000")[0]["id"]
-    errors = watch_errors(narrow)
-    response = narrow.goto(example_served.url + PAGES[name].format(old=old))
-    assert response.status == 200
-    assert narrow.locator("h1").count() >= 1
-    width = narrow.evaluate("document.documentElement.scrollWidth")
-    assert width <= 390, width  # nothing wider than a phone: wide pictures scroll inside themselves
-    screenshot(narrow, f"pages-390-{name}")
-    assert errors == []
+    queries = canned_queries(example_served.url)
+    assert {"needs_human", "gardener", "history", "briefing_ledger", "recall", "attribution"} <= set(queries)
+    context, page_ = screen(browser, width)
+    try:
+        for name, path in queries.items():
+            boxes = measured(page_, example_served.url + path.format(old=old), f"fit-{name}-{width}")
+            assert boxes["scrollWidth"] <= width and boxes["sideways"] == 0, (name, boxes["scrollWidth"])
+            if name in ("needs_human", "gardener", "history", "briefing_ledger", "recall"):
+                assert boxes["rows"] and all(row["description"] for row in boxes["rows"]), name  # so it can fail
+            for row in boxes["rows"]:
+                assert all(d >= i for d in row["description"] for i in row["ids"]), (name, row)
+    finally:
+        context.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", SCREENS)
+def test_the_people_pages_fit_the_screen(example_served, browser, width):
+    old = chain_of(EXAMPLE, "chroma-port-8000")[0]["id"]
+    context, page_ = screen(browser, width)
+    try:
+        for name, path in PAGES.items():
+            boxes = measured(page_, example_served.url + path.format(old=old), f"fit-{name}-{width}")
+            assert boxes["scrollWidth"] <= width, (name, boxes["scrollWidth"])  # wide pictures scroll inside
+    finally:
+        context.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", SCREENS)
+def test_the_memories_table_shows_its_first_rows_on_the_first_screen(example_served, browser, width):
+    """Each facet shows its top five values and a "more" that lists them all; the rows start on the first screen,
+    the description column at least as wide as the id and the path."""
+    tags = {tag for m in read_memories(EXAMPLE) for tag in m.get("tags") or []}
+    assert len(tags) > 5
+    context, page_ = screen(browser, width)
+    try:
+        boxes = measured(page_, example_served.url + "/seamless/memories", f"fit-memories-{width}")
+        assert boxes["firstRowTop"] < SCREENS[width], boxes["firstRowTop"]
+        assert boxes["scrollWidth"] <= width  # the table's twenty columns scroll inside it
+        first = boxes["rows"][0]
+        assert first["description"] and all(d >= i for d in first["description"] for i in first["ids"]), first
+        facets = page_.locator(".facet-info")
+        assert facets.count() == 6
+        for n in range(facets.count()):
+            assert facets.nth(n).locator("li:not(.facet-truncated)").count() <= 5
+        tags_facet = page_.locator("#facet-tags")
+        tags_facet.get_by_role("link", name="more").click()
+        page_.wait_for_url("**_facet_size=max*")
+        assert tags_facet.locator("li:not(.facet-truncated)").count() == len(tags)
+        screenshot(page_, f"fit-memories-more-{width}", scroll_to="#facet-tags")
+        tags_facet.get_by_role("link", name="fewer").click()
+        page_.wait_for_url(lambda url: "_facet_size" not in url)
+        assert tags_facet.locator("li:not(.facet-truncated)").count() == 5
+    finally:
+        context.close()
 
 
 @pytest.mark.browser

@@ -411,7 +411,7 @@ def _carry_out(
         reading.read_losers()
         changed, as_before = reading.changed(db), reading.as_before(db)
         behind = _write_changes(db, run, plan, writer, changed, gardener)
-        if changed:  # what a page the explorer draws meanwhile compares (plugins/index_changed.py)
+        if changed:  # what a reader's cache compares (indexer/query/recall_terms.py)
             database.next_generation(db)
         # the store's git history, in the same transaction; after the rows, whose digests give ids
         revisions.update(db, run.root, run.max_bytes, full=plan.full, repo=repo)

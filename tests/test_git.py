@@ -22,22 +22,15 @@ def test_a_plain_folder_is_not_a_work_tree(tmp_path):
     assert git.work_tree(tmp_path / "missing") is None
 
 
-def test_a_store_outside_git_is_told_without_running_git_and_as_git_would_tell_it(tmp_path, monkeypatch):
+def test_a_store_outside_git_is_in_no_work_tree_as_git_tells_it(tmp_path, monkeypatch):
     store = tmp_path / "top" / "store"
     store.mkdir(parents=True)
-
-    def git_finds_one() -> bool:
-        return subprocess.run(["git", "-C", str(store), "rev-parse", "--git-dir"], capture_output=True).returncode == 0
-
-    assert git._no_repository_above(store) and not git_finds_one() and git.repo(store) is None
+    assert git.repo(store) is None
     subprocess.run(["git", "init", "-q", str(tmp_path / "top")], check=True)
-    assert not git._no_repository_above(store) and git_finds_one()
     assert git.repo(store).prefix == "store/"
     # git stops below a ceiling folder (a store under a checkout whose git it must not see, as the bench's are)
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path / "top"))
-    assert git._no_repository_above(store) and not git_finds_one() and git.repo(store) is None
-    monkeypatch.setenv("GIT_DIR", str(tmp_path / "top" / ".git"))  # a repository named outright: git is asked
-    assert not git._no_repository_above(store) and git_finds_one()
+    assert git.repo(store) is None
 
 
 def test_a_failing_command_says_why_in_one_line(tmp_path):
@@ -89,11 +82,6 @@ def _git(cwd, *args: str) -> str:
     return done.stdout.strip()
 
 
-def _told_by_git(root) -> tuple:
-    found = git.repo(root)
-    return (found.top, found.prefix, found.head) if found else None
-
-
 @pytest.fixture
 def work_tree(tmp_path, monkeypatch):
     """A repository with a store folder two deep in it, and no GIT_ variable that would move it."""
@@ -105,64 +93,24 @@ def work_tree(tmp_path, monkeypatch):
     return top
 
 
-def test_where_reads_what_git_tells_from_the_repository_files(work_tree):
+def test_the_stores_place_and_head_are_what_git_rev_parse_tells(work_tree, tmp_path):
     store = work_tree / "a" / "store"
-    assert git.where(store) == _told_by_git(store) == (work_tree.resolve(), "a/store/", None)  # no commit yet
-    (store / "x.md").write_text("x")
-    _git(work_tree, "add", "-A")
-    _git(work_tree, "commit", "-qm", "one")
-    assert git.where(store) == _told_by_git(store) and git.where(store)[2] is not None  # a loose ref
-    assert git.where(work_tree) == _told_by_git(work_tree)  # the store at the top: prefix ''
-    _git(work_tree, "pack-refs", "--all")  # the branch in packed-refs only
-    assert not (work_tree / ".git" / "refs" / "heads" / "main").exists()
-    assert git.where(store) == _told_by_git(store) and git.where(store)[2] is not None
-    _git(work_tree, "commit", "-q", "--allow-empty", "-m", "two")  # a loose ref again, newer than the packed one
-    assert git.where(store) == _told_by_git(store)
-    _git(work_tree, "checkout", "-q", "--detach", "HEAD~1")  # HEAD a commit itself
-    assert (
-        git.where(store)
-        == _told_by_git(store)
-        == (work_tree.resolve(), "a/store/", _git(work_tree, "rev-parse", "HEAD"))
-    )
-
-
-def test_where_leaves_every_unusual_repository_to_git(work_tree, tmp_path, monkeypatch):
-    store = work_tree / "a" / "store"
+    found = git.repo(store)
+    assert (found.root, found.top, found.prefix, found.head) == (store, work_tree.resolve(), "a/store/", None)
     _git(work_tree, "commit", "-q", "--allow-empty", "-m", "one")
-    assert git.where(store) is not None
-    # a linked work tree: its .git is a file naming the repository's own folder for it
-    _git(work_tree, "worktree", "add", "-q", str(tmp_path / "linked"))
-    linked = tmp_path / "linked" / "a" / "store"
-    linked.mkdir(parents=True)
-    assert git.where(linked) is None and _told_by_git(linked) is not None
-    # a branch that is a symbolic ref to another: HEAD -> alias -> main
-    _git(work_tree, "symbolic-ref", "refs/heads/alias", "refs/heads/main")
+    assert git.repo(store).head == _git(work_tree, "rev-parse", "HEAD")
+    assert git.repo(work_tree).prefix == ""  # the store at the top
+    _git(work_tree, "pack-refs", "--all")  # the branch in packed-refs only
+    _git(work_tree, "symbolic-ref", "refs/heads/alias", "refs/heads/main")  # HEAD -> alias -> main
     _git(work_tree, "symbolic-ref", "HEAD", "refs/heads/alias")
-    assert git.where(store) is None and _told_by_git(store)[2] == _git(work_tree, "rev-parse", "main")
-    _git(work_tree, "symbolic-ref", "HEAD", "refs/heads/main")
-    # a repository named outright
-    monkeypatch.setenv("GIT_DIR", str(work_tree / ".git"))
-    assert git.where(store) is None
-    monkeypatch.delenv("GIT_DIR")
-    # a work tree set in the config, and an extension (git 2.39 refuses the repository: git's answer is None)
-    config = work_tree / ".git" / "config"
-    plain = config.read_text()
-    config.write_text(plain + f"\tworktree = {work_tree}\n")
-    assert git.where(store) is None and _told_by_git(store) is not None
-    config.write_text(plain.replace("repositoryformatversion = 0", "repositoryformatversion = 1")
-                      + "[extensions]\n\trefStorage = reftable\n")  # fmt: skip
-    assert git.where(store) is None and _told_by_git(store) is None
-    config.write_text(plain)
-    # a ceiling between the store and its repository: git finds none, nor does where
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(work_tree / "a"))
-    assert git.where(store) is None and _told_by_git(store) is None
-    monkeypatch.delenv("GIT_CEILING_DIRECTORIES")
-    # a HEAD that git could not read either
-    (work_tree / ".git" / "HEAD").write_text("ref: refs/heads/../../config\n")
-    assert git.where(store) is None
+    assert git.repo(store).head == _git(work_tree, "rev-parse", "main")
+    _git(work_tree, "worktree", "add", "-q", "--detach", str(tmp_path / "linked"))  # a linked work tree
+    (tmp_path / "linked" / "a" / "store").mkdir(parents=True)
+    linked = git.repo(tmp_path / "linked" / "a" / "store")
+    assert (linked.top, linked.head) == ((tmp_path / "linked").resolve(), _git(work_tree, "rev-parse", "main"))
 
 
-def test_an_index_run_with_no_new_commit_starts_no_git_process_and_status_one(work_tree, tmp_path, monkeypatch):
+def test_an_index_run_with_no_new_commit_asks_git_for_head_alone(work_tree, tmp_path, monkeypatch):
     from click.testing import CliRunner
 
     from indexer.front.cli import cli
@@ -180,9 +128,10 @@ def test_an_index_run_with_no_new_commit_starts_no_git_process_and_status_one(wo
     (shims / "git").chmod(0o755)
     monkeypatch.setenv("PATH", f"{shims}:{os.environ['PATH']}")
     assert CliRunner().invoke(cli, ["index", str(store), "--db", str(db)]).exit_code == 0
-    assert not log.exists(), log.read_text()
+    assert log.read_text().split() == ["rev-parse"]  # HEAD is where the index last read the history
+    log.unlink()
     assert CliRunner().invoke(cli, ["status", str(store), "--db", str(db)]).exit_code == 0
-    assert log.read_text().split() == ["status"]  # the store's place in the work tree read as HEAD is
+    assert log.read_text().split() == ["rev-parse", "status"]
     log.unlink()
     _git(work_tree, "commit", "-q", "--allow-empty", "-m", "two")  # a new commit: git reads the history
     log.unlink()

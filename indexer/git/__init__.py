@@ -12,15 +12,13 @@ A layer above the store and below the index (every index run reads HEAD and the 
 """
 
 import os
-import stat
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from indexer.store import lazy_re
 
-if TYPE_CHECKING:  # imported where git is run: an index run that reads HEAD itself starts no process (`where`)
+if TYPE_CHECKING:  # imported where git is run: `seamless check` imports this module and runs no git
     import subprocess
 
 # no terminal prompts (a host must never hang on a password), no pager, messages in English for parsing
@@ -186,7 +184,7 @@ class Repo:
 
 def repo(root: str | Path) -> Repo | None:
     """The work tree holding the store at `root`, in one `git rev-parse`; None when it is in none (or no git)."""
-    if not Path(root).is_dir() or _no_repository_above(root):
+    if not Path(root).is_dir():
         return None
     paths = [
         arg for name in (*(f"hooks/{hook}" for hook in COMMIT_HOOKS), "info/exclude") for arg in ("--git-path", name)
@@ -215,140 +213,6 @@ def repo(root: str | Path) -> Repo | None:
     )
 
 
-def _no_repository_above(root: str | Path) -> bool:
-    """Whether git would find no repository for `root`: no `.git` (a folder: a clone; a file: a linked work tree) in
-    any folder of its search (`searched_folders`), and no GIT_DIR. Spares every index run of a store outside git a
-    `git rev-parse` process (3-5 ms of a small store's rebuild); where unsure, git is asked."""
-    if "GIT_DIR" in os.environ:
-        return False
-    return not any(os.path.lexists(os.path.join(folder, ".git")) for folder in searched_folders(root))
-
-
-# Environment variables that change where git finds a repository, its work tree or its refs (a repository or
-# configuration named outright, a namespace, git's own test switches): with any of them set, `where` asks git.
-# GIT_CEILING_DIRECTORIES is honoured; the others (GIT_SSL_CAINFO, GIT_AUTHOR_NAME...) have no say in these, nor
-# the user's and the system's configuration files (their safe.directory only trusts more: ownership is checked here).
-_WHERE_ASKS_GIT = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_NAMESPACE",
-                   "GIT_CONFIG", "GIT_IMPLICIT_WORK_TREE", "GIT_INTERNAL_", "GIT_TEST_", "GIT_REF")  # fmt: skip
-_CONFIG_FILES = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM")
-_SHA = lazy_re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
-
-
-def where(root: str | Path) -> tuple[Path, str, str | None] | None:
-    """What `repo` tells of the store at `root` (its work tree's top, its prefix, the commit HEAD names), read from
-    the files of a plain repository without a git process; None when git must be asked: no `.git` folder found, or
-    anything unusual (a `.git` file of a linked work tree or submodule, a search crossing a filesystem or a folder
-    of another owner, a config naming a work tree, bareness or an extension such as reftable, a symbolic ref to a
-    symbolic ref, a file that cannot be read, one of _WHERE_ASKS_GIT set). An index run with no new commit asks
-    this instead of `repo` (a `git rev-parse` is 4-8 ms of a process that takes 50: docs/performance.md)."""
-    if any(name.startswith(_WHERE_ASKS_GIT) and name not in _CONFIG_FILES for name in os.environ):
-        return None
-    if "SUDO_UID" in os.environ:  # git run as root by sudo trusts the sudoer's folders
-        return None
-    try:
-        found = _dot_git_folder(root)
-        if found is None:
-            return None
-        start, top = found
-        dot_git = os.path.join(top, ".git")
-        if not _owned_folder(top) or not _owned_folder(dot_git):  # a linked work tree's `.git` is a file
-            return None
-        if os.path.lexists(os.path.join(dot_git, "commondir")) or os.path.lexists(os.path.join(dot_git, "reftable")):
-            return None
-        with open(os.path.join(dot_git, "config"), encoding="utf-8") as f:
-            config = f.read().lower()
-        # read_repository_format reads only this file for these; a line naming any of them, however set, asks git
-        if "worktree" in config or "extensions" in config or "bare" in config.replace("bare = false", ""):
-            return None
-        if not (os.path.isdir(os.path.join(dot_git, "objects")) and os.path.isdir(os.path.join(dot_git, "refs"))):
-            return None  # not a repository to git: it would search on above
-        head = _head(dot_git)
-    except (OSError, UnicodeDecodeError, _Unsure):
-        return None
-    prefix = os.path.relpath(start, top)
-    return Path(top), "" if prefix == "." else prefix + "/", head
-
-
-class _Unsure(Exception):
-    """Something `where` does not read for certain: git is asked."""
-
-
-def searched_folders(root: str | Path) -> Iterator[str]:
-    """The folders git's search for a repository looks into for `root`, in order: its physical folder, then each one
-    above it, stopping below a folder of GIT_CEILING_DIRECTORIES (each entry's physical path)."""
-    ceilings = {os.path.realpath(c) for c in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep) if c}
-    folder = os.path.realpath(root)  # git searches from the physical folder
-    while True:
-        yield folder
-        parent = os.path.dirname(folder)
-        if parent == folder or parent in ceilings:
-            return
-        folder = parent
-
-
-def _dot_git_folder(root: str | Path) -> tuple[str, str] | None:
-    """The folder git searches from for `root` and the first of `searched_folders` holding a `.git` (a folder or a
-    file); None when there is none. _Unsure where git might read it otherwise: an empty entry in
-    GIT_CEILING_DIRECTORIES (the entries after it are compared unresolved), a filesystem boundary (where git stops,
-    unless told), a `HEAD` in a folder on the way (a bare repository, which git would find there)."""
-    if "" in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep)[:-1]:
-        raise _Unsure
-    device = None
-    for folder in searched_folders(root):
-        if device is None:
-            start, device = folder, os.stat(folder).st_dev
-        elif os.stat(folder).st_dev != device:
-            raise _Unsure
-        if os.path.lexists(os.path.join(folder, ".git")):
-            return start, folder
-        if os.path.lexists(os.path.join(folder, "HEAD")):
-            raise _Unsure
-    return None
-
-
-def _owned_folder(path: str) -> bool:
-    """A folder (not a link) of this process's user: git refuses another's repository (safe.directory)."""
-    st = os.lstat(path)
-    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid()
-
-
-def _head(dot_git: str) -> str | None:
-    """The commit HEAD names in the repository `dot_git` (None on a branch with no commit yet): HEAD itself, or the
-    branch it names as a loose ref or in `packed-refs`."""
-    with open(os.path.join(dot_git, "HEAD"), encoding="utf-8") as f:
-        head = f.read().rstrip("\n")
-    if _SHA.fullmatch(head):
-        return head
-    ref = head.removeprefix("ref: ")
-    if ref == head or not ref.startswith("refs/heads/") or ".." in ref or "\n" in ref:
-        raise _Unsure
-    value: str | None
-    try:
-        with open(os.path.join(dot_git, ref), encoding="utf-8") as f:
-            value = f.read().rstrip("\n")
-    except FileNotFoundError:
-        value = _packed(dot_git, ref)
-    except IsADirectoryError:
-        raise _Unsure from None
-    if value is not None and not _SHA.fullmatch(value):
-        raise _Unsure  # a symbolic ref (`ref: ...`) or what git would not read either
-    return value
-
-
-def _packed(dot_git: str, ref: str) -> str | None:
-    """The commit `packed-refs` gives `ref`, or None (neither loose nor packed: a branch with no commit)."""
-    try:
-        with open(os.path.join(dot_git, "packed-refs"), encoding="utf-8") as f:
-            lines = f.read().split("\n")
-    except FileNotFoundError:
-        return None
-    for line in lines:
-        sha, _, name = line.partition(" ")
-        if name == ref:
-            return sha
-    return None
-
-
 # `*.md` under memories/ or notes/, no part of the path hidden or empty (what indexer/store/walk.py finds)
 STORE_PATH = lazy_re.compile(r"(?:memories|notes)(?:/[^./][^/]*)+(?<=\.md)")
 
@@ -362,11 +226,10 @@ def is_store_path(path: str) -> bool:
 def uncommitted(root: str | Path) -> list[str]:
     """The store files (store-relative, sorted) whose content differs from the last commit: changed, staged,
     new and untracked, deleted. Empty when the store is in no work tree."""
-    seen = where(root)  # the store's place read from the repository's files: one git process, not two
-    # the store's folder relative to the top, as `git status` names paths
-    prefix = seen[1] if seen else getattr(repo(root), "prefix", None)
-    if prefix is None:
+    found = repo(root)
+    if found is None:
         return []
+    prefix = found.prefix  # the store's folder relative to the top, as `git status` names paths
     done = run(root, "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--", "memories", "notes")
     paths = set()
     for entry in done.stdout.split("\0"):

@@ -2,17 +2,17 @@
 it, so that the next write or sync finishes by itself (docs/sync.md, "When a sync is killed").
 
 Before the write path or `seamless sync` runs a git command that changes the repository, it records itself in
-the git folder (`seamless-git.json`: its pid, the machine's boot and the process's start, and the merge it is
-making), and removes the record once git is done. Both hold the store's lock meanwhile, so one record is enough.
-A record whose process is gone means one of ours was killed while git may have been running. Then, once no git
-process runs in the repository, what it left is ours to clear: the locks git takes (`index.lock`, `HEAD.lock`, a
-ref's `.lock`) made since it started, a merge driver's temporary `.merge_file_*` files at the top of the work
-tree, and the merge it had under way. Anything else (a lock and no record of ours, a git process still running)
-is left as it is, and `blocking` says in one line what a person runs.
+the git folder (`seamless-git.json`: its pid, when it made the record, and the merge it is making), and removes the
+record once git is done. Both hold the store's lock meanwhile, so one record is enough. A record whose process is
+gone means one of ours was killed while git may have been running. Then, once no git process runs in the
+repository, what it left is ours to clear: the locks git takes (`index.lock`, `HEAD.lock`, a ref's `.lock`) made
+since it started, a merge driver's temporary `.merge_file_*` files at the top of the work tree, and the merge it
+had under way. Anything else (a lock and no record of ours, a git process still running) is left as it is, and
+`blocking` says in one line what a person runs. The processes are asked of the operating system through psutil,
+on Linux and macOS alike.
 """
 
 import contextlib
-import functools
 import json
 import os
 import time
@@ -25,30 +25,6 @@ SLACK = 2.0  # seconds: a file's time and a clock read a moment apart, on a coar
 # the locks a write or a sync needs free (refs/heads/BRANCH.lock and the remote-tracking ref's are added)
 LOCKS = ("index.lock", "HEAD.lock", "ORIG_HEAD.lock", "MERGE_HEAD.lock", "config.lock", "packed-refs.lock")
 _held: dict[Path, int] = {}  # git folders this process has recorded itself in, with how deep
-
-
-@functools.cache
-def _boot() -> str:
-    """This boot of the machine ('' where /proc cannot say)."""
-    try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    except OSError:
-        return ""
-
-
-@functools.cache
-def _own_start(pid: int) -> str:
-    """`_start` of this process, read once (by pid: a forked child reads its own)."""
-    return _start(pid)
-
-
-def _start(pid: int) -> str:
-    """When process `pid` started, in clock ticks since boot ('' where /proc cannot say)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return ""
-    return stat[stat.rindex(")") + 2 :].split()[19]
 
 
 class _Held:
@@ -70,7 +46,7 @@ def running(git_dir: Path, merging: str | None = None):
     # a killed process's record that `recover` kept (its merge not yet undone): put back once this block is done
     kept = record.read_bytes() if depth == 0 and record.exists() else None
     if depth == 0 or merging is not None:
-        data = {"pid": os.getpid(), "boot": _boot(), "start": _own_start(os.getpid()), "started": time.time()}
+        data: dict[str, object] = {"pid": os.getpid(), "started": time.time()}
         if merging is not None:
             data["merging"] = merging
         record.write_text(json.dumps(data))  # killed while writing it, it is unreadable: before any git ran
@@ -97,49 +73,46 @@ def _read(record: Path) -> dict | None:
 
 
 def _alive(data: dict, git_dir: Path) -> bool:
-    """Whether the process a record names still runs."""
+    """Whether the process a record names still runs: a process of that pid that started before the record was
+    made. A pid given to another process since, or a machine started again since, names one that started later."""
     pid = data.get("pid")
     if not isinstance(pid, int):
         return False
     if pid == os.getpid():
         return git_dir in _held
-    if data.get("boot") and data.get("boot") != _boot():
-        return False  # the machine started again since: a power cut, a reboot
-    if data.get("start") and _start(pid):
-        return _start(pid) == data["start"]  # the same pid may be another process now
+    import psutil  # here: only a record left behind asks
+
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        started = psutil.Process(pid).create_time()
+    except psutil.NoSuchProcess:
         return False
-    except PermissionError:
+    except psutil.AccessDenied:  # another user's process: never ours to declare gone
         return True
-    return True
+    recorded = data.get("started")
+    return not isinstance(recorded, int | float) or started <= recorded + SLACK
 
 
 def git_processes(top: Path, git_dir: Path) -> list[str]:
     """The git processes working in this repository (`PID git ...`), by their folder; a git process whose folder
-    cannot be read (another user's) counts too. Where /proc cannot say (not Linux), one entry that says so: then
-    nothing is cleared, and `blocking` gives the command for a person."""
-    if not Path("/proc/self/stat").exists():
-        return ["(no /proc to look for git processes)"]
+    cannot be read (another user's) counts too."""
+    import psutil  # here: only a record left behind, or a lock in the way, asks
+
     found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+    for process in psutil.process_iter(["name"]):
+        if process.pid == os.getpid() or not (process.info["name"] or "").startswith("git"):
             continue
         try:
-            if not Path(entry.path, "comm").read_text().startswith("git"):
-                continue
-            folder = os.readlink(os.path.join(entry.path, "cwd"))
-        except FileNotFoundError:
+            folder: str | None = process.cwd()
+        except psutil.NoSuchProcess:
             continue  # it ended meanwhile
-        except OSError:
+        except psutil.AccessDenied:
             folder = None
         if folder is None or Path(folder).is_relative_to(top) or Path(folder).is_relative_to(git_dir):
             try:
-                command = Path(entry.path, "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            except OSError:
+                command = " ".join(process.cmdline())
+            except psutil.Error:
                 command = "git"
-            found.append(f"{entry.name} {command.strip()}")
+            found.append(f"{process.pid} {command.strip() or 'git'}")
     return found
 
 
@@ -202,7 +175,7 @@ def blocking(repo: git.Repo, refs: tuple[str, ...] = ()) -> str | None:
 def lock_line(repo: git.Repo, lock: Path) -> str:
     """What to do about `lock`, a lock of git's in this repository that is not ours to remove."""
     running = git_processes(repo.top, repo.git_dir)
-    if running and not running[0].startswith("("):
+    if running:
         return f"{lock} is held by a git command still running in {repo.top} ({running[0][:120]}): let it finish"
     return (
         f"{lock} is left by a git command that did not finish (none of seamless's): if no git command is "

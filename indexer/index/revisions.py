@@ -1,11 +1,10 @@
 """The store's git history in the index (SPEC section 10): `revisions`, one row per store file a commit changed.
 
 Brought up to date on every index run, reading only the commits not read before. The head last read is kept in
-`index_meta` (`revisions_head`): when HEAD is still there, a run reads it from the repository's files
-(`git.where`), or where that is not certain costs one `git rev-parse`. Otherwise one
-`git log RECORDED...HEAD` gives both the new commits (HEAD's side) and those no longer in the history (the
-recorded head's side, after a reset or an amend): their rows go, the new ones come. A recorded head git no longer
-has, another work tree, or a full run reads the whole history again.
+`index_meta` (`revisions_head`): when HEAD is still there (one `git rev-parse`, `git.repo`), a run reads nothing
+more. Otherwise one `git log RECORDED...HEAD` gives both the new commits (HEAD's side) and those no longer in the
+history (the recorded head's side, after a reset or an amend): their rows go, the new ones come. A recorded head
+git no longer has, another work tree, or a full run reads the whole history again.
 
 Each row's `id` is the id of the file at that commit (for a deletion, of the file deleted), so a memory's
 revisions follow it through renames and moves, and a path that held another memory before keeps that memory's
@@ -45,8 +44,6 @@ def update(db: IndexConnection, root, max_bytes: int, full: bool = False, repo: 
     if database.in_memory(db):  # `seamless check` keeps none
         return
     try:
-        if repo is None and not full and _unchanged(db, git.where(root)):
-            return  # read from the repository's files: no git process for a run with no new commit
         repo = repo or git.repo(root)
         with db.atomic():
             _update(db, repo, root, max_bytes, full)
@@ -56,14 +53,6 @@ def update(db: IndexConnection, root, max_bytes: int, full: bool = False, repo: 
 
 def _recorded(db: IndexConnection) -> dict[str, str]:
     return dict(db.execute("select key, value from index_meta where key in (?, ?)", (HEAD_KEY, WHERE_KEY)))
-
-
-def _unchanged(db: IndexConnection, seen: tuple | None) -> bool:
-    """Whether `git.where` saw (top, prefix, head) the run that last read the history recorded."""
-    if seen is None or seen[2] is None:
-        return False
-    recorded = _recorded(db)
-    return recorded.get(HEAD_KEY) == seen[2] and recorded.get(WHERE_KEY) == f"{seen[0]}\0{seen[1]}"
 
 
 def _update(db: IndexConnection, repo: git.Repo | None, root, max_bytes: int, full: bool) -> None:

@@ -1,5 +1,5 @@
 """`python -m indexer` is the `seamless` command (serve --watch starts its watcher this way)."""
 
-from indexer.front.cli import cli
+from indexer.front.cli import main
 
-cli()
+main()

@@ -210,7 +210,7 @@ def seamless_command(*args) -> list[str]:
     """The argv of the real `seamless` command line (the installed script, else the same entry point)."""
     if SCRIPT.is_file():
         return [sys.executable, str(SCRIPT), *map(str, args)]
-    return [sys.executable, "-c", "from indexer.front.cli import cli; cli()", *map(str, args)]
+    return [sys.executable, "-c", "from indexer.front.cli import main; main()", *map(str, args)]
 
 
 def seamless(*args, timeout: float = 120, **kwargs) -> subprocess.CompletedProcess:

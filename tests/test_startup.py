@@ -31,8 +31,8 @@ def imported_by_command(args: list, cwd: Path, stdin: bytes = b"") -> set[str]:
         "import atexit, sys\n"
         "atexit.register(lambda out=sys.argv[1]: open(out, 'w').write('\\n'.join(sorted(sys.modules))))\n"
         "sys.argv = ['seamless', *sys.argv[2:]]\n"
-        "from indexer.front.cli import cli\n"
-        "cli()\n"
+        "from indexer.front.cli import main\n"
+        "main()\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe, out, *map(str, args)], input=stdin, capture_output=True, cwd=cwd
@@ -139,3 +139,17 @@ def test_no_module_compiles_a_regular_expression_when_it_is_imported():
     assert ("indexer/control.py", "control") in ours  # the spy sees a module-level pattern
     compiled = [(path, pattern) for path, pattern in ours if path not in exempt | {"indexer/control.py"}]
     assert not compiled, compiled
+
+
+def test_python_does_not_walk_the_objects_of_a_finished_command(example_db, tmp_path):
+    """The last exit handler freezes the collector's objects: the shutdown's collection has nothing to walk."""
+    probe = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: sys.stderr.write(f'frozen {gc.get_freeze_count()}'))\n"  # runs after main's handler
+        "sys.argv = ['seamless', 'recall', 'chroma port', '--db', sys.argv[1]]\n"
+        "from indexer.front.cli import main\n"
+        "main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, str(example_db)], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0 and "1. [" in done.stdout, done.stderr
+    assert int(done.stderr.rpartition("frozen ")[2]) > 1_000  # (0 without the freeze)

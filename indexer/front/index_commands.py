@@ -9,7 +9,7 @@ import click
 from indexer import git
 from indexer.front.console import connect
 from indexer.front.options import DEFAULT_DB, db_option, store_argument
-from indexer.index import build, freshness, gardener_settle
+from indexer.index import build, freshness
 from indexer.index.database import NotAnIndexError, OtherStoreError, check_store
 from indexer.index.status import drift
 from indexer.sqlite import sqlite3
@@ -53,6 +53,8 @@ def index(store: Path, db_path: str, full: bool, strict: bool):
 
 def settle_in_background(db_path: str) -> None:
     """Leave the gardener's findings to a settle of their own, started now unless one is under way."""
+    from indexer.index import gardener_settle  # the gardener: a run that changed little does without it
+
     child = gardener_settle.start(db_path)
     doing = f"settle in the background (pid {child.pid})" if child else "settle in the background"
     click.echo(

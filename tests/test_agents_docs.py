@@ -38,9 +38,19 @@ def console_blocks() -> list[list[tuple[str, str]]]:
 
 
 def test_the_pages_console_blocks_print_what_is_shown(tmp_path):
+    """The page's commands run where a virtualenv's `seamless` is on this shell's PATH, as the page's folder shows
+    it (`.venv/bin`), but not on a fresh login shell's: the user's home has no profile that puts it there."""
     (tmp_path / "examples").symlink_to(ROOT / "examples")
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    for variable in ("SEAMLESS_PROJECT", "SEAMLESS_STORE", "SEAMLESS_DB"):  # the page's commands give their own
+    (tmp_path / ".venv/bin").mkdir(parents=True)
+    (tmp_path / ".venv/bin/seamless").symlink_to(Path(sys.executable).with_name("seamless"))
+    (tmp_path / "home").mkdir()
+    env = {
+        **os.environ,
+        "PATH": f"{tmp_path / '.venv/bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+        "HOME": str(tmp_path / "home"),
+        "SHELL": "/bin/bash",
+    }
+    for variable in ("SEAMLESS_PROJECT", "SEAMLESS_STORE", "SEAMLESS_DB", "XDG_DATA_HOME"):  # the page gives its own
         env.pop(variable, None)
     blocks = console_blocks()
     assert len(blocks) >= 2

@@ -1,8 +1,10 @@
 """`seamless init DIR` (SPEC 11): Claude Code's .mcp.json and SessionStart hook, Codex's AGENTS.md block, merged
 into what is there; twice changes no byte; invalid JSON refused with nothing written; --undo takes it out."""
 
+import hashlib
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -24,6 +26,25 @@ THEIRS_SETTINGS = {
         "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
     },
 }
+
+
+LOGIN_PATH = "/usr/local/bin:/usr/bin:/bin"  # a fresh login shell's PATH here: no virtualenv's bin on it
+THIS = str(Path(sys.executable).with_name("seamless"))  # this install's program
+RUN = "${SEAMLESS_BIN:-seamless}"
+HOOK = f'"{RUN}" hook session-start --project seamless'
+
+
+@pytest.fixture(autouse=True)
+def fresh_user(tmp_path, monkeypatch):
+    """init run as a user whose home holds nothing yet (no profile, no index) and whose PATH lacks this install's
+    `seamless`, as in a shell where its virtualenv is not active."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("PATH", LOGIN_PATH)
+    monkeypatch.setenv("SHELL", "/bin/bash")
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    return home
 
 
 def init(folder, *options, ok=True):
@@ -52,21 +73,37 @@ def project(tmp_path):
     return folder
 
 
-def claude_code_env(folder, **extra) -> dict[str, str]:
-    """The environment Claude Code gives a hook or an MCP server it starts in `folder`: its own (here a bare one,
-    with `seamless` installed on PATH) and the `env` of the folder's settings files."""
-    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", **extra}
+def claude_code_env(folder, path=LOGIN_PATH) -> dict[str, str]:
+    """The environment Claude Code gives a hook or an MCP server it starts in `folder`: its own, as a fresh login
+    shell has it (`path`, without this install's bin; the user's home), and the `env` of the folder's settings
+    files."""
+    env = {"PATH": path, "HOME": os.environ["HOME"]}
     for name in (".claude/settings.json", ".claude/settings.local.json"):
         if (folder / name).is_file():
             env.update(json.loads((folder / name).read_text()).get("env", {}))
     return env
 
 
-def run_hook(folder, command: str, cwd) -> str:
+def expanded(text: str, env: dict[str, str]) -> str:
+    """`text` as Claude Code expands a .mcp.json command or argument: `${VAR}` and `${VAR:-default}`."""
+    return re.sub(r"\$\{(\w+)(?::-([^}]*))?\}", lambda m: env.get(m[1]) or (m[2] if m[2] is not None else m[0]), text)
+
+
+def mcp_params(folder, **extra):
+    """`.mcp.json`'s `seamless` server as Claude Code starts it in `folder`."""
+    from mcp.client.stdio import StdioServerParameters
+
+    server = json.loads((folder / ".mcp.json").read_text())["mcpServers"]["seamless"]
+    env = claude_code_env(folder, **extra)
+    command, *args = (expanded(part, env) for part in [server["command"], *server["args"]])
+    return StdioServerParameters(command=command, args=args, env=env, cwd=folder)
+
+
+def run_hook(folder, command: str, cwd, **extra) -> str:
     """The hook's text, run as Claude Code runs it: through a shell, from wherever the session starts."""
     event = json.dumps({"session_id": "s", "cwd": str(cwd), "source": "startup", "hook_event_name": "SessionStart"})
     done = subprocess.run(
-        command, shell=True, input=event, capture_output=True, text=True, cwd=cwd, env=claude_code_env(folder),
+        command, shell=True, input=event, capture_output=True, text=True, cwd=cwd, env=claude_code_env(folder, **extra),
         timeout=60,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -78,18 +115,26 @@ def test_claude_code_gets_the_mcp_server_and_a_session_start_hook_with_no_path_o
     assert "created .mcp.json" in output and "created .claude/settings.json" in output
     assert "created .claude/settings.local.json" in output
     assert f"to undo: seamless init {project} --harness claude-code --undo" in output
-    # the files a team commits name the program on PATH and the project, nothing of this machine
+    # the files a team commits name the program (SEAMLESS_BIN, else the one on PATH) and the project, nothing of
+    # this machine
     for shared in (".mcp.json", ".claude/settings.json"):
         text = (project / shared).read_text()
         assert str(briefed.root) not in text and str(briefed.db_path) not in text and "/" not in text, text
     server = json.loads((project / ".mcp.json").read_text())["mcpServers"]["seamless"]
-    assert server == {"type": "stdio", "command": "seamless", "args": ["mcp", "--project", "seamless"]}
+    assert server == {"type": "stdio", "command": RUN, "args": ["mcp", "--project", "seamless"]}
     (group,) = json.loads((project / ".claude/settings.json").read_text())["hooks"]["SessionStart"]
     assert group["matcher"] == "startup|resume|clear|compact"
-    assert group["hooks"] == [{"type": "command", "command": "seamless hook session-start --project seamless"}]
-    # this machine's store and index: in the personal file, as the environment of what Claude Code starts
+    assert group["hooks"] == [{"type": "command", "command": HOOK}]
+    # this machine's store, index and program (no `seamless` on a login shell's PATH): in the personal file, as the
+    # environment of what Claude Code starts
     local = json.loads((project / ".claude/settings.local.json").read_text())
-    assert local == {"env": {"SEAMLESS_STORE": str(briefed.root), "SEAMLESS_DB": str(briefed.db_path)}}
+    assert local == {
+        "env": {"SEAMLESS_STORE": str(briefed.root), "SEAMLESS_DB": str(briefed.db_path), "SEAMLESS_BIN": THIS}
+    }
+    assert (
+        f"the hook and the MCP server run {THIS}, named as SEAMLESS_BIN in .claude/settings.local.json: in a fresh "
+        "login shell a bare `seamless` is not found (not on PATH)\n"
+    ) in output
     elsewhere = project / "src"
     elsewhere.mkdir()
     text = run_hook(project, group["hooks"][0]["command"], cwd=elsewhere)
@@ -100,20 +145,122 @@ async def test_the_mcp_server_of_mcp_json_serves_this_machines_store(briefed, pr
     """`.mcp.json`'s server started as Claude Code starts it, through the official MCP client."""
     pytest.importorskip("mcp")
     from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
+    from mcp.client.stdio import stdio_client
 
     wire(briefed, project)
-    server = json.loads((project / ".mcp.json").read_text())["mcpServers"]["seamless"]
-    params = StdioServerParameters(
-        command=server["command"], args=server["args"], env=claude_code_env(project), cwd=project
-    )
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    async with stdio_client(mcp_params(project)) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         result = await session.call_tool("recall", {"query": "chroma"})
         assert not result.is_error and "chroma-port" in result.content[0].text
         result = await session.call_tool("memory_write", {"kind": "gotcha", "name": "a-b", "description": "A b"})
         assert not result.is_error, result.content[0].text
     assert (briefed.root / "memories/seamless/a-b.md").is_file()  # the session's project, in this machine's store
+
+
+def hook_of(folder) -> str:
+    return json.loads((folder / ".claude/settings.json").read_text())["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+
+
+def on_login_path(home, program: str, monkeypatch) -> str:
+    """`program` (a link, or a script of another install) as `seamless` in ~/bin, which the user's profile puts
+    first on a login shell's PATH, as this shell's; that PATH."""
+    (home / "bin").mkdir()
+    if program == THIS:
+        (home / "bin/seamless").symlink_to(THIS)
+    else:
+        (home / "bin/seamless").write_text(program)
+        (home / "bin/seamless").chmod(0o755)
+    (home / ".profile").write_text('PATH="$HOME/bin:$PATH"\n')
+    path = f"{home / 'bin'}:{LOGIN_PATH}"
+    monkeypatch.setenv("PATH", path)
+    return path
+
+
+def test_where_a_bare_seamless_is_this_install_the_personal_file_names_no_program(
+    briefed, project, fresh_user, monkeypatch
+):
+    path = on_login_path(fresh_user, THIS, monkeypatch)
+    output = wire(briefed, project)
+    local = json.loads((project / ".claude/settings.local.json").read_text())
+    assert set(local["env"]) == {"SEAMLESS_STORE", "SEAMLESS_DB"} and "named as SEAMLESS_BIN" not in output
+    assert run_hook(project, hook_of(project), cwd=project, path=path).startswith("# Briefing: seamless\n")
+
+
+async def test_where_a_bare_seamless_is_another_install_the_wiring_runs_this_one(
+    briefed, project, fresh_user, monkeypatch
+):
+    """Another `seamless` first on the login PATH (an older install): the hook and the MCP server run this one."""
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    other = fresh_user / "bin/seamless"
+    path = on_login_path(fresh_user, "#!/bin/sh\necho 'an older seamless' >&2; exit 3\n", monkeypatch)
+    output = wire(briefed, project)
+    assert json.loads((project / ".claude/settings.local.json").read_text())["env"]["SEAMLESS_BIN"] == THIS
+    assert f"in a fresh login shell a bare `seamless` is {other}, another install" in output
+    assert run_hook(project, hook_of(project), cwd=project, path=path).startswith("# Briefing: seamless\n")
+    async with stdio_client(mcp_params(project, path=path)) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        assert "chroma-port" in (await session.call_tool("recall", {"query": "chroma"})).content[0].text
+
+
+def test_the_index_goes_where_the_personal_file_says_never_into_the_current_folder(
+    store, project, tmp_path, fresh_user, monkeypatch
+):
+    store.memory("chroma-port", kind="decision", description="Chroma listens on 8000")
+    here = tmp_path / "somewhere"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    output = init(project, "--store", store.root, "--project", "seamless")
+    db = fresh_user / ".local/share/seamless" / f"store-{hashlib.sha256(str(store.root).encode()).hexdigest()[:8]}.db"
+    assert output.startswith(f"indexed {store.root} into {db}: 1 memories, 0 notes\n")
+    assert list(here.iterdir()) == [] and db.is_file()
+    assert json.loads((project / ".claude/settings.local.json").read_text())["env"]["SEAMLESS_DB"] == str(db)
+    # run again, with neither --store nor --db: the personal file names both
+    output = init(project)
+    assert output.startswith(f"the index at {db} is in step with {store.root}\n") and "unchanged .mcp.json" in output
+    assert list(here.iterdir()) == []
+    assert "chroma-port" in run_hook(project, hook_of(project), cwd=project)
+
+
+async def test_codex_is_told_the_command_that_adds_the_server_and_it_runs_from_a_fresh_shell(briefed, project):
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    output = wire(briefed, project, "--harness", "codex")
+    (line,) = [line for line in output.splitlines() if "codex mcp add" in line]
+    assert line.startswith(
+        "Codex reads MCP servers from ~/.codex/config.toml (every project's) or a trusted project's .codex/config.toml "
+        "(which a team commits), and init writes neither: for Codex's MCP tools run codex mcp add seamless -- "
+    )
+    argv = shlex.split(line.split(" run ", 1)[1])
+    assert argv[:5] == ["codex", "mcp", "add", "seamless", "--"] and argv[5] == THIS
+    params = StdioServerParameters(command=argv[5], args=argv[6:], env={"PATH": LOGIN_PATH, "HOME": os.environ["HOME"]})
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        assert "# Briefing: seamless" in (await session.call_tool("briefing", {"project": "seamless"})).content[0].text
+
+
+def test_an_install_with_no_seamless_program_says_why_it_cannot_arrange_it_and_what_to_do(briefed, project, tmp_path):
+    """Run as `python -m indexer` from a Python that has no `seamless` beside it (a virtualenv's packages, without
+    its scripts): the wiring names the `seamless` on PATH, and init says that none is there, and what to do."""
+    venv = Path(sys.prefix)
+    bare = tmp_path / "bare"
+    (bare / "bin").mkdir(parents=True)
+    (bare / "pyvenv.cfg").write_bytes((venv / "pyvenv.cfg").read_bytes())
+    (bare / "lib").symlink_to(venv / "lib")
+    (bare / "bin/python").symlink_to(Path(sys.executable))
+    argv = [str(bare / "bin/python"), "-m", "indexer", "init", str(project), "--store", str(briefed.root)]
+    done = subprocess.run(
+        [*argv, "--project", "seamless", "--db", str(briefed.db_path)],
+        capture_output=True, text=True, env={**os.environ, "PYTHONSAFEPATH": "1"}, cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "SEAMLESS_BIN" not in (project / ".claude/settings.local.json").read_text()
+    assert (
+        "warning: this seamless runs as `python -m indexer`, with no `seamless` program of its own, so the hook and "
+        "the MCP server run the `seamless` on PATH, not found (not on PATH): install it with pip"
+    ) in done.stderr
 
 
 def test_a_misspelt_project_is_refused_naming_the_closest_and_the_stores_projects(briefed, project):
@@ -164,7 +311,7 @@ def test_a_team_shares_the_wiring_and_each_teammate_runs_one_command(briefed, tm
     # a clone whose machine has no store yet is told the one command
     carol = tmp_path / "carol"
     git(tmp_path, "clone", "-q", alice, carol)
-    text = run_hook(carol, command["command"], cwd=carol)
+    text = run_hook(carol, command["command"], cwd=carol, path=f"{Path(THIS).parent}:{LOGIN_PATH}")  # on her PATH
     assert text == (
         "The Seamless memory store is not set up on this machine (no SEAMLESS_STORE, no index), so there is no "
         f"briefing. Give this folder this machine's clone of the store: `seamless init {carol} --store STORE`."
@@ -185,10 +332,7 @@ def test_wiring_with_this_machines_paths_in_shared_files_is_moved_out_of_them(br
     for shared in (".mcp.json", ".claude/settings.json"):
         assert "/" not in (project / shared).read_text()
     (group,) = json.loads((project / ".claude/settings.json").read_text())["hooks"]["SessionStart"]
-    assert group == {"matcher": "startup", "hooks": [{"type": "command", "command": _HOOK}]}
-
-
-_HOOK = "seamless hook session-start --project seamless"
+    assert group == {"matcher": "startup", "hooks": [{"type": "command", "command": HOOK}]}
 
 
 def test_it_merges_keeping_every_other_key_and_hook_and_twice_changes_no_byte(briefed, project):

@@ -2,21 +2,26 @@
 
 Claude Code: `.mcp.json` gets the `seamless` MCP server and `.claude/settings.json` a SessionStart hook that
 runs `seamless hook session-start`; Codex: `AGENTS.md` gets the briefing block. A team commits those files, so
-they name nothing of one machine: the `seamless` on PATH and the project. This machine's store and index go into
-`.claude/settings.local.json`, Claude Code's personal file (its `env`, which Claude Code gives every hook and MCP
-server as SEAMLESS_STORE and SEAMLESS_DB), kept out of git. Each file is merged into: every other key, server and
+they name nothing of one machine: the program `${SEAMLESS_BIN:-seamless}` (Claude Code expands it in `.mcp.json`,
+the shell in a hook) and the project. This machine's store, index and, where a bare `seamless` would not run this
+install, its program go into `.claude/settings.local.json`, Claude Code's personal file (its `env`, which Claude
+Code gives every hook and MCP server as SEAMLESS_STORE, SEAMLESS_DB and SEAMLESS_BIN), kept out of git. Each file is merged into: every other key, server and
 hook keeps its value. Every file is read and checked before any is written, so a file that is not valid JSON
 refuses the whole command with nothing written. What is already in place is not written again (same bytes, same
-mtime). The store's index is built when missing (else brought in step), and a project the store does not have is
-refused unless `--new-project` says it is meant. `--undo` takes out exactly what init puts in.
+mtime). The store's index is built when missing (else brought in step), where `--db`, else the folder's personal
+file, else a per-user default names it (never the current folder), and a project the store does not have is refused
+unless `--new-project` says it is meant. `--undo` takes out exactly what init puts in.
 """
 
 import contextlib
 import difflib
+import hashlib
+import importlib.util
 import json
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +32,6 @@ from indexer import git
 from indexer.edit import atomic
 from indexer.edit.write_input import WriteRefused, scope_of
 from indexer.front.briefing_block import BlockError, block_text, remove, splice
-from indexer.front.options import DEFAULT_DB
 from indexer.index import database
 from indexer.index.build import index_store
 from indexer.index.database import NotAnIndexError, OtherStoreError
@@ -39,8 +43,13 @@ SETTINGS_FILE = ".claude/settings.json"
 LOCAL_FILE = ".claude/settings.local.json"  # Claude Code's personal settings: not committed
 AGENTS_FILE = "AGENTS.md"
 SERVER = "seamless"
-PROGRAM = "seamless"  # found on PATH: the shared files name no program of one machine
-ENV = ("SEAMLESS_STORE", "SEAMLESS_DB")  # this machine's store and index, in LOCAL_FILE's env
+PROGRAM = "seamless"
+PROGRAM_VARIABLE = "SEAMLESS_BIN"  # this machine's program, in LOCAL_FILE's env where a bare `seamless` is not it
+# What the shared files run: the program LOCAL_FILE names, else the `seamless` on PATH. Claude Code expands
+# `${VAR:-default}` in .mcp.json's command; the shell a hook runs in expands it in the hook's command.
+RUN = f"${{{PROGRAM_VARIABLE}:-{PROGRAM}}}"
+ENV = ("SEAMLESS_STORE", "SEAMLESS_DB", PROGRAM_VARIABLE)  # this machine's store, index and program (LOCAL_FILE)
+LOGIN_TIMEOUT = 10  # seconds a fresh login shell may take to say which `seamless` it finds
 # Claude Code's SessionStart sources: a new session, --resume/--continue, /clear, and a compaction (which
 # drops what the session was told at its start)
 MATCHER = "startup|resume|clear|compact"
@@ -75,7 +84,7 @@ class Change:
     envvar="SEAMLESS_STORE",
     show_envvar=True,
     type=click.Path(exists=True, file_okay=False, path_type=Path),
-    help="The memory store, on this machine. Required.",
+    help="The memory store, on this machine. Required, unless DIR's .claude/settings.local.json names it.",
 )
 @click.option(
     "--project",
@@ -83,8 +92,9 @@ class Change:
 )
 @click.option("--new-project", is_flag=True, help="The project is new: the store has no memory of it yet.")
 @click.option(
-    "--db", "db_path", envvar="SEAMLESS_DB", show_envvar=True, default=DEFAULT_DB, show_default=True,
-    help="The store's index, on this machine (built when missing).",
+    "--db", "db_path", envvar="SEAMLESS_DB", show_envvar=True,
+    help="The store's index, on this machine (built when missing). Default: the one DIR's "
+    ".claude/settings.local.json names for the store, else ~/.local/share/seamless/STORENAME-HASH.db.",
 )  # fmt: skip
 @click.option(
     "--harness",
@@ -98,33 +108,39 @@ def init(folder, store, project, new_project, db_path, harness, undo):
     """Wire the project folder DIR to a store: the MCP server and the session-start briefing for its agents.
 
     The files a team commits (.mcp.json, .claude/settings.json, AGENTS.md) get only the project; this machine's
-    store and index go into .claude/settings.local.json. A teammate who pulls them runs `seamless init DIR --store
-    STORE` once. Merges into the files that are there, keeping every other key and hook; running it again
-    changes nothing.
+    store, index and, where a bare `seamless` would not run this one, program go into .claude/settings.local.json.
+    A teammate who pulls them runs `seamless init DIR --store STORE` once. Merges into the files that are there,
+    keeping every other key and hook; running it again changes nothing.
     """
     folder = folder.resolve()
     claude, codex = harness in ("claude-code", "all"), harness in ("codex", "all")
     if undo:
         _write_all(folder, _undo_changes(folder, claude, codex))
         return
+    mine = _personal_env(folder)
     project = project or _wired_project(folder)
+    store = store or (Path(mine["SEAMLESS_STORE"]) if Path(mine.get("SEAMLESS_STORE", "")).is_dir() else None)
     if store is None or project is None:
         raise click.UsageError(
-            "--store is required (or SEAMLESS_STORE), and --project unless DIR's .mcp.json names one (unless --undo)"
+            "--store is required (or SEAMLESS_STORE) unless DIR's .claude/settings.local.json names one, and "
+            "--project unless DIR's .mcp.json names one (unless --undo)"
         )
     try:
         scope_of(project)
     except WriteRefused as e:
         raise click.BadParameter(e.message, param_hint="--project") from None
-    store, db = store.resolve(), Path(db_path).resolve()
+    store = store.resolve()
+    db = _index_path(store, db_path, mine)
+    program = Program.find()
     try:
         changes = []
         if claude:
+            env = {"SEAMLESS_STORE": str(store), "SEAMLESS_DB": str(db)}
+            if program.pinned and program.path:
+                env[PROGRAM_VARIABLE] = program.path
             changes.append(_mcp_change(folder / MCP_FILE, project))
             changes.append(_settings_change(folder / SETTINGS_FILE, _hook_command(project)))
-            changes.append(
-                _settings_change(folder / LOCAL_FILE, None, {"SEAMLESS_STORE": str(store), "SEAMLESS_DB": str(db)})
-            )
+            changes.append(_settings_change(folder / LOCAL_FILE, None, env))
         for change in changes:
             _writable(change)
         indexed = _indexed(store, db)
@@ -136,9 +152,10 @@ def init(folder, store, project, new_project, db_path, harness, undo):
             changes += _excluded(folder)
     except Refused as e:
         raise click.ClickException(f"{e}; nothing was written in {folder}") from None
-    if indexed:
-        click.echo(indexed)
+    click.echo(indexed)
     _write_all(folder, changes)
+    if claude and program.said:
+        click.echo(program.said, err=program.path is None)
     click.echo("to undo: " + shlex.join(["seamless", "init", str(folder), "--harness", harness, "--undo"]))
     shared = [f for f in (MCP_FILE, SETTINGS_FILE, AGENTS_FILE) if any(c.path == folder / f and c.new for c in changes)]
     if any(c.path in {folder / f for f in shared} and c.action != "unchanged" for c in changes):
@@ -146,13 +163,10 @@ def init(folder, store, project, new_project, db_path, harness, undo):
             f"to share with the team: commit {', '.join(shared)} (they hold no path of this machine); each "
             f"teammate then runs `{shlex.join(['seamless', 'init', '.', '--store', 'STORE'])}` in their clone"
         )
-    if claude:
-        warning = _on_path()
-        if warning:
-            click.echo(warning, err=True)
-    if codex:  # its MCP servers are in the user's ~/.codex/config.toml, outside DIR
-        argv = [seamless_program(), "mcp", str(store), "--db", str(db), "--project", project]
-        click.echo("for Codex's MCP tools too: " + shlex.join(["codex", "mcp", "add", SERVER, "--", *argv]))
+    for warning in program.warnings():
+        click.echo(warning, err=True)
+    if codex:
+        click.echo(_codex_line(program, store, db, project), err=program.path is None)
 
 
 def _write_all(folder: Path, changes: list[Change]) -> None:
@@ -178,38 +192,110 @@ def _undo_changes(folder: Path, claude: bool, codex: bool) -> list[Change]:
     return changes
 
 
-def seamless_program() -> str:
-    """The absolute path of the `seamless` being run (else the one beside this Python, else on PATH)."""
-    argv0 = Path(sys.argv[0])
-    if argv0.name == "seamless" and argv0.is_file():
-        return str(argv0.absolute())
-    beside = Path(sys.executable).with_name("seamless")
-    if beside.is_file():
-        return str(beside)
-    return shutil.which("seamless") or "seamless"
+# The program the wiring runs
 
 
-def _on_path() -> str | None:
-    """A warning when the `seamless` on PATH, which the wiring runs, is missing or another than this one."""
-    found, this = shutil.which(PROGRAM), seamless_program()
-    if found is None:
-        return (
-            f"warning: `{PROGRAM}` is not on PATH, and Claude Code runs it from there: put it there, e.g. "
-            f"`{shlex.join(['ln', '-s', this, str(Path.home() / '.local/bin' / PROGRAM)])}`"
+@dataclass
+class Program:
+    """This install's `seamless` (None: it has no such program) and whether the wiring must name it (`pinned`):
+    a bare `seamless`, which the shared files run unless LOCAL_FILE names another, would not run it from this
+    shell or from a fresh login shell; `said` says why, or why init cannot arrange it."""
+
+    path: str | None
+    pinned: bool
+    said: str | None
+
+    @classmethod
+    def find(cls) -> "Program":
+        this = this_program()
+        if this is None:
+            return cls(
+                None,
+                False,
+                f"warning: this seamless runs as `{Path(sys.executable).name} -m indexer`, with no `{PROGRAM}` "
+                f"program of its own, so the hook and the MCP server run the `{PROGRAM}` on PATH, "
+                + _found_words(shutil.which(PROGRAM), None)
+                + f": install it with pip (`{shlex.join([sys.executable, '-m', 'pip', 'install', '.'])}` in the "
+                "checkout) and run init again with its `seamless`",
+            )
+        found = [("this shell", shutil.which(PROGRAM)), ("a fresh login shell", _login_shell_finds(PROGRAM))]
+        other = [(where, path) for where, path in found if path is None or not _same_file(path, this)]
+        if not other:
+            return cls(this, False, None)
+        where, path = other[-1]
+        return cls(
+            this,
+            True,
+            f"the hook and the MCP server run {this}, named as {PROGRAM_VARIABLE} in {LOCAL_FILE}: in {where} "
+            f"a bare `{PROGRAM}` is " + _found_words(path, this),
         )
-    if Path(found).resolve() != Path(this).resolve():
-        return f"note: Claude Code will run the `{PROGRAM}` on PATH, {found}, not this one ({this})"
-    return None
+
+    def warnings(self) -> list[str]:
+        """What would stop the wiring running that init cannot mend."""
+        if self.path is not None and importlib.util.find_spec("mcp") is None:
+            pip = shlex.join([sys.executable, "-m", "pip", "install", "seamless-explorer[mcp]"])
+            return [f"warning: this install has no MCP SDK, so the MCP server will not start: `{pip}` adds it"]
+        return []
+
+
+def this_program() -> str | None:
+    """The absolute path of this install's `seamless`: the one being run, else the one beside this Python."""
+    argv0 = Path(sys.argv[0])
+    if argv0.name == PROGRAM and argv0.is_file():
+        return str(argv0.absolute())
+    beside = Path(sys.executable).with_name(PROGRAM)
+    return str(beside) if beside.is_file() else None
+
+
+def _found_words(path: str | None, this: str | None) -> str:
+    if path is None:
+        return "not found (not on PATH)"
+    return f"{path}, another install" if this else path
+
+
+def _same_file(a: str, b: str) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _login_shell_finds(program: str) -> str | None:
+    """The `program` a fresh login shell of this user finds on its PATH (None: none, or the shell did not say).
+    The shell starts from nothing but the user's name, home and shell, as a new terminal or session does."""
+    shell = os.environ.get("SHELL") or "/bin/sh"
+    env = {k: os.environ[k] for k in ("HOME", "USER", "LOGNAME", "SHELL", "LANG") if k in os.environ}
+    try:
+        done = subprocess.run(
+            [shell, "-l", "-c", f"command -v {program}"],
+            env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=LOGIN_TIMEOUT, cwd="/",
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    # a profile may print lines of its own: the answer is the last
+    lines = [line for line in done.stdout.splitlines() if line.startswith("/")]
+    return lines[-1] if done.returncode == 0 and lines else None
+
+
+def _codex_line(program: Program, store: Path, db: Path, project: str) -> str:
+    """What to run for Codex's MCP tools: Codex keeps its servers outside DIR, in files init does not write."""
+    where = (
+        "Codex reads MCP servers from ~/.codex/config.toml (every project's) or a trusted project's "
+        ".codex/config.toml (which a team commits), and init writes neither"
+    )
+    if program.path is None:
+        return f"warning: {where}, and there is no `{PROGRAM}` program of this install to name there (above)"
+    argv = [program.path, "mcp", str(store), "--db", str(db), "--project", project]
+    return f"{where}: for Codex's MCP tools run " + shlex.join(["codex", "mcp", "add", SERVER, "--", *argv])
 
 
 def _hook_command(project: str | None) -> str | None:
-    return shlex.join([PROGRAM, "hook", "session-start", "--project", project]) if project else None
+    return f'"{RUN}" ' + shlex.join(["hook", "session-start", "--project", project]) if project else None
 
 
 def _is_ours(hook) -> bool:
     """Whether a Claude Code hook entry runs `seamless hook session-start` (whichever store, db or project)."""
     argv = _argv(hook.get("command") if isinstance(hook, dict) else None)
-    return len(argv) >= 3 and Path(argv[0]).name == PROGRAM and argv[1:3] == ["hook", "session-start"]
+    return (
+        len(argv) >= 3 and (argv[0] == RUN or Path(argv[0]).name == PROGRAM) and argv[1:3] == ["hook", "session-start"]
+    )
 
 
 def _argv(command) -> list[str]:
@@ -243,9 +329,36 @@ def _wired_project(folder: Path) -> str | None:
 # The store: its index, and its projects
 
 
-def _indexed(store: Path, db: Path) -> str | None:
+def _personal_env(folder: Path) -> dict[str, str]:
+    """The `env` of DIR's LOCAL_FILE, as init wrote it there on this machine ({} when there is none to read; one
+    that cannot be read is refused later, when init reads it to merge into)."""
+    with contextlib.suppress(Refused, AttributeError):
+        env = _json(folder / LOCAL_FILE, _read(folder / LOCAL_FILE)).get("env", {})
+        return {k: v for k, v in env.items() if isinstance(v, str)} if isinstance(env, dict) else {}
+    return {}
+
+
+def _index_path(store: Path, given: str | None, mine: dict[str, str]) -> Path:
+    """Where the store's index is: `--db` (or SEAMLESS_DB), else the one DIR's LOCAL_FILE names for this store,
+    else a file of this user's own for it (never the current folder, which may be any project's)."""
+    if given:
+        return Path(given).expanduser().resolve()
+    if mine.get("SEAMLESS_DB") and mine.get("SEAMLESS_STORE") and _same_file(mine["SEAMLESS_STORE"], str(store)):
+        return Path(mine["SEAMLESS_DB"])
+    return default_index(store)
+
+
+def default_index(store: Path) -> Path:
+    """A store's index when nothing names one: `$XDG_DATA_HOME/seamless/NAME-HASH.db` (~/.local/share by default),
+    NAME the store's folder name and HASH of its whole path, so two stores of one name keep two indexes."""
+    data = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local/share")
+    digest = hashlib.sha256(str(store).encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return data / "seamless" / f"{store.name or 'store'}-{digest}.db"
+
+
+def _indexed(store: Path, db: Path) -> str:
     """Build the store's index when missing, else bring it in step (refusing an index of another store); the line
-    that says what was done, None when the index was in step."""
+    that says where it is and what was done."""
     built = not db.is_file()
     try:
         if not built:
@@ -253,6 +366,8 @@ def _indexed(store: Path, db: Path) -> str | None:
                 if not database.is_index(conn):
                     raise Refused(f"{db} is not a Seamless index: give another --db")
                 database.check_store(conn, store, db)
+        else:
+            db.parent.mkdir(parents=True, exist_ok=True)
         summary = index_store(store, db)
     except database.OtherStoreError as e:
         raise Refused(str(e)) from None
@@ -262,7 +377,7 @@ def _indexed(store: Path, db: Path) -> str | None:
         return f"indexed {store} into {db}: {summary.memories} memories, {summary.notes} notes"
     if summary.files_changed or summary.files_deleted:
         return f"brought the index at {db} in step: {summary.files_changed} files changed, {summary.files_deleted} gone"
-    return None
+    return f"the index at {db} is in step with {store}"
 
 
 def _known_project(store: Path, db: Path, project: str, new_project: bool) -> None:
@@ -367,9 +482,9 @@ def _mcp_change(path: Path, project: str | None) -> Change:
         servers.pop(SERVER, None)
         what = f"mcpServers.{SERVER} taken out"
     else:
-        argv = [PROGRAM, "mcp", "--project", project]
+        argv = [RUN, "mcp", "--project", project]
         entry = {"type": "stdio", "command": argv[0], "args": argv[1:]}
-        what = f"mcpServers.{SERVER} runs `{shlex.join(argv)}`"
+        what = f"mcpServers.{SERVER} runs `{RUN} {shlex.join(argv[1:])}`"
         if servers.get(SERVER) not in (None, entry):
             what += f" (it was {json.dumps(servers[SERVER], ensure_ascii=False)})"
         servers[SERVER] = entry

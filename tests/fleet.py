@@ -49,7 +49,7 @@ class Host:
     def write(self, name: str, description: str, project: str = "fleet", **options):
         return store_write.write_memory(
             self.store, self.db, project=project, kind=options.pop("kind", "gotcha"), name=name,
-            description=description, **options,
+            description=description, new_project=options.pop("new_project", True), **options,
         )  # fmt: skip
 
     def append(self, memory: str, text: str, project: str = "fleet"):

@@ -58,7 +58,7 @@ def write(store, name: str, description: str = "A fact worth keeping", *extra, p
     import json
 
     result = seamless(
-        store, "write", store.root, "--project", project, "--kind", "gotcha", "--name", name,
+        store, "write", store.root, "--project", project, "--new-project", "--kind", "gotcha", "--name", name,
         "--description", description, *extra, "--json",
     )  # fmt: skip
     return json.loads(result.stdout)

@@ -14,7 +14,7 @@ def problems(store) -> list[tuple]:
 
 
 def test_a_supersede_records_supersedes_after_superseded_by(store):
-    old = write_memory(store.root, store.db_path, project="seamless", kind="decision", name="chroma-port-8000",
+    old = write_memory(store.root, store.db_path, project="seamless", new_project=True, kind="decision", name="chroma-port-8000",
                        description="Chroma listens on 8000")  # fmt: skip
     new = write_memory(store.root, store.db_path, project="seamless", kind="decision", name="chroma-port",
                        description="Chroma listens on 8001", supersedes="chroma-port-8000")  # fmt: skip

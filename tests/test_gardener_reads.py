@@ -185,7 +185,7 @@ async def test_needs_a_human_names_and_links_both_memories(labelled):
 def test_a_write_names_a_vague_description_a_contradiction_and_a_duplicate(tmp_path):
     root, db = tmp_path / "store", tmp_path / "index.db"
     (root / "memories").mkdir(parents=True)
-    first = write_memory(root, db, project="seamless", kind="decision", name="chroma-port-8765",
+    first = write_memory(root, db, project="seamless", new_project=True, kind="decision", name="chroma-port-8765",
                          description="Chroma server on localhost:8765 (CHROMA_PORT=8765 in .env)")  # fmt: skip
     assert first.hints == []
     runner = CliRunner()
@@ -209,7 +209,7 @@ async def test_the_mcp_write_result_carries_the_hints(store):
 
     async with connected(store) as session:
         result = await call(session, "memory_write", kind="gotcha", name="misc", description="Misc tips",
-                            project="seamless")  # fmt: skip
+                            project="seamless", new_project=True)  # fmt: skip
     assert [h["hint"] for h in result["hints"]] == ["vague-description"]
 
 

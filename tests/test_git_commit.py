@@ -144,7 +144,7 @@ def test_a_commit_hook_runs_as_for_the_users_commits(repo, tmp_path):
 
 def test_a_failing_hook_leaves_the_write_standing_with_one_warning_and_status_lists_it(repo):
     hook(repo, "pre-commit", "echo 'refused by policy' >&2\nexit 1\n")
-    result = seamless(repo, "write", repo.root, "--project", "seamless", "--kind", "gotcha", "--name", "boot-race",
+    result = seamless(repo, "write", repo.root, "--project", "seamless", "--new-project", "--kind", "gotcha", "--name", "boot-race",
                       "--description", "Boot race: wait for the port")  # fmt: skip
     warning = result.stderr.strip()
     assert len(warning.splitlines()) == 1
@@ -178,7 +178,7 @@ def test_a_locked_index_fails_the_commit_not_the_write(repo):
 
 def test_git_commit_false_writes_without_committing(repo):
     repo.write("seamless.toml", "[git]\ncommit = false\n")
-    result = seamless(repo, "write", repo.root, "--project", "seamless", "--kind", "gotcha", "--name", "boot-race",
+    result = seamless(repo, "write", repo.root, "--project", "seamless", "--new-project", "--kind", "gotcha", "--name", "boot-race",
                       "--description", "Boot race: wait for the port", "--json")  # fmt: skip
     assert "commit" not in json.loads(result.stdout) and result.stderr == ""
     assert git(repo.root, "log", "--oneline", check=False) == ""
@@ -187,7 +187,7 @@ def test_git_commit_false_writes_without_committing(repo):
 
 def test_a_store_git_ignores_is_not_committed_but_a_file_it_tracks_is(repo):
     repo.write(".gitignore", "memories/\nnotes/\n")
-    result = seamless(repo, "write", repo.root, "--project", "seamless", "--kind", "gotcha", "--name", "boot-race",
+    result = seamless(repo, "write", repo.root, "--project", "seamless", "--new-project", "--kind", "gotcha", "--name", "boot-race",
                       "--description", "Boot race: wait for the port")  # fmt: skip
     assert result.stderr == "" and git(repo.root, "log", "--oneline", check=False) == ""
     git(repo.root, "add", "--force", "memories/seamless/boot-race.md")  # tracked, whatever the rules say
@@ -212,7 +212,7 @@ def test_a_store_ignored_by_any_of_gits_rules_is_not_committed(repo, tmp_path, m
         monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     else:
         repo.write("memories/seamless/.gitignore", "*.md\n")
-    result = seamless(repo, "write", repo.root, "--project", "seamless", "--kind", "gotcha", "--name", "boot-race",
+    result = seamless(repo, "write", repo.root, "--project", "seamless", "--new-project", "--kind", "gotcha", "--name", "boot-race",
                       "--description", "Boot race: wait for the port")  # fmt: skip
     assert result.stderr == "" and git(repo.root, "log", "--oneline", check=False) == ""
 
@@ -255,7 +255,9 @@ async def test_the_mcp_tools_commit_too_and_say_when_they_could_not(repo):
         assert not result.is_error, result.content
         return json.loads(result.content[0].text)  # the tool's JSON, as a client reads it
 
-    written = await tool("memory_write", kind="gotcha", name="boot-race", description="Boot race: wait for the port")
+    written = await tool(
+        "memory_write", kind="gotcha", name="boot-race", description="Boot race: wait for the port", new_project=True
+    )
     assert written["commit"] == git(repo.root, "rev-parse", "HEAD").strip() and "warning" not in written
     assert last_commit(repo.root)["files"] == ["A\tmemories/seamless/boot-race.md"]
     (repo.root / ".git" / "index.lock").write_text("")

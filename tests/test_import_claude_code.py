@@ -30,7 +30,7 @@ EXPECTED = {  # file: (name, kind)
 
 
 def run(store, folder, *options, code=0):
-    args = ["import", "claude-code", str(folder), "--store", str(store.root), "--project", "acme"]
+    args = ["import", "claude-code", str(folder), "--store", str(store.root), "--project", "acme", "--new-project"]
     result = CliRunner().invoke(cli, [*args, "--db", str(store.db_path), *options], env={"SEAMLESS_PROJECT": None})
     assert result.exit_code == code, result.output
     assert "Traceback" not in result.output
@@ -60,6 +60,17 @@ def folder(tmp_path):
     copy = tmp_path / "memory"
     shutil.copytree(MEMORY, copy)
     return copy
+
+
+def test_a_project_the_store_does_not_have_is_refused_before_any_file_is_written(briefed, folder):
+    args = ["import", "claude-code", str(folder), "--store", str(briefed.root), "--project", "acmee"]
+    before = snapshot(briefed)
+    for dry_run in ([], ["--dry-run"]):
+        result = CliRunner().invoke(
+            cli, [*args, "--db", str(briefed.db_path), *dry_run], env={"SEAMLESS_PROJECT": None}
+        )
+        assert result.exit_code == 1 and "unknown-project: the store has no project 'acmee'" in result.output
+    assert snapshot(briefed) == before
 
 
 def test_topic_files_become_memories_of_the_mapped_kinds_and_memory_md_a_note(store, folder):
@@ -233,7 +244,8 @@ def test_an_import_killed_midway_is_committed_by_the_next_run(store, folder, tmp
     and commits it, with the message the killed run would have given it."""
     isolate(monkeypatch, tmp_path)
     git_init(store.root)
-    command = ["import", "claude-code", folder, "--store", store.root, "--project", "acme", "--db", store.db_path]
+    command = ["import", "claude-code", folder, "--store", store.root, "--project", "acme", "--new-project"]
+    command += ["--db", store.db_path]
 
     def status() -> list[str]:
         return git(store.root, "status", "--porcelain", "--untracked-files=all").splitlines()

@@ -18,11 +18,11 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 TOOLS = {
-    "memory_write": {"kind", "name", "description", "body", "project", "tags", "supersedes"},
+    "memory_write": {"kind", "name", "description", "body", "project", "tags", "supersedes", "new_project"},
     "memory_append": {"memory", "text", "project"},
     "memory_archive": {"memory", "project"},
     "memory_delete": {"memory", "project"},
-    "note_write": {"title", "body", "project", "tags"},
+    "note_write": {"title", "body", "project", "tags", "new_project"},
     "briefing": {"project", "as_of", "budget", "max_chars"},
     "recall": {"query", "project", "limit", "as_of", "all"},
     "history": {"memory", "project"},
@@ -106,6 +106,35 @@ async def test_the_tools_are_the_specs_and_refused_writes_are_tool_errors_that_w
     assert still == [] and sorted(p.read_bytes() for p in store.root.rglob("*.md")) == before
 
 
+async def test_a_project_the_store_does_not_have_is_refused_unless_new_project_says_it_is_meant(briefed):
+    """Writes and reads that name a project the store has no memory or note of say so, with the closest; a write
+    with new_project: true begins it. A session's own project may be new: reads that do not name it still answer."""
+    before = sorted(p.read_bytes() for p in briefed.root.rglob("*.md"))
+    async with connected(briefed, "--project", "tidepool") as session:
+        for tool, arguments in [
+            ("memory_write", {"kind": "gotcha", "name": "a-b", "description": "A b"}),  # the session's project
+            ("note_write", {"title": "Ports", "body": "8000", "project": "tidepool"}),
+        ]:
+            text = await refused(session, tool, **arguments)
+            assert text.endswith(
+                "unknown-project: the store has no project 'tidepool'. Its projects: console, seamless. To begin "
+                "'tidepool', add --new-project (MCP: new_project: true); nothing was written"
+            ), text
+        assert sorted(p.read_bytes() for p in briefed.root.rglob("*.md")) == before
+        for tool, arguments in [
+            ("briefing", {"project": "seamles"}),
+            ("recall", {"query": "chroma", "project": "seamles"}),
+            ("history", {"memory": "chroma-port", "project": "seamles"}),
+        ]:
+            text = await refused(session, tool, **arguments)
+            assert "the store has no project 'seamles': did you mean 'seamless'?" in text, (tool, text)
+        assert await call(session, "recall", query="secrets")  # the new session project, not named: global answers
+        new = await call(session, "memory_write", kind="gotcha", name="a-b", description="A b", new_project=True)
+        assert new["path"] == "memories/tidepool/a-b.md"
+        assert (await call(session, "note_write", title="Ports", body="8000"))["path"] == "notes/tidepool/ports.md"
+        assert "a-b" in await call(session, "briefing", project="tidepool")
+
+
 async def test_a_session_scoped_to_a_project_writes_only_to_it_and_to_global(store, tmp_path, monkeypatch):
     isolate(monkeypatch, tmp_path)
     git_init(store.root)
@@ -183,7 +212,10 @@ def test_standard_output_carries_only_json_rpc(store):
             "jsonrpc": "2.0",
             "id": 2,
             "method": "tools/call",
-            "params": {"name": "memory_write", "arguments": {"kind": "gotcha", "name": "a-b", "description": "A b"}},
+            "params": {
+                "name": "memory_write",
+                "arguments": {"kind": "gotcha", "name": "a-b", "description": "A b", "new_project": True},
+            },
         },
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "recall", "arguments": {"query": "b"}}},
     ]

@@ -6,6 +6,8 @@ import re
 
 import pytest
 from click.testing import CliRunner
+from gitstores import git, isolate
+from gitstores import init as git_init
 
 from indexer.front.cli import cli
 from indexer.store.parse import parse_bytes
@@ -28,7 +30,8 @@ def run(store, *args, ok=True, env=None, input=None):
 
 
 def write(store, name, description="A fact worth keeping", *extra, kind="gotcha", project="seamless", **kw):
-    args = ["write", store.root, "--kind", kind, "--name", name, "--description", description, *extra]
+    """`seamless write --json`; the project may be new (--new-project): most stores here begin empty."""
+    args = ["write", store.root, "--kind", kind, "--name", name, "--description", description, "--new-project", *extra]
     if project is not None:
         args += ["--project", project]
     return run(store, *args, "--json", **kw)
@@ -124,6 +127,45 @@ def test_no_project_and_no_environment_is_refused_as_ambiguous(store):
 def test_the_project_comes_from_seamless_project(store):
     out = json.loads(write(store, "boot-race", project=None, env={"SEAMLESS_PROJECT": "console"}).output)
     assert out["project"] == "console" and out["path"] == "memories/console/boot-race.md"
+
+
+def test_a_project_the_store_does_not_have_is_refused_with_the_closest_and_nothing_is_written(
+    briefed, tmp_path, monkeypatch
+):
+    """A typo never becomes a project: write and note refuse it, naming the closest; --new-project begins one."""
+    isolate(monkeypatch, tmp_path)
+    git_init(briefed.root)
+    git(briefed.root, "add", "-A")
+    git(briefed.root, "commit", "-q", "-m", "a store")
+    head, before = git(briefed.root, "rev-parse", "HEAD"), files(briefed)
+    for command in (
+        ["write", briefed.root, "--kind", "gotcha", "--name", "boot-race", "--description", "Boot race: wait"],
+        ["note", briefed.root, "--title", "Port survey", "--body", "8000 was taken."],
+    ):
+        result = run(briefed, *command, "--project", "seamles", ok=False)
+        assert result.output == (
+            "Error: unknown-project: the store has no project 'seamles': did you mean 'seamless'? Its projects: "
+            "console, seamless. To begin 'seamles', add --new-project (MCP: new_project: true); nothing was written\n"
+        )
+        assert files(briefed) == before and git(briefed.root, "rev-parse", "HEAD") == head
+        assert not (briefed.root / "memories/seamles").exists() and not (briefed.root / "notes/seamles").exists()
+    out = json.loads(write(briefed, "boot-race", project="tidepool").output)  # the helper says --new-project
+    assert out["path"] == "memories/tidepool/boot-race.md" and row(briefed, out["id"])["project"] == "tidepool"
+    # now the store has it: no flag needed
+    note = json.loads(run(briefed, "note", briefed.root, "--project", "tidepool", "--title", "Tides", "--json").output)
+    assert note["path"] == "notes/tidepool/tides.md"
+
+
+def test_a_read_of_a_project_the_store_does_not_have_says_so_and_exits_1(briefed):
+    for command in (["recall", "chroma"], ["briefing"]):
+        result = run(briefed, *command, "--project", "nosuch", ok=False)
+        assert result.output == (
+            "Error: the store has no project 'nosuch'. Its projects: console, seamless. `--project global` reads the "
+            "global memories alone\n"
+        )
+        assert "did you mean 'console'?" in run(briefed, *command, "--project", "consle", ok=False).output
+        assert run(briefed, *command, "--project", "global").exit_code == 0
+    assert "chroma-port" in run(briefed, "recall", "chroma", "--project", "seamless").output
 
 
 def test_note_without_a_project_is_refused_too(store):
@@ -263,7 +305,8 @@ def test_delete_is_refused_when_it_would_break_a_chain(store):
 def test_note_lands_under_notes_scope_and_in_the_index(store):
     out = json.loads(
         run(
-            store, "note", store.root, "--project", "seamless", "--title", "Recall eval: October", "--tag", "eval",
+            store, "note", store.root, "--project", "seamless", "--new-project", "--title", "Recall eval: October",
+            "--tag", "eval",
             "--body", "# Findings\n\nbm25 wins.", "--json",
         ).output
     )  # fmt: skip

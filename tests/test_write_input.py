@@ -26,7 +26,8 @@ def files(root: Path) -> dict[str, bytes]:
 
 def refused(store, code: str, **fields) -> None:
     before = files(store.root)
-    args = {"project": "seamless", "kind": "gotcha", "name": "boot-race", "description": "fine"} | fields
+    args = {"project": "seamless", "kind": "gotcha", "name": "boot-race", "description": "fine", "new_project": True}
+    args |= fields
     with pytest.raises(WriteRefused) as e:
         write_memory(store.root, store.db_path, **args)
     assert e.value.code == code, e.value
@@ -101,7 +102,15 @@ def test_a_read_only_store_is_refused(store):
         subprocess.run(["mount", "-o", "remount,ro", str(store.root)], check=True)
     try:
         with pytest.raises(WriteRefused) as e:
-            write_memory(store.root, store.db_path, project="seamless", kind="gotcha", name="n", description="d")
+            write_memory(
+                store.root,
+                store.db_path,
+                project="seamless",
+                kind="gotcha",
+                name="n",
+                description="d",
+                new_project=True,
+            )
         assert e.value.code == "store-read-only"
         assert files(store.root) == before
     finally:
@@ -163,6 +172,7 @@ def test_anything_write_accepts_the_indexer_reads_back_field_for_field(
                 root,
                 Path(tmp) / "x.db",
                 project=project,
+                new_project=True,
                 kind=kind,
                 name=name,
                 description=description,

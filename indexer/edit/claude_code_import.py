@@ -15,7 +15,7 @@ from pathlib import Path
 
 from indexer.edit import store_write
 from indexer.edit.session import session
-from indexer.edit.write_input import Content, WriteRefused, scope_of, text_of, written_body
+from indexer.edit.write_input import Content, WriteRefused, known_project, scope_of, text_of, written_body
 from indexer.store import claude_code
 from indexer.store.settings import load_settings
 
@@ -41,10 +41,13 @@ class Outcome:
         return {k: v for k, v in asdict(self).items() if v is not None}
 
 
-def import_folder(folder: Path, store: Path, db_path, project: str, dry_run: bool = False) -> list[Outcome]:
+def import_folder(
+    folder: Path, store: Path, db_path, project: str, dry_run: bool = False, new_project: bool = False
+) -> list[Outcome]:
     """Import the auto-memory folder `folder` into `project` of `store` (index at `db_path`); every file's outcome.
 
-    Raises WriteRefused when nothing can be imported (no such folder, an unsafe project, another store's index).
+    Raises WriteRefused when nothing can be imported (no such folder, an unsafe project, a project the store does
+    not have unless `new_project`, another store's index).
     """
     scope = scope_of(project)
     folder = Path(folder)
@@ -71,11 +74,11 @@ def import_folder(folder: Path, store: Path, db_path, project: str, dry_run: boo
             "no-memory-files", f"no memory files in {folder}: Claude Code keeps them in {folder / 'memory'}"
         )
     topics = _one_per_name(topics, outcomes)
-    plans = _plan(store, db_path, scope, topics, index_text)
+    plans = _plan(store, db_path, scope, topics, index_text, new_project)
     for topic in topics:
-        outcomes.append(_memory(store, db_path, project, topic, plans[topic.file], dry_run))
+        outcomes.append(_memory(store, db_path, project, topic, plans[topic.file], dry_run, new_project))
     if index_text is not None:
-        outcomes.append(_note(store, db_path, project, index_text, plans[claude_code.INDEX_FILE], dry_run))
+        outcomes.append(_note(store, db_path, project, index_text, plans[claude_code.INDEX_FILE], dry_run, new_project))
         present = {p.name for p in folder.iterdir()}
         for title, file, _ in claude_code.index_links(index_text):
             if "://" not in file and file not in present:
@@ -110,13 +113,15 @@ def content(topic) -> Content:
     return Content.of(topic.kind, topic.description, [TAG, topic.type], topic.body)
 
 
-def _plan(store, db_path, scope, topics, index_text) -> dict[str, tuple[str, dict | None]]:
+def _plan(store, db_path, scope, topics, index_text, new_project: bool) -> dict[str, tuple[str, dict | None]]:
     """For each file, from the index brought in step for the paths concerned: what the write would be (create,
-    update, unchanged, skip) and the store's memory (or note) it concerns."""
+    update, unchanged, skip) and the store's memory (or note) it concerns. A project the store does not have is
+    refused here, before any file is written, unless `new_project`."""
     folder = f"memories/{scope or '_global'}"
     plans = {}
     with session(store, db_path) as s:
         s.open_index([path for t in topics for path in s.candidates(folder, t.name)])
+        known_project(s.conn, scope, new_project)
         for topic in topics:
             rows = s.rows(
                 "select * from memories where name = ? and project is ? order by status = 'active' desc, updated desc",
@@ -142,7 +147,9 @@ def _plan(store, db_path, scope, topics, index_text) -> dict[str, tuple[str, dic
     return plans
 
 
-def _memory(store, db_path, project: str, topic, plan: tuple[str, dict | None], dry_run: bool) -> Outcome:
+def _memory(
+    store, db_path, project: str, topic, plan: tuple[str, dict | None], dry_run: bool, new_project: bool
+) -> Outcome:
     step, row = plan[0], plan[1] or {}
     outcome = Outcome(topic.file, "", name=topic.name, kind=topic.kind, id=row.get("id"), path=row.get("path"))
     if step == "skip":
@@ -167,6 +174,7 @@ def _memory(store, db_path, project: str, topic, plan: tuple[str, dict | None], 
             tags=[TAG, topic.type],
             session_id=SOURCE,
             body=topic.body,
+            new_project=new_project,
         )
     except WriteRefused as e:
         outcome.action, outcome.reason = "skipped", str(e)
@@ -175,7 +183,9 @@ def _memory(store, db_path, project: str, topic, plan: tuple[str, dict | None], 
     return outcome
 
 
-def _note(store, db_path, project: str, text: str, plan: tuple[str, dict | None], dry_run: bool) -> Outcome:
+def _note(
+    store, db_path, project: str, text: str, plan: tuple[str, dict | None], dry_run: bool, new_project: bool
+) -> Outcome:
     step, row = plan[0], plan[1] or {}
     outcome = Outcome(claude_code.INDEX_FILE, "", id=row.get("id"), path=row.get("path"))
     if dry_run:
@@ -186,7 +196,9 @@ def _note(store, db_path, project: str, text: str, plan: tuple[str, dict | None]
         if row:
             written = store_write.update_note(store, db_path, row["path"], text)
         else:
-            written = store_write.write_note(store, db_path, project=project, title=NOTE_TITLE, tags=[TAG], body=text)
+            written = store_write.write_note(
+                store, db_path, project=project, title=NOTE_TITLE, tags=[TAG], body=text, new_project=new_project
+            )
     except WriteRefused as e:
         outcome.action, outcome.reason = "skipped", str(e)
         return outcome

@@ -19,6 +19,7 @@ from indexer.edit.write_input import (
     WriteRefused,
     checked_name,
     checked_tags,
+    known_project,
     project_scope,
     text_of,
     within_session,
@@ -93,10 +94,12 @@ def write_memory(
     model: str | None = None,
     body: str | bytes | None = None,
     within: str | None = None,
+    new_project: bool = False,
 ) -> Written:
     """A new memory; or the active memory of `project` named `name` updated in place; with `supersedes`,
     that replacement written first and then the memory it replaces stamped invalid. With `within` (a session's
-    project), a write to, or a supersede of, any project but that one and global is refused."""
+    project), a write to, or a supersede of, any project but that one and global is refused; a project the store
+    does not have, unless `new_project`."""
     scope = project_scope(project, within)
     name = checked_name(name)
     content = Content.given(kind, description, tags, body)
@@ -105,6 +108,7 @@ def write_memory(
         # and X's file: a supersede killed after stamping it, before the index followed, left the index behind
         named = references.indexed_paths(s, supersedes) if supersedes is not None else []
         s.open_index(s.candidates(folder, name) + named)
+        known_project(s.conn, scope, new_project)
         old = None
         if supersedes is not None:
             retried = _supersede_done(s, supersedes, project, scope, name, content)
@@ -440,9 +444,10 @@ def write_note(
     tags: list[str] | None = None,
     body: str | bytes | None = None,
     within: str | None = None,
+    new_project: bool = False,
 ) -> Written:
     """A new note under `notes/<scope>/`, its file named after its title (with `within`: only in that project or
-    global)."""
+    global; a project the store does not have, only with `new_project`)."""
     scope = project_scope(project, within)
     tags = checked_tags(tags)
     body = written_body(text_of(body, "body") or "")
@@ -451,6 +456,7 @@ def write_note(
     title = title.strip()
     with session(root, db_path) as s:
         s.open_index([])
+        known_project(s.conn, scope, new_project)
         for path in s.candidates(f"notes/{scope or '_global'}", slug(title)):  # a retried note_write: answered first
             record, _ = _note_on_disk(s, path)
             if (

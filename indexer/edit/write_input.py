@@ -6,6 +6,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from indexer.query import projects
 from indexer.store import lazy_re, rules
 
 NAME_MAX = 200
@@ -58,6 +59,17 @@ def project_scope(project: str | None, within: str | None) -> str | None:
     scope = scope_of(project)
     within_session(scope, within)
     return scope
+
+
+def known_project(conn, scope: str | None, new_project: bool) -> None:
+    """Refuse a write to a project the store has no memory or note of (`conn`: its index), unless `new_project`
+    says it is meant: a typo never becomes a project (SPEC 8)."""
+    said = None if new_project else projects.unknown(conn, scope)
+    if said:
+        raise WriteRefused(
+            "unknown-project",
+            f"the store {said} To begin {scope!r}, add --new-project (MCP: new_project: true); nothing was written",
+        )
 
 
 def checked_name(name: str) -> str:

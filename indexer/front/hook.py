@@ -20,7 +20,7 @@ from indexer.front import options
 from indexer.front.options import DEFAULT_DB
 from indexer.index.catch_up import catch_up
 from indexer.index.database import OtherStoreError, check_store, is_index, store_of
-from indexer.query import queries
+from indexer.query import projects, queries
 from indexer.query.briefing_text import briefing_within, one_line
 from indexer.sqlite import sqlite3
 
@@ -141,7 +141,7 @@ def session_text(event: dict, store: Path | None, db_path: str, project: str | N
         if project is None:
             project, mapped = _project_of(conn, event)
             preface += mapped
-        elif project != "global" and not _has_project(conn, project):
+        elif project != "global" and not projects.has(conn, project):
             preface += _unknown_project(conn, project)
         rows = queries.run(conn, "briefing", project=project or "global", as_of=as_of)
     finally:
@@ -196,7 +196,7 @@ def _project_of(conn, event: dict) -> tuple[str | None, str]:
     given = event.get("cwd")
     cwd = given if isinstance(given, str) and given else os.getcwd()
     root = git.work_tree(cwd) if os.path.isdir(cwd) else None
-    if root is not None and _has_project(conn, root.name):
+    if root is not None and projects.has(conn, root.name):
         return root.name, ""
     why = (
         f"the folder name of its git root, {one_line(root.name)[:NAME_SHOWN]!r}, is not a project of this store"
@@ -209,10 +209,6 @@ def _project_of(conn, event: dict) -> tuple[str | None, str]:
         f"memories only. Map one with `seamless init DIR --store STORE --project P`, or give this hook --project P "
         f"or SEAMLESS_PROJECT." + _projects_listed(conn) + "\n\n"
     )
-
-
-def _has_project(conn, project: str) -> bool:
-    return conn.execute("select 1 from memories where project = ? limit 1", (project,)).fetchone() is not None
 
 
 def _unknown_project(conn, project: str) -> str:
@@ -229,8 +225,8 @@ def _projects_listed(conn) -> str:
     """` The store's projects: a, b, c.`, on one line and short whatever they are called (the briefing must keep
     its room); empty for a store with none."""
 
-    projects = [r[0] for r in conn.execute("select distinct project from memories where project is not null")]
-    if not projects:
+    names = projects.every(conn)
+    if not names:
         return ""
-    listed = ", ".join(one_line(p)[:NAME_SHOWN] for p in sorted(projects)[:PROJECTS_LISTED])
-    return f" The store's projects: {listed}" + (", ..." if len(projects) > PROJECTS_LISTED else "") + "."
+    listed = ", ".join(one_line(p)[:NAME_SHOWN] for p in names[:PROJECTS_LISTED])
+    return f" The store's projects: {listed}" + (", ..." if len(names) > PROJECTS_LISTED else "") + "."

@@ -24,10 +24,11 @@ def import_group():
 @click.option(
     "--project", envvar="SEAMLESS_PROJECT", show_envvar=True, help="The project the memories belong to. Required."
 )
+@click.option("--new-project", is_flag=True, help="The project is new: the store has no memory of it yet.")
 @click.option("--dry-run", is_flag=True, help="Say what would be written; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON array: each file's outcome.")
 @click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to update.")
-def claude_code(folder, store, project, dry_run, as_json, db_path):
+def claude_code(folder, store, project, new_project, dry_run, as_json, db_path):
     """Import a Claude Code auto-memory folder (MEMORY.md and its topic files) into PROJECT of STORE.
 
     user and feedback memories become protocols, project memories decisions, reference memories references;
@@ -35,7 +36,7 @@ def claude_code(folder, store, project, dry_run, as_json, db_path):
     A file that cannot be read is listed with the reason and the others imported (exit 1).
     """
     try:
-        outcomes = imported.import_folder(folder, store, db_path, project, dry_run=dry_run)
+        outcomes = imported.import_folder(folder, store, db_path, project, dry_run=dry_run, new_project=new_project)
     except WriteRefused as e:
         raise click.ClickException(str(e)) from None
     if as_json:

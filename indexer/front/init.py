@@ -14,7 +14,6 @@ unless `--new-project` says it is meant. `--undo` takes out exactly what init pu
 """
 
 import contextlib
-import difflib
 import hashlib
 import importlib.util
 import json
@@ -35,6 +34,7 @@ from indexer.front.briefing_block import BlockError, block_text, remove, splice
 from indexer.index import database
 from indexer.index.build import index_store
 from indexer.index.database import NotAnIndexError, OtherStoreError
+from indexer.query import projects
 from indexer.sqlite import sqlite3
 
 HARNESSES = ("claude-code", "codex", "all")
@@ -53,7 +53,6 @@ LOGIN_TIMEOUT = 10  # seconds a fresh login shell may take to say which `seamles
 # Claude Code's SessionStart sources: a new session, --resume/--continue, /clear, and a compaction (which
 # drops what the session was told at its start)
 MATCHER = "startup|resume|clear|compact"
-PROJECTS_LISTED = 20
 
 
 class Refused(Exception):
@@ -383,26 +382,14 @@ def _indexed(store: Path, db: Path) -> str:
 def _known_project(store: Path, db: Path, project: str, new_project: bool) -> None:
     """Refuse a project the store has no memory or note of, unless `new_project` says it is meant; the refusal
     names the closest project first, then the store's projects."""
-    if project == "global" or new_project:
+    if new_project:
         return
     with contextlib.closing(sqlite3.connect(db)) as conn:
-        projects = sorted(
-            row[0]
-            for row in conn.execute(
-                "select project from memories where project is not null union "
-                "select project from notes where project is not null"
-            )
+        said = projects.unknown(conn, project)
+    if said:
+        raise Refused(
+            f"the store at {store} {said} Give one of them as --project, or add --new-project to begin {project!r}"
         )
-    if project in projects:
-        return
-    close = difflib.get_close_matches(project, projects, n=1, cutoff=0.6)
-    listed = ", ".join(projects[:PROJECTS_LISTED]) + (", ..." if len(projects) > PROJECTS_LISTED else "")
-    raise Refused(
-        f"the store at {store} has no project {project!r}"
-        + (f": did you mean {close[0]!r}?" if close else "")
-        + (f" Its projects: {listed}." if projects else " It has no project yet.")
-        + f" Give one of them as --project, or add --new-project to begin {project!r}"
-    )
 
 
 def _excluded(folder: Path) -> list[Change]:

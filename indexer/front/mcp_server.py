@@ -14,7 +14,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from indexer.edit import store_write
 from indexer.edit.write_input import WriteRefused
 from indexer.front.hook import MAX_CHARS, MIN_CHARS
-from indexer.query import queries
+from indexer.query import projects, queries
 from indexer.query.briefing_text import briefing_markdown, briefing_within
 from indexer.sqlite import sqlite3
 from indexer.store.timestamps import normalize
@@ -57,13 +57,16 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
         project: str | None = None,
         tags: list[str] | None = None,
         supersedes: str | None = None,
+        new_project: bool = False,
     ) -> dict:
         """Write a memory: new; or, when an active memory of the project has this name, update it in place;
         with `supersedes` (an id or name), replace that memory, which stays on disk, invalid from now.
         kind: constraint, runbook, protocol, gotcha, decision, refuted, reference or stage. name: kebab-case.
         description: one line, at most 150 characters, the only text indexes show. project: this session's
-        (the default) or `global`; a session with a project writes to no other. The result lists `similar` active memories: supersede one rather than restating it; and the
-        gardener's `hints` (a vague description, a likely duplicate or contradiction), which never refuse a write."""
+        (the default) or `global`; a session with a project writes to no other; a project the store has no memory or
+        note of is refused (a typo), unless new_project: true says it is meant. The result lists `similar` active
+        memories: supersede one rather than restating it; and the gardener's `hints` (a vague description, a
+        likely duplicate or contradiction), which never refuse a write. A supersede's `superseded` is the old id."""
         return call(
             store_write.write_memory,
             project=scope(project),
@@ -75,6 +78,7 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
             session_id=os.environ.get("SEAMLESS_SESSION"),
             model=os.environ.get("SEAMLESS_MODEL"),
             body=body,
+            new_project=new_project,
         )
 
     @server.tool()
@@ -93,9 +97,14 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
         return call(store_write.delete_memory, memory, project=scope(project))
 
     @server.tool()
-    def note_write(title: str, body: str, project: str | None = None, tags: list[str] | None = None) -> dict:
-        """Write a note (research, a meeting summary, a design record): found by recall, never briefed."""
-        return call(store_write.write_note, project=scope(project), title=title, tags=tags, body=body)
+    def note_write(
+        title: str, body: str, project: str | None = None, tags: list[str] | None = None, new_project: bool = False
+    ) -> dict:
+        """Write a note (research, a meeting summary, a design record): found by recall, never briefed. A project
+        the store has no memory or note of is refused unless new_project: true."""
+        return call(
+            store_write.write_note, project=scope(project), title=title, tags=tags, body=body, new_project=new_project
+        )
 
     @server.tool()
     def briefing(project: str, as_of: str | None = None, budget: int | None = None, max_chars: int = MAX_CHARS) -> str:
@@ -110,7 +119,8 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
                 f"max_chars is {max_chars}; at least {MIN_CHARS}, room for the line that counts what is left out"
             )
         when = _time(as_of)
-        rows = _read(lambda: queries.run(index(), "briefing", project=project, as_of=when, budget=budget))
+        conn = known(index(), project)
+        rows = _read(lambda: queries.run(conn, "briefing", project=project, as_of=when, budget=budget))
         whole = len(briefing_markdown(rows, project, when, with_ids=True))
         given = "".join(f", {k}={v!r}" for k, v in (("as_of", when), ("budget", budget)) if v is not None)
         show_all = f"briefing(project={project!r}{given}, max_chars={whole})"
@@ -131,26 +141,36 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
         "last week") and what was written then comes first. project: that project plus global. as_of (ISO
         8601): what the store believed then, the memories valid at that time (and what "last week" means).
         all: every word must match."""
+        conn = known(index(), project)  # the session's own project may be new: only one named here is checked
         return _read(
             lambda: queries.recall(
-                index(), query, project=scope(project), limit=limit, as_of=_time(as_of), every=bool(all)
+                conn, query, project=scope(project), limit=limit, as_of=_time(as_of), every=bool(all)
             )
         )
 
     @server.tool()
     def history(memory: str, project: str | None = None) -> list[dict]:
         """A memory's supersession chain (memory: an id or a name), oldest first, with its current truth."""
+        conn = known(index(), project)
         try:
-            return _read(lambda: queries.history_chain(index(), memory, project))
+            return _read(lambda: queries.history_chain(conn, memory, project))
         except queries.ChainNotFound as e:
             if project or not session_project:
                 raise ToolError(str(e)) from None
         try:  # a name in several projects: the session's
-            return _read(lambda: queries.history_chain(index(), memory, session_project))
+            return _read(lambda: queries.history_chain(conn, memory, session_project))
         except queries.ChainNotFound as e:
             raise ToolError(str(e)) from None
 
     return server
+
+
+def known(conn: sqlite3.Connection, project: str | None) -> sqlite3.Connection:
+    """`conn`, once `project` (when a read names one) is found to be the store's; a tool error saying it is not."""
+    said = _read(lambda: projects.unknown(conn, project))
+    if said:
+        raise ToolError(f"unknown-project: the store {said} `global` reads the global memories alone")
+    return conn
 
 
 def _time(value: str | None) -> str | None:

@@ -11,7 +11,7 @@ import click
 
 from indexer.front.console import connect, echo_json, echo_line, scope, table
 from indexer.front.options import as_of_option, db_option, json_option
-from indexer.query import queries, recall_snippet, recall_terms
+from indexer.query import projects, queries, recall_snippet, recall_terms
 from indexer.query.briefing_text import briefing_markdown
 from indexer.store.printable import escaped
 
@@ -27,12 +27,7 @@ from indexer.store.printable import escaped
 @db_option
 def briefing(project, as_of, budget, explain, as_json, db_path):
     """What an agent on PROJECT is told before it starts: pinned memories, then the newest that fit."""
-    conn = connect(db_path)
-    if (
-        project != "global"
-        and not conn.execute("select 1 from memories where project = ? limit 1", (project,)).fetchone()
-    ):
-        click.echo(f"note: no memory belongs to project {project!r}; only global memories can be briefed", err=True)
+    conn = known(connect(db_path), project)
     rows = queries.run(conn, "briefing_ledger" if explain else "briefing", project=project, as_of=as_of, budget=budget)
     if as_json:
         echo_json(rows, ("pinned", "included"))
@@ -73,7 +68,7 @@ def recall(query, project, limit, every, as_of, as_json, db_path):
     read against --as-of) ranks what was written then higher; a log line's timestamp is left out. --json gives each
     result's `matched` terms and the `highlights` of its snippet.
     """
-    conn = connect(db_path)
+    conn = known(connect(db_path), project)
     rows = queries.recall(conn, query, project=project, limit=limit, as_of=as_of, every=every)
     why = None if rows else recall_terms.nothing_to_search(query)
     if as_json:
@@ -126,6 +121,15 @@ def history(id_or_name, project, revisions, as_json, db_path):
             f"valid {row['valid_from'] or 'always'} -> {row['invalid_at'] or 'now'}{link}"
         )
     echo_line(chain_end(rows))
+
+
+def known(conn, project: str | None):
+    """`conn`, once `project` (when given) is found to be the store's; else the command's error (exit 1), which
+    names the closest project and the store's projects."""
+    said = projects.unknown(conn, project)
+    if said:
+        raise click.ClickException(f"the store {said} `--project global` reads the global memories alone")
+    return conn
 
 
 def chain_end(rows: list[dict]) -> str:

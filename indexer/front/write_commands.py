@@ -60,6 +60,12 @@ def project_option(help_text: str):
     return click.option("--project", envvar="SEAMLESS_PROJECT", show_envvar=True, help=help_text)
 
 
+def new_project_option(function):
+    return click.option(
+        "--new-project", is_flag=True, help="The project is new: the store has no memory or note of it yet."
+    )(function)
+
+
 @click.command()
 @store_argument
 @project_option("The memory's project; `global` for a global memory. Required (fail closed).")
@@ -73,9 +79,12 @@ def project_option(help_text: str):
 @click.option("--session", envvar="SEAMLESS_SESSION", show_envvar=True, help="source_session of the memory.")
 @click.option("--model", envvar="SEAMLESS_MODEL", show_envvar=True, help="The model that produced the content.")
 @click.option("--body", metavar="TEXT", help="The body markdown; `-` reads standard input. Omitted: kept on update.")
+@new_project_option
 @json_option
 @write_db_option
-def write(store, project, kind, name, description, tags, supersedes, session, model, body, as_json, db_path):
+def write(
+    store, project, kind, name, description, tags, supersedes, session, model, body, new_project, as_json, db_path
+):
     """Write a memory to STORE: new, updated in place (same name), or replacing another (--supersedes)."""
     written(
         lambda: write_memory(
@@ -90,6 +99,7 @@ def write(store, project, kind, name, description, tags, supersedes, session, mo
             session_id=session,
             model=model,
             body=from_stdin(body),
+            new_project=new_project,
         ),
         as_json,
     )
@@ -135,13 +145,20 @@ def delete(store, memory, project, as_json, db_path):
 @click.option("--title", required=True, help="The note's title (also its file name).")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeat for several).")
 @click.option("--body", metavar="TEXT", help="The note's markdown; `-` reads standard input.")
+@new_project_option
 @json_option
 @write_db_option
-def note(store, project, title, tags, body, as_json, db_path):
+def note(store, project, title, tags, body, new_project, as_json, db_path):
     """Write a note (research, a meeting summary, a design record) under STORE/notes/<project>/."""
     written(
         lambda: write_note(
-            store, db_path, project=project, title=title, tags=list(tags) or None, body=from_stdin(body)
+            store,
+            db_path,
+            project=project,
+            title=title,
+            tags=list(tags) or None,
+            body=from_stdin(body),
+            new_project=new_project,
         ),
         as_json,
     )

@@ -1,0 +1,41 @@
+"""The store's projects, as its index holds them, and what to say of a project it does not hold: a typo never
+becomes a project, and a read that names an unknown project says so (SPEC 8). The write path, init, the hook, the
+read commands and the MCP tools all ask here."""
+
+from indexer.store import rules
+
+LISTED = 20  # projects named in a sentence; the rest are counted
+
+# A project is a store's when a memory (of any status) or a note names it
+SQL_HAS = "SELECT EXISTS (SELECT 1 FROM memories WHERE project = :p) OR EXISTS (SELECT 1 FROM notes WHERE project = :p)"
+SQL_ALL = (
+    "SELECT project FROM memories WHERE project IS NOT NULL UNION SELECT project FROM notes WHERE project IS NOT NULL"
+)
+
+
+def has(conn, project: str) -> bool:
+    """Whether a memory or a note of the store belongs to `project` (two index lookups)."""
+    return bool(conn.execute(SQL_HAS, {"p": project}).fetchone()[0])
+
+
+def every(conn) -> list[str]:
+    """The store's projects, sorted."""
+    return sorted(row[0] for row in conn.execute(SQL_ALL))
+
+
+def unknown(conn, project: str | None) -> str | None:
+    """None when `project` is global (None, empty, `global`) or a project of the store; else what to say of it,
+    to follow "the store": `has no project 'x': did you mean 'y'? Its projects: a, b.`, the closest first."""
+    scope = rules.scope(project)
+    if scope is None or has(conn, scope):
+        return None
+    import difflib  # only for a project the store does not have
+
+    projects = every(conn)
+    close = difflib.get_close_matches(scope, projects, n=1, cutoff=0.6)
+    listed = ", ".join(projects[:LISTED]) + (f", and {len(projects) - LISTED} more" if len(projects) > LISTED else "")
+    return (
+        f"has no project {scope!r}"
+        + (f": did you mean {close[0]!r}?" if close else ".")
+        + (f" Its projects: {listed}." if projects else " It has no project yet.")
+    )

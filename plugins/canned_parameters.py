@@ -9,6 +9,7 @@ as before. A column that holds JSON (recall's `matched` and `highlights`: canned
 query's JSON, not as text holding it: Datasette's own `_json=` is added for it.
 """
 
+import re
 from urllib.parse import parse_qsl, urlencode
 
 from datasette import hookimpl
@@ -17,13 +18,12 @@ from datasette.utils.asgi import Response
 
 from indexer.index.database import DATABASE
 from indexer.sql.canned import JSON_COLUMNS, PARAMS, RECALL_MAX
-from indexer.store import lazy_re
 from indexer.store.timestamps import normalize
 
 # Datasette's own route to a table or query page (app.py): names as written, tilde-encoded or not
 # (`/seamless/brief~69ng.json` is the briefing), with any output extension (.json, .md, .csv)
-TABLE_ROUTE = lazy_re.compile(r"/(?P<database>[^\/\.]+)/(?P<table>[^\/\.]+)(\.(?P<format>\w+))?$")
-WHOLE_NUMBER = lazy_re.compile(r"[0-9]+")
+TABLE_ROUTE = re.compile(r"/(?P<database>[^\/\.]+)/(?P<table>[^\/\.]+)(\.(?P<format>\w+))?$")
+WHOLE_NUMBER = re.compile(r"[0-9]+")
 # parameter: (least value, what it must be), as the CLI's --budget and --limit
 WHOLE_NUMBERS = {
     "budget": (0, "a whole number of characters (0 or more)"),

@@ -12,15 +12,15 @@ seconds), is "too long to compare" (None), and other requests are answered meanw
 """
 
 import difflib
+import re
 from functools import lru_cache
 
 from datasette import hookimpl
 from markupsafe import Markup, escape
 
 from indexer.query.page_budget import MAX_CHARS, within_budget
-from indexer.store import lazy_re
 
-TOKEN = lazy_re.compile(r"\w+|[^\w\s]+|\s+")
+TOKEN = re.compile(r"\w+|[^\w\s]+|\s+")
 # difflib's time grows with the product of the lengths it compares: a body of more lines than this is not
 # compared, and a changed block of more tokens than this is shown removed and added whole, not word by word
 # (two unrelated blocks of 600 tokens, 300 words, take about 15 ms)

@@ -2,7 +2,6 @@
 
 import datetime as dt
 import json
-from pathlib import Path
 
 from frontmatter.default_handlers import YAMLHandler
 from hypothesis import given, settings
@@ -131,40 +130,3 @@ def test_a_file_is_read_whole_up_to_the_limit_with_sized_reads(tmp_path_factory,
 def test_a_heading_is_found_with_or_without_code_blocks_to_skip(body):
     # a body with no fence takes the one-regex path; with a code block after it, the line-by-line one
     assert first_heading(body + "\n```sh\n# a comment\n```\n") == first_heading(body)
-
-
-TOML_HEADERS = ["[briefing]", "[gardener]", " [ index ] ", "[briefing] # again", "[a.b]", '["q"]', "[]", "[[x]]", "[x",
-                "x]", "\ufeff[x]", "a = 1"]  # fmt: skip
-TOML_LINES = [
-    "budget_chars = 6000", "max_age_days=180", "\tstale_days = 365  # a year", "a = true", "b = false", "c = True",
-    "d = +0", "e = -0", "f = 01", "g = 1_000", "h = 0x1f", "i = 1.5", 'j = "x"', "k = 99999999999999999999999",
-    "l = -7", "m = 1 2", "n =", "= 1", "o.p = 1", '"q" = 1', "r = 1#c", "s = truex", "budget_chars = 7",
-    "# a comment", "  #", "", " ", "\t", "#\x01", "# \x7f", "# é ✓", "a = 1\r", "t = [1, 2]", "[briefing]",
-]  # fmt: skip
-
-
-@settings(max_examples=1500, deadline=None)
-@given(
-    st.lists(st.tuples(st.sampled_from(TOML_HEADERS), st.lists(st.sampled_from(TOML_LINES), max_size=5)), max_size=4),
-    st.booleans(),
-)
-def test_a_flat_settings_file_reads_as_tomllib_reads_it(sections, last_newline):
-    import tomllib
-
-    from indexer.store.settings import flat_toml
-
-    text = "\n".join(line for header, lines in sections for line in (header, *lines)) + ("\n" if last_newline else "")
-    fast = flat_toml(text)
-    try:
-        expected = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        assert fast is None  # what tomllib refuses is left to it, and so to its error
-        return
-    assert fast is None or fast == expected
-
-
-def test_the_example_settings_are_read_without_tomllib():
-    from indexer.store.settings import flat_toml
-
-    text = (Path(__file__).parent.parent / "examples" / "store" / "seamless.toml").read_text()
-    assert flat_toml(text) is not None

@@ -214,7 +214,7 @@ def test_a_merge_records_what_it_wrote_and_its_concurrent_edit_trailers(repo):
     ],
 )
 def test_a_files_id_is_read_from_its_frontmatter_without_yaml(text, found):
-    from indexer.store.validate import frontmatter_id
+    from indexer.store.rules import frontmatter_id
 
     assert frontmatter_id(text) == found
 

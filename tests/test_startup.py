@@ -80,17 +80,11 @@ def test_an_index_run_with_nothing_to_do_reads_no_yaml_and_no_gardener(example_d
     assert not unwanted, sorted(unwanted)
 
 
-def test_a_check_reads_the_frontmatter_without_python_frontmatter(tmp_path):
-    """`seamless check` parses every file with our own reader: python-frontmatter's split is written out in
-    `indexer.store.parse` (the same pattern); the gardener is not run."""
-    from frontmatter.default_handlers import YAMLHandler
-
-    from indexer.store.parse import BOUNDARY
-
-    assert (BOUNDARY.pattern, BOUNDARY.flags) == (YAMLHandler.FM_BOUNDARY.pattern, YAMLHandler.FM_BOUNDARY.flags)
+def test_a_check_runs_neither_the_gardener_nor_a_server(tmp_path):
+    """`seamless check` parses every file (python-frontmatter's split, YAML): the gardener does not run."""
     modules = imported_by_command(["check", EXAMPLE_STORE], tmp_path)
     assert "indexer.store.parse" in modules
-    unwanted = heavy(modules) - HISTORY | modules & {"frontmatter"}
+    unwanted = heavy(modules) - HISTORY
     assert not unwanted, sorted(unwanted)
 
 
@@ -100,45 +94,6 @@ def test_each_command_is_loaded_under_its_name(name):
     with click.Context(cli) as ctx:
         assert name in cli.list_commands(ctx)
         assert cli.get_command(ctx, name).name == name
-
-
-def test_no_module_compiles_a_regular_expression_when_it_is_imported():
-    """Every module of indexer/ and plugins/ imported, none compiles a pattern in its own module-level code (a
-    pattern compiled by another library when first imported is that library's). Not yet `gardener/wording.py` and
-    `gardener/sameness.py`, the gardener's reading (issue 31, its rewrite): the commands that do not read with them
-    do not import them (above)."""
-    exempt = {"indexer/gardener/wording.py", "indexer/gardener/sameness.py"}
-    modules = sorted(
-        ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
-        for path in [*(ROOT / "indexer").rglob("*.py"), *(ROOT / "plugins").glob("*.py")]
-        if path.name != "__main__.py" and path.relative_to(ROOT).as_posix() not in exempt
-    )
-    probe = (
-        "import importlib, json, re, sys\n"
-        "root, modules = sys.argv[1], sys.argv[2:]\n"
-        "found, original = [], re._compile\n"
-        "def spy(pattern, flags):\n"
-        "    frame = sys._getframe(1)\n"
-        "    while frame is not None and frame.f_code.co_name != '<module>':\n"
-        "        frame = frame.f_back\n"
-        "    if frame is not None and frame.f_code.co_filename.startswith(root):\n"
-        "        found.append([frame.f_code.co_filename[len(root):], str(pattern)[:60]])\n"
-        "    return original(pattern, flags)\n"
-        "re._compile = spy\n"
-        "for module in modules:\n"
-        "    importlib.import_module(module)\n"
-        "exec(compile('import re\\nX = re.compile(\"control\")', root + 'indexer/control.py', 'exec'), {})\n"
-        "print(json.dumps(found))\n"
-    )
-    # Datasette first, as it is loaded in use: it imports the plugins registered as its entry points
-    done = subprocess.run(
-        [sys.executable, "-c", probe, f"{ROOT}/", "datasette.app", *modules], capture_output=True, text=True, cwd=ROOT
-    )
-    assert done.returncode == 0, done.stderr
-    ours = [(path, pattern) for path, pattern in json.loads(done.stdout) if path.startswith(("indexer/", "plugins/"))]
-    assert ("indexer/control.py", "control") in ours  # the spy sees a module-level pattern
-    compiled = [(path, pattern) for path, pattern in ours if path not in exempt | {"indexer/control.py"}]
-    assert not compiled, compiled
 
 
 def test_python_does_not_walk_the_objects_of_a_finished_command(example_db, tmp_path):

@@ -5,12 +5,13 @@ back as the same text; otherwise it is double-quoted with escapes. So `no`, `on`
 `a: b`, `x # y` or a leading `*&!-` all come back as written, whatever YAML reader opens the file.
 """
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import yaml
 
-from indexer.store import lazy_re, timestamps, yaml_loader
+from indexer.store import timestamps, yaml_loader
 from indexer.store.flat_yaml import NOT_PRINTABLE
 from indexer.store.parse import BOUNDARY, _closing_boundary
 
@@ -33,13 +34,13 @@ MEMORY_ORDER = (
 )
 NOTE_ORDER = ("id", "title", "project", "created", "updated", "tags")
 ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\x00": "\\0"}
-FLOW_INDICATORS = lazy_re.compile(r"[,\[\]{}]")
+FLOW_INDICATORS = re.compile(r"[,\[\]{}]")
 
 # what a field written into frontmatter may hold: text, None (`null`) or a list of texts
 FieldValue = str | list[str] | None
 
 # what YAML 1.2 readers take for a number, bool or null although YAML 1.1 reads text (`1e3`, `0o17`, `.5`)
-YAML12_NOT_TEXT = lazy_re.compile(
+YAML12_NOT_TEXT = re.compile(
     r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?\.(?:inf|Inf|INF)|"
     r"\.(?:nan|NaN|NAN)|true|True|TRUE|false|False|FALSE|null|Null|NULL|~",
 )

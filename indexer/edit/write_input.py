@@ -7,11 +7,11 @@ import re
 from dataclasses import dataclass
 
 from indexer.query import projects
-from indexer.store import lazy_re, rules
+from indexer.store import rules
 
 NAME_MAX = 200
 PROJECT_MAX = 100
-UNSAFE_PROJECT = lazy_re.compile(r"[/\\\x00-\x1f\x7f]|\A\.|\.\.")
+UNSAFE_PROJECT = re.compile(r"[/\\\x00-\x1f\x7f]|\A\.|\.\.")
 
 
 class WriteRefused(Exception):

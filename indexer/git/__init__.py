@@ -12,11 +12,10 @@ A layer above the store and below the index (every index run reads HEAD and the 
 """
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from indexer.store import lazy_re
 
 if TYPE_CHECKING:  # imported where git is run: `seamless check` imports this module and runs no git
     import subprocess
@@ -214,7 +213,7 @@ def repo(root: str | Path) -> Repo | None:
 
 
 # `*.md` under memories/ or notes/, no part of the path hidden or empty (what indexer/store/walk.py finds)
-STORE_PATH = lazy_re.compile(r"(?:memories|notes)(?:/[^./][^/]*)+(?<=\.md)")
+STORE_PATH = re.compile(r"(?:memories|notes)(?:/[^./][^/]*)+(?<=\.md)")
 
 
 def is_store_path(path: str) -> bool:

@@ -23,9 +23,9 @@ from pathlib import Path
 
 from indexer import git
 from indexer.git import driver_setup, history, recovery
-from indexer.store import conflict_markers, lazy_re
+from indexer.store import conflict_markers
 
-TRAILER_UNSAFE = lazy_re.compile(r"\s+")  # a trailer is one line: any run of whitespace in a value becomes a space
+TRAILER_UNSAFE = re.compile(r"\s+")  # a trailer is one line: any run of whitespace in a value becomes a space
 
 
 @dataclass

@@ -22,6 +22,10 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from indexer.index import freshness
+from indexer.index.status import drift
+from indexer.store.settings import load_settings
+
 SMALL_FILES = 5_000  # compared whole: a walk of this many files takes some 20-40 ms (docs/performance.md)
 CATCH_UP_FILES = 10_000  # of a large store: the most files in changed folders that are compared
 MAX_PATHS = 200  # the most files indexed here; more is an index run's work
@@ -55,14 +59,10 @@ def _busy() -> None:
 
 def catch_up(conn, root: Path, db_path: str | Path) -> CatchUp:
     """Bring the index at `db_path` (open read-only on `conn`) in step with the store at `root` if it can, quickly."""
-    from indexer.index import freshness
-
     if freshness.read(conn)["watching"]:
         return CatchUp("watched", root, [])
     if not root.is_dir():
         return CatchUp("gone", root, [])
-    from indexer.store.settings import load_settings
-
     if dict(conn.execute("select key, value from settings")) != load_settings(root)[0]:
         return CatchUp("behind", root, [], why="the store's settings (seamless.toml) changed since it was indexed")
     walked = conn.execute(
@@ -71,8 +71,6 @@ def catch_up(conn, root: Path, db_path: str | Path) -> CatchUp:
     if walked is None:
         return CatchUp("behind", root, [], why="the store was never indexed whole")
     if walked[1] <= SMALL_FILES:
-        from indexer.index.status import drift
-
         found = drift(root, conn)
         checked: dict[str, int] = {}
         paths, unchecked = found.new + found.changed + found.deleted, None
@@ -206,7 +204,7 @@ def _checks(conn) -> dict[str, int]:
 
 def _index(root: Path, db_path: str | Path, paths: list[str], checked: dict[str, int]) -> None:
     """Index `paths` and record the folders looked into, without waiting for another writer (_Busy)."""
-    from indexer.index import build, database
+    from indexer.index import build, database  # here: an index run reads the store's git history
 
     with database.writer_lock(db_path, _busy):
         if paths:

@@ -9,11 +9,7 @@ without a fingerprint, so the next run looks at it again.
 
 from array import array
 from collections.abc import Iterable
-
-try:  # what hashlib.blake2b is; hashlib would also load OpenSSL, 1-3 ms of every run's start (docs/performance.md)
-    from _blake2 import blake2b
-except ImportError:  # a Python without the module
-    from hashlib import blake2b
+from hashlib import blake2b
 
 from indexer.sqlite import sqlite3
 from indexer.store.walk import Folder

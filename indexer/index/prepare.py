@@ -7,11 +7,11 @@ than the parsing they take over (docs/performance.md).
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from indexer.store.parse import ParsedFile, digest, parse_bytes, read_store_bytes
+from indexer.store.parse import ParsedFile, parse_bytes, read_store_bytes
 from indexer.store.problem_cap import capped
 from indexer.store.problems import Problem, error
 from indexer.store.validate import memory_record, note_record
-from indexer.store.walk import FolderFds, StoreFile
+from indexer.store.walk import FolderFds, StoreFile, digest
 
 
 @dataclass(slots=True)

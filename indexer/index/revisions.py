@@ -9,7 +9,7 @@ git no longer has, another work tree, or a full run reads the whole history agai
 Each row's `id` is the id of the file at that commit (for a deletion, of the file deleted), so a memory's
 revisions follow it through renames and moves, and a path that held another memory before keeps that memory's
 rows. Where the index holds that very file (its digest is git's blob id: the same bytes) the index's row says it;
-otherwise the file is read from git and its frontmatter's `id:` line taken (`validate.frontmatter_id`). A store
+otherwise the file is read from git and its frontmatter's `id:` line taken (`rules.frontmatter_id`). A store
 imported in one commit costs no read of git's objects. A merge adds rows only for the files it wrote itself (its
 result differs from every parent); the commits it brought in have their own. `generation` orders the commits
 the same way on every clone: parents first.
@@ -18,6 +18,7 @@ the same way on every clone: parents first.
 memory page diffs them without running git; a store imported in one commit costs nothing there.
 """
 
+import json
 import time
 from collections.abc import Iterable
 
@@ -25,7 +26,7 @@ from indexer import git
 from indexer.git import history
 from indexer.index import database
 from indexer.index.database import IndexConnection
-from indexer.store.rules import ULID_TEXT
+from indexer.store.rules import ULID_TEXT, frontmatter_id
 
 HEAD_KEY = "revisions_head"
 WHERE_KEY = "revisions_store"  # the work tree's top and the store's place in it, for the recorded head
@@ -85,9 +86,7 @@ def _update(db: IndexConnection, repo: git.Repo | None, root, max_bytes: int, fu
 
 
 def _json(values: list) -> str:
-    """`values` as JSON, for json_each(?). Imported here: a run with no new commit (most runs) needs no json."""
-    import json
-
+    """`values` as JSON, for json_each(?)."""
     return json.dumps(values)
 
 
@@ -183,8 +182,6 @@ def _indexed(path: str) -> bool:
 
 def _ids(root, blobs: Iterable[str | None], max_bytes: int):
     """Each blob with the id its frontmatter names (or None)."""
-    from indexer.store.validate import frontmatter_id  # here: validate's parser and YAML cost every run's start-up
-
     for blob, data in history.read_objects(root, [b for b in blobs if b], limit=max_bytes):
         yield blob, frontmatter_id(data) if data is not None else None
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from indexer.index import changes
 from indexer.store.settings import load_settings
-from indexer.store.walk import FolderFds, store_files, walk_folders
+from indexer.store.walk import FolderFds, digest, store_files, walk_folders
 
 
 @dataclass(slots=True)
@@ -49,8 +49,6 @@ def drift(root: Path, conn) -> Drift:
 
 def _content_digest(folders: FolderFds, path: str, max_bytes: int) -> str | None:
     """The hash the indexer would store for the file's content now (None if it is gone); no symlink followed."""
-    from indexer.store.parse import digest  # here: the parser's YAML is imported only when a file needs a look
-
     try:
         return digest(folders.read(path, max_bytes + 1))
     except FileNotFoundError:

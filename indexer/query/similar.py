@@ -10,14 +10,15 @@ large store (each costs a score for every memory holding it): they are left out.
 probed with a query that stops at COMMON_DOCS + 1 rows, so the probes cost the same at any store size.
 """
 
+import re
+
 from indexer.sqlite import sqlite3
-from indexer.store import lazy_re
 
 SIMILAR_AT = 0.4
 LIMIT = 3
 MAX_WORDS = 12  # the rarest ones
 COMMON_DOCS = 100
-WORD = lazy_re.compile(r"[^\W_]{3,}")
+WORD = re.compile(r"[^\W_]{3,}")
 COLUMNS = "{name description tags}"
 PROBE = f"select count(*) from (select rowid from memories_fts where memories_fts match ? limit {COMMON_DOCS + 1})"
 SQL = """

@@ -12,7 +12,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from indexer.store import lazy_re, rules
+from indexer.store import rules
 from indexer.store.parse import parse_bytes
 
 INDEX_FILE = "MEMORY.md"
@@ -20,7 +20,7 @@ KINDS = {"user": "protocol", "feedback": "protocol", "project": "decision", "ref
 NAME_MAX = 80  # a name is also a file name; Claude Code's names are a few words
 ELLIPSIS = "…"
 # `- [Title](file.md) — hook` (any dash, or none with no hook)
-INDEX_LINE = lazy_re.compile(r"^\s*[-*+]\s+\[(?P<title>[^\]]*)\]\((?P<file>[^)\s]+)\)\s*(?:[—–-]+\s*(?P<hook>.*))?$")
+INDEX_LINE = re.compile(r"^\s*[-*+]\s+\[(?P<title>[^\]]*)\]\((?P<file>[^)\s]+)\)\s*(?:[—–-]+\s*(?P<hook>.*))?$")
 
 
 class Unreadable(ValueError):

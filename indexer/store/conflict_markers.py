@@ -2,11 +2,12 @@
 between the first two in git's diff3 style). The indexer reports them as the error `conflict-markers`, naming
 their lines, and no commit or push of ours carries a file that holds them (SPEC section 10)."""
 
-import functools
 import re
 from dataclasses import dataclass
 
 SHOWN = 3  # conflicts named in a message; the rest are counted
+# git writes seven characters, then a space and a label ( `<<<<<<< HEAD`), the `=======` line alone
+MARKER = re.compile(r"^(?:(<{7}|\|{7}|>{7})(?:[ \t].*)?|(={7}))\r?$", re.MULTILINE)
 
 
 @dataclass(slots=True)
@@ -18,12 +19,6 @@ class Conflict:
     end: int  # >>>>>>>
 
 
-@functools.cache
-def _marker() -> re.Pattern:
-    # git writes seven characters, then a space and a label ( `<<<<<<< HEAD`), the `=======` line alone
-    return re.compile(r"^(?:(<{7}|\|{7}|>{7})(?:[ \t].*)?|(={7}))\r?$", re.MULTILINE)
-
-
 def find(text: str) -> list[Conflict]:
     """The conflicts in `text`: markers in the order git writes them (a lone `=======`, a setext heading's
     underline, is none)."""
@@ -31,7 +26,7 @@ def find(text: str) -> list[Conflict]:
         return []
     found, start, middle = [], None, None
     line, at = 1, 0
-    for match in _marker().finditer(text):
+    for match in MARKER.finditer(text):
         line += text.count("\n", at, match.start())
         at = match.start()
         mark = (match.group(1) or match.group(2))[0]

@@ -1,10 +1,8 @@
-"""Regular expressions compiled when first used, not when their module is imported.
+"""Regular expressions compiled when first used: left only for indexer/gardener/wording.py, until the gardener
+compiles its patterns as every other module does (`re.compile` at its top; issue 37). Use `re.compile`.
 
-A module's patterns stay where they are read, as module constants (`KEBAB = lazy_re.compile(r"...")`), and
-cost nothing until a command uses them: compiling every module's patterns at import cost each command's
-start-up a few ms (docs/performance.md). After its first use a method is an attribute of the object, so a
-hot loop pays no more than with a compiled pattern. It is not a `re.Pattern`: call its methods, never pass
-it to `re.sub()` and the like (to a type checker it is one, so its callers keep their types).
+It is not a `re.Pattern`: call its methods, never pass it to `re.sub()` and the like (to a type checker it is
+one, so its callers keep their types).
 """
 
 import functools

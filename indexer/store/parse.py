@@ -5,25 +5,22 @@ as a Problem; nothing here knows what a memory or a note means.
 """
 
 import errno
-import hashlib
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 import yaml
+from frontmatter.default_handlers import YAMLHandler
 
-from indexer.store import conflict_markers, lazy_re, yaml_loader
+from indexer.store import conflict_markers, yaml_loader
 from indexer.store.problems import Problem, error
-from indexer.store.walk import FolderFds
+from indexer.store.walk import FolderFds, digest
 
-# a line of 3 or more dashes: python-frontmatter's own split (its YAMLHandler.FM_BOUNDARY, which
-# tests/test_startup.py checks this equals), written out so that reading a file does not import python-frontmatter
-BOUNDARY = lazy_re.compile(r"^-{3,}\s*$", re.MULTILINE)
+BOUNDARY = YAMLHandler.FM_BOUNDARY  # a line of 3 or more dashes: python-frontmatter's split
 # frontmatter is a few fields; megabytes of YAML nodes take minutes to load and hold up every run
 MAX_FRONTMATTER_BYTES = 65536
-TOP_LEVEL_KEY = lazy_re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.MULTILINE)
-_SHA1 = hashlib.sha1()
+TOP_LEVEL_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.MULTILINE)
 
 
 @dataclass
@@ -54,16 +51,6 @@ class ParsedFile:
     @property
     def ok(self) -> bool:
         return not any(p.severity == "error" for p in self.problems)
-
-
-def digest(data: bytes) -> str:
-    """The content hash used to tell a touched file from an edited one: git's id of the bytes as a blob (SHA-1 of
-    `blob SIZE\\0` and the bytes), so the revisions know a committed file the index has read by it
-    (indexer/index/revisions.py). Faster than blake2b on files of a few kilobytes (2.6 against 4.2 µs)."""
-    hasher = _SHA1.copy()  # cheaper than setting up a new one
-    hasher.update(b"blob %d\0" % len(data))
-    hasher.update(data)
-    return hasher.hexdigest()
 
 
 def read_store_file(root: Path | str, path: str, max_bytes: int, folders: FolderFds | None = None) -> ParsedFile:

@@ -5,9 +5,9 @@ escape sequence hide one. Apart from problems.py, whose registry a command that 
 history, show) need not import.
 """
 
-from indexer.store import lazy_re
+import re
 
-CONTROL = lazy_re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # C0, DEL, C1, and the Unicode line separators
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # C0, DEL, C1, and the Unicode line separators
 
 
 def escaped(text: str) -> str:

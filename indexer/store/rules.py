@@ -2,19 +2,17 @@
 
 import re
 
-from indexer.store import lazy_re
-
 KINDS = ("constraint", "runbook", "protocol", "gotcha", "decision", "refuted", "reference", "stage")
 STAGE_STATUSES = ("open", "in_progress", "blocked", "done")
 LIVE_STAGE_STATUSES = ("open", "in_progress", "blocked")
 GATES = ("human", "ai")
 DESCRIPTION_MAX = 150
 
-KEBAB = lazy_re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
-STATUS_LINE = lazy_re.compile(r"status[ \t]*:[ \t]*([A-Za-z_]+)[ \t]*(.*)\Z", re.IGNORECASE)
-GATE_TEXT = lazy_re.compile(r"[ \t|,;]*gate[ \t]*:[ \t]*([A-Za-z]+)[ \t]*\Z", re.IGNORECASE)
+KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+STATUS_LINE = re.compile(r"status[ \t]*:[ \t]*([A-Za-z_]+)[ \t]*(.*)\Z", re.IGNORECASE)
+GATE_TEXT = re.compile(r"[ \t|,;]*gate[ \t]*:[ \t]*([A-Za-z]+)[ \t]*\Z", re.IGNORECASE)
 # a ULID as text: 26 characters of Crockford base32, the first at most 7 so it fits 128 bits
-ULID_TEXT = lazy_re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}\Z")
+ULID_TEXT = re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}\Z")
 
 
 def is_kebab_case(name: str) -> bool:
@@ -80,3 +78,18 @@ def fold_description(description: str) -> str:
     if description.isprintable() and "  " not in description and description.strip(" ") == description:
         return description
     return " ".join(description.split())
+
+
+FRONTMATTER_ID = re.compile(rb"^id[ \t]*:[ \t]*['\"]?([0-9A-Za-z]{26})['\"]?[ \t]*(?:#.*)?\r?$", re.MULTILINE)
+
+
+def frontmatter_id(data: bytes) -> str | None:
+    """The id a file's frontmatter names, as `memory_record` reads it, found without YAML (the revisions read
+    one for each file of each commit); None when there is no such line or it is no ULID."""
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    if not data.startswith(b"---"):
+        return None
+    end = data.find(b"\n---", 3)
+    found = FRONTMATTER_ID.search(data, 3, end if end >= 0 else len(data))
+    value = found.group(1).decode("ascii").upper() if found else None
+    return value if value and ULID_TEXT.match(value) else None

@@ -5,9 +5,9 @@ table holds every one, defaults included (a boolean as 1 or 0).
 """
 
 import re
+import tomllib
 from pathlib import Path
 
-from indexer.store import lazy_re
 from indexer.store.problem_cap import capped
 from indexer.store.problems import Problem, error, warning
 from indexer.store.walk import read_regular_file
@@ -48,16 +48,14 @@ def load_settings(root: Path) -> tuple[dict[str, int], list[Problem]]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         return settings, [error(FILE, 1, "bad-settings", f"cannot read settings, defaults used: {e}")]
-    parsed = flat_toml(text)
-    if parsed is None:
-        try:
-            parsed = _toml(text)
-        except ValueError as e:  # tomllib.TOMLDecodeError
-            m = re.search(r"line (\d+)", str(e))
-            line = int(m.group(1)) if m else 1
-            return settings, [error(FILE, line, "bad-settings", f"TOML syntax error, defaults used: {e}")]
-        except RecursionError:  # tomllib recurses once per nested array or table: a thousand deep exhaust the stack
-            return settings, [error(FILE, 1, "bad-settings", "TOML nested too deeply, defaults used")]
+    try:
+        parsed = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"line (\d+)", str(e))
+        line = int(m.group(1)) if m else 1
+        return settings, [error(FILE, line, "bad-settings", f"TOML syntax error, defaults used: {e}")]
+    except RecursionError:  # tomllib recurses once per nested array or table: a thousand deep exhaust the stack
+        return settings, [error(FILE, 1, "bad-settings", "TOML nested too deeply, defaults used")]
     problems = []
     lines = _key_lines(text)
     for section, values in parsed.items():
@@ -100,39 +98,3 @@ def _key_lines(text: str) -> dict[str, int]:
         if equals:
             lines.setdefault(name.strip(), number)
     return lines
-
-
-def _toml(text: str) -> dict:
-    import tomllib  # here: its import (its patterns compiled) cost a few ms of every command that reads settings
-
-    return tomllib.loads(text)
-
-
-# A settings file as written: comments, `[section]` headers and `key = value` lines of a whole number in decimal or
-# true/false. Anything else (strings, dotted keys, 1_000, 0x1f, a key outside a section...) is read by tomllib.
-_FLAT_LINE = lazy_re.compile(
-    r"[ \t]*(?:\[[ \t]*(?P<section>[A-Za-z0-9_-]+)[ \t]*\]"
-    r"|(?P<key>[A-Za-z0-9_-]+)[ \t]*=[ \t]*(?P<value>true|false|[+-]?(?:0|[1-9][0-9]*)))?[ \t]*(?:#.*)?"
-)
-_NOT_IN_TOML = lazy_re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # control characters, but tab (and \n between lines)
-
-
-def flat_toml(text: str) -> dict[str, dict[str, int | bool]] | None:
-    """What tomllib.loads gives for a settings file of sections of whole numbers and booleans, without importing
-    it (`tests/test_fast_paths.py` checks the two agree); None for any other text, which tomllib reads."""
-    parsed: dict[str, dict[str, int | bool]] = {}
-    section = None
-    for line in text.split("\n"):
-        m = _FLAT_LINE.fullmatch(line)
-        if m is None or _NOT_IN_TOML.search(line):
-            return None
-        if m["section"]:
-            if m["section"] in parsed:  # a table defined twice: TOML's error
-                return None
-            section = parsed[m["section"]] = {}
-        elif m["key"]:
-            if section is None or m["key"] in section:  # a key at the top, or twice: left to tomllib
-                return None
-            value = m["value"]
-            section[m["key"]] = value == "true" if value in ("true", "false") else int(value)
-    return parsed

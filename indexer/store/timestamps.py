@@ -1,14 +1,11 @@
 """Timestamps as the store keeps them: UTC text `YYYY-MM-DDTHH:MM:SSZ`."""
 
 import datetime as dt
-
-from indexer.store import lazy_re
+import re
 
 # Canonical text that is surely a real time: days 29-31 are left to the calendar (normalize's slow path),
 # so `2026-02-30T00:00:00Z` or `25:00:00` are never taken as written
-CANONICAL = lazy_re.compile(
-    r"(?!0000)\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\dZ\Z"
-)
+CANONICAL = re.compile(r"(?!0000)\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\dZ\Z")
 
 
 def normalize(text: str) -> str:

@@ -6,15 +6,15 @@ Cross-file rules (duplicate ids and names, dangling links, cycles) live in cross
 import re
 from pathlib import PurePosixPath
 
-from indexer.store import lazy_re, rules, timestamps
+from indexer.store import rules, timestamps
 from indexer.store.parse import ParsedFile
 from indexer.store.problems import Problem, error, warning
 from indexer.store.yaml_loader import Trap
 
 # The whole heading line; closing spaces and #s are stripped in Python (see heading_text): a lazy `(.+?)` before
 # `[ \t#]*$` retried the tail at every character, hours for `# a` and four megabytes of spaces before `x`.
-HEADING = lazy_re.compile(r"^#[ \t]+(.+)$", re.MULTILINE)
-FENCE = lazy_re.compile(r" {0,3}(`{3,}|~{3,})")  # a fenced code block opens or closes: a `#` line in it is code
+HEADING = re.compile(r"^#[ \t]+(.+)$", re.MULTILINE)
+FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")  # a fenced code block opens or closes: a `#` line in it is code
 
 
 class FieldReader:
@@ -298,18 +298,3 @@ def note_record(parsed: ParsedFile) -> tuple[dict | None, list[Problem]]:
     if f.failed:
         return None, f.problems
     return record, f.problems
-
-
-FRONTMATTER_ID = lazy_re.compile(rb"^id[ \t]*:[ \t]*['\"]?([0-9A-Za-z]{26})['\"]?[ \t]*(?:#.*)?\r?$", re.MULTILINE)
-
-
-def frontmatter_id(data: bytes) -> str | None:
-    """The id a file's frontmatter names, as `memory_record` reads it, found without YAML (the revisions read
-    one for each file of each commit); None when there is no such line or it is no ULID."""
-    data = data.removeprefix(b"\xef\xbb\xbf")
-    if not data.startswith(b"---"):
-        return None
-    end = data.find(b"\n---", 3)
-    found = FRONTMATTER_ID.search(data, 3, end if end >= 0 else len(data))
-    value = found.group(1).decode("ascii").upper() if found else None
-    return value if value and rules.ULID_TEXT.match(value) else None

@@ -18,12 +18,13 @@ from pathlib import Path
 
 from indexer import sql
 from indexer.index import fts
+from indexer.index.plan import store_files
 from indexer.index.writer import row_of
 from indexer.sqlite import sqlite3
 from indexer.store.parse import parse_bytes
 from indexer.store.settings import DEFAULTS
 from indexer.store.validate import memory_record, note_record
-from indexer.store.walk import read_regular_file, walk_store
+from indexer.store.walk import read_regular_file, walk_folders
 
 BATCH = 2_000
 
@@ -58,7 +59,7 @@ def index_floor(root: str, db_path: str) -> dict:
         rows[table].clear()
 
     conn.execute("begin")
-    for path, sf in walk_store(Path(root)).items():
+    for path, sf in store_files(walk_folders(Path(root))).items():
         parsed = parse_bytes(path, read_regular_file(f"{root}/{path}", limit + 1), limit)
         table = "memories" if sf.type == "memory" else "notes"
         record, _ = (memory_record if table == "memories" else note_record)(parsed)

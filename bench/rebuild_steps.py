@@ -27,9 +27,9 @@ from .startup import compiled
 STEPS = {
     ("indexer.index.database", "open_db"): "open the new file: pragmas, schema, FTS tables",
     ("indexer.index.build", "_ensure_views"): "the views",
-    ("indexer.index.build", "plan_store"): "walk and plan",
+    ("indexer.index.plan", "plan_store"): "settings, walk and plan",
     ("indexer.index.writer", "IndexWriter.__init__"): "the writer (the schema's columns)",
-    ("indexer.index.build", "_Reading.read_stale"): "read, parse and validate every file",
+    ("indexer.index.prepare", "Reading.read_stale"): "read, parse and validate every file",
     ("indexer.index.writer", "IndexWriter.finish"): "insert and index the rows, cross-file rules",
     ("indexer.gardener.pairs", "settle"): "the gardener's settle (its patterns compiled)",
     ("indexer.index.fts", "end_rebuild"): "merge the FTS segments",

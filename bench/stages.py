@@ -13,10 +13,11 @@ import time
 from pathlib import Path
 
 from indexer.index.build import index_store
-from indexer.store.parse import parse_bytes, read_regular_file
+from indexer.index.plan import store_files
+from indexer.store.parse import parse_bytes
 from indexer.store.settings import DEFAULTS
 from indexer.store.validate import memory_record, note_record
-from indexer.store.walk import walk_store
+from indexer.store.walk import read_regular_file, walk_folders
 
 
 def stages(root: str) -> list[tuple[str, float]]:
@@ -30,10 +31,12 @@ def stages(root: str) -> list[tuple[str, float]]:
         timed.append((name, time.perf_counter() - started))
         return result
 
-    for f in walk_store(Path(root)).values():  # warm the page cache: every stage then reads what the run reads
+    for f in store_files(
+        walk_folders(Path(root))
+    ).values():  # warm the page cache: every stage then reads what the run reads
         read_regular_file(f"{root}/{f.path}", limit + 1)
     gc.disable()
-    files = timer("walk", lambda: walk_store(Path(root)))
+    files = timer("walk", lambda: store_files(walk_folders(Path(root))))
     data = timer("read", lambda: [(f, read_regular_file(f"{root}/{p}", limit + 1)) for p, f in files.items()])
     parsed = timer("parse", lambda: [(f, parse_bytes(f.path, d, limit)) for f, d in data])
     timer("validate", lambda: [(memory_record if f.type == "memory" else note_record)(p) for f, p in parsed])

@@ -18,7 +18,7 @@ import os
 import sys
 from pathlib import Path
 
-import indexer.index.build
+import indexer.index.plan
 from indexer.front.cli import cli
 
 
@@ -47,14 +47,14 @@ def main(argv: list[str]) -> None:
     action, rel, *rest = argv[:split]
     args = argv[split + 1 :]
     store = Path(args[1])
-    walk = indexer.index.build.walk_folders
+    walk = indexer.index.plan.walk_folders
 
     def walk_then_change(root):
         files = walk(root)
         change(store / rel, action, rest[0] if rest else None)
         return files
 
-    indexer.index.build.walk_folders = walk_then_change
+    indexer.index.plan.walk_folders = walk_then_change
     cli(args, prog_name="seamless")
 
 

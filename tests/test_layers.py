@@ -96,7 +96,7 @@ def test_a_record_has_the_columns_of_its_table():
 # the modules data flows through, files to index to queries (commands such as cli.py and watch.py print)
 LIBRARY = (
     "store/walk store/parse store/flat_yaml store/yaml_loader store/validate store/rules index/prepare index/writer "
-    "store/crossfile index/build index/changes index/database index/fts query/queries sql/canned sql/views"
+    "store/crossfile index/plan index/build index/database index/fts query/queries sql/canned sql/views"
 )
 
 

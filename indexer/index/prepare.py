@@ -1,4 +1,4 @@
-"""One file's share of an index run: read, parse and validate it.
+"""Reading the files a run's plan names: each one read, parsed and validated, and handed to the writer.
 
 Runs in the indexing process itself: pickling every record back from worker processes costs more
 than the parsing they take over (docs/performance.md).
@@ -7,6 +7,8 @@ than the parsing they take over (docs/performance.md).
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from indexer.index.database import IndexConnection
+from indexer.index.plan import Plan, folders_as_before, folders_changed
 from indexer.store.parse import ParsedFile, parse_bytes, read_store_bytes
 from indexer.store.problem_cap import capped
 from indexer.store.problems import Problem, error
@@ -49,3 +51,63 @@ def prepare(
         return Prepared(sf, parsed.digest, unchanged=True)
     record, problems = (memory_record if sf.type == "memory" else note_record)(parsed)
     return Prepared(sf, parsed.digest, record=record, problems=capped(problems))
+
+
+class Reading:
+    """Reads the files a plan names into the writer, noting what it found along the way."""
+
+    def __init__(self, root: str, plan: Plan, writer, folders: FolderFds | None = None):
+        self.root, self.plan, self.writer = root, plan, writer
+        self.folders = folders  # the store's folders, opened without following a symlink
+        self.unchanged: list[StoreFile] = []  # read, same content: only their stat is updated
+        self.vanished: list[StoreFile] = []  # gone between the plan and the read
+        self.deleted: list[str] = list(plan.deleted)  # the plan's deletions and the vanished files
+
+    def read(self, sf: StoreFile, digest: str | None) -> None:
+        prepared = prepare(self.root, sf, digest, self.plan.max_bytes, self.folders)
+        if prepared is None:  # vanished between the walk and the read
+            self.vanished.append(sf)
+            self.deleted.append(sf.path)
+            self.writer.forget(sf.path)
+        elif prepared.unchanged:
+            self.unchanged.append(sf)
+        else:
+            self.writer.add(prepared)
+
+    def read_stale(self, progress) -> None:
+        """Read every file the plan found changed (the conflict losers come after)."""
+        files = [sf for sf in self.plan.stale if sf.path not in self.plan.losers]
+        for sf in progress(files) if progress else files:
+            self.read(sf, self.plan.digests.get(sf.path))
+
+    def read_losers(self) -> None:
+        """A file that lost a duplicate contest may win it now: read again whatever its hash if anything changed.
+
+        The losers that are stale come first, by their hashes: one edited itself changes the contests
+        as much as any other edit, so the rest are then read again too.
+        """
+        plan = self.plan
+        gone = {sf.path for sf in self.vanished}
+        losers = [plan.files[path] for path in sorted(plan.losers) if path in plan.files and path not in gone]
+        stale_paths = {sf.path for sf in plan.stale}
+        for sf in losers:
+            if sf.path in stale_paths:
+                self.read(sf, plan.digests.get(sf.path))
+        if self.writer.changed or self.deleted:
+            for sf in losers:
+                if sf.path not in stale_paths or sf in self.unchanged:
+                    if sf in self.unchanged:
+                        self.unchanged.remove(sf)
+                    self.read(sf, None)
+
+    def changed(self, db: IndexConnection) -> bool:
+        """Whether the index's content changes: files, settings, or the folders that could not be listed."""
+        plan = self.plan
+        if plan.full or self.writer.changed or self.deleted or plan.settings_changed:
+            return True
+        return folders_changed(db, plan)
+
+    def as_before(self, db: IndexConnection) -> set[str]:
+        """The paths read whose problems stay as the index holds them: the files found unchanged, and the
+        folders that could not be listed if they are the same as last time (before they are written)."""
+        return {sf.path for sf in self.unchanged} | folders_as_before(db, self.plan)

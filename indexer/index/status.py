@@ -1,6 +1,6 @@
 """`seamless status`: what differs between the store and its index, found without writing anything.
 
-The same comparison an incremental run starts with (walk.py, changes.py): folder fingerprints first,
+The same comparison an incremental run starts with (plan.py): folder fingerprints first,
 then the files of the folders that changed. A file whose size or times changed but whose content hash
 did not (a `touch`, or one stored as too recent to trust) is in step.
 """
@@ -8,9 +8,9 @@ did not (a `touch`, or one stored as too recent to trust) is in step.
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer.index import changes
+from indexer.index import plan
 from indexer.store.settings import load_settings
-from indexer.store.walk import FolderFds, digest, store_files, walk_folders
+from indexer.store.walk import FolderFds, digest, walk_folders
 
 
 @dataclass(slots=True)
@@ -30,12 +30,12 @@ class Drift:
 def drift(root: Path, conn) -> Drift:
     """Compare the store at `root` with the index open (read-only) on `conn`."""
     walked = walk_folders(root)
-    folders = changes.changed_folders(conn, changes.fingerprints(walked))
-    known = {row[0]: row for row in changes.known_files(conn, folders)}
-    files = store_files(walked, changes.covered(folders, walked))
+    folders = plan.changed_folders(conn, plan.fingerprints(walked))
+    known = {row[0]: row for row in plan.known_files(conn, folders)}
+    files = plan.store_files(walked, plan.covered(folders, walked))
     settings, _ = load_settings(root)
     stat_differs = sorted(p for p in files.keys() & known.keys() if files[p].row[1:] != known[p][1:5])
-    digests = changes.known_digests(conn, stat_differs)
+    digests = plan.known_digests(conn, stat_differs)
     max_bytes = settings["index.max_file_bytes"]
     with FolderFds(str(root)) as opened:
         changed = [p for p in stat_differs if _content_digest(opened, p, max_bytes) != digests.get(p)]

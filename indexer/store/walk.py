@@ -58,25 +58,6 @@ def walk_folders(root: Path) -> dict[str, Folder]:
     return found
 
 
-def store_files(folders: dict[str, Folder], which=None) -> dict[str, StoreFile]:
-    """The StoreFile of each file in `folders` (or only in those named in `which`), keyed by path."""
-    files: dict[str, StoreFile] = {}
-    for name in folders if which is None else which:
-        folder = folders.get(name)
-        if folder is None:
-            continue
-        kind, stats, not_utf8 = folder.kind, folder.stats, folder.not_utf8
-        for i, path in enumerate(folder.paths):
-            j = 3 * i
-            files[path] = StoreFile(path, kind, stats[j], stats[j + 1], stats[j + 2], path in not_utf8, name)
-    return files
-
-
-def walk_store(root: Path) -> dict[str, StoreFile]:
-    """Every memory and note file under `root`, keyed by relative path (in no particular order)."""
-    return store_files(walk_folders(root))
-
-
 # a folder opened by name: never through a symlink in its last part, nor kept open across exec
 DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
@@ -234,10 +215,10 @@ class FolderFds:
         return read_regular_file(name, limit, self.open(folder))
 
 
-def files_at(root: Path, path: str, folders_seen: dict[str, bool] | None = None) -> dict[str, StoreFile]:
-    """The store files at `path` (relative to `root`, forward slashes) as the walk would find them.
+def folders_at(root: Path, path: str, folders_seen: dict[str, bool] | None = None) -> dict[str, Folder]:
+    """The listings of the store files at `path` (relative to `root`, forward slashes) as the walk would list them.
 
-    A file gives itself; a folder gives every file under it; anything the walk would not
+    A file gives a listing of itself; a folder gives every folder under it; anything the walk would not
     find (outside memories/ and notes/, hidden, not *.md, a symlink or under one) gives nothing.
     `folders_seen` remembers which folders are real ones across calls.
     """
@@ -260,15 +241,14 @@ def files_at(root: Path, path: str, folders_seen: dict[str, bool] | None = None)
         st = os.lstat(root / path)
     except OSError:
         return {}
+    found: dict[str, Folder] = {}
     if stat.S_ISDIR(st.st_mode):
-        found: dict[str, Folder] = {}
         _scan(str(root / path), path, kind, found)
-        return store_files(found)
-    if len(parts) < 2 or not path.endswith(".md") or not stat.S_ISREG(st.st_mode):
-        return {}
-    shown = _shown(path)
-    folder = _shown(path.rpartition("/")[0])
-    return {shown: StoreFile(shown, kind, st.st_size, st.st_mtime_ns, st.st_ctime_ns, shown != path, folder)}
+    elif len(parts) >= 2 and path.endswith(".md") and stat.S_ISREG(st.st_mode):
+        shown = _shown(path)
+        stats = [st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+        found[_shown(path.rpartition("/")[0])] = Folder(kind, [shown], stats, [shown] if shown != path else [])
+    return found
 
 
 def digest(data: bytes) -> str:

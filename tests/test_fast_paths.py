@@ -1,7 +1,6 @@
 """The per-file shortcuts give exactly what the plain definitions they stand in for give."""
 
 import datetime as dt
-import json
 
 from frontmatter.default_handlers import YAMLHandler
 from hypothesis import given, settings
@@ -9,7 +8,7 @@ from hypothesis import strategies as st
 
 from indexer.store import rules, timestamps
 from indexer.store.parse import ParsedFile, parse_bytes
-from indexer.store.validate import FieldReader, _json_list, first_heading
+from indexer.store.validate import FieldReader, first_heading
 from indexer.store.walk import read_regular_file
 
 BOUNDARIES = ["---", "----", "--- ", "---\t", "---  \t", "---\x0c", "---\x85", "---\u2028", "---\x1c", "-- -", "---x"]
@@ -43,15 +42,6 @@ def test_the_frontmatter_is_split_as_python_frontmatter_splits_it(pieces):
         assert [p.code for p in parsed.problems] == ["unclosed-frontmatter"]
     else:
         assert (parsed.fm_text, parsed.body, parsed.fm_line, parsed.body_line) == expected
-
-
-TEXT = st.text(alphabet=st.sampled_from('ab "\\\x00\x1f\x7f\x85\xa0é\u2028\ud800,\n\t'), max_size=6)
-
-
-@settings(max_examples=500, deadline=None)
-@given(st.lists(TEXT, max_size=5))
-def test_tags_are_encoded_as_json_dumps_encodes_them(tags):
-    assert _json_list(tags) == json.dumps(tags, ensure_ascii=False)
 
 
 @settings(max_examples=500, deadline=None)

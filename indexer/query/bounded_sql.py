@@ -9,6 +9,7 @@ and those five functions are replaced by linear ones that give the same results.
 """
 
 import ctypes
+import importlib
 import re
 
 from indexer.sqlite import sqlite3
@@ -75,8 +76,6 @@ def _sqlite3_limit():
 
 
 def _module_file() -> str:
-    import importlib
-
     return importlib.import_module(sqlite3.Connection.__module__.rpartition(".")[0] + "._sqlite3").__file__
 
 

@@ -3,6 +3,7 @@
 Cross-file rules (duplicate ids and names, dangling links, cycles) live in crossfile.py.
 """
 
+import json
 import re
 from pathlib import PurePosixPath
 
@@ -111,21 +112,7 @@ class FieldReader:
                 self.warning("tags", "bad-tags", "an empty tag; ignored")
             elif item is not None:
                 self.warning("tags", "bad-tags", f"a tag must be text, not a {type(item).__name__}; ignored")
-        return _json_list(list(dict.fromkeys(tags)) if len(tags) > 1 else tags)
-
-
-def _json_list(texts: list[str]) -> str:
-    """What json.dumps(texts, ensure_ascii=False) gives, without its per-call set-up."""
-    if not texts:
-        return "[]"
-    joined = '", "'.join(texts)
-    # nothing to escape: no quote (but the separators'), backslash or control character
-    if joined.isprintable() and "\\" not in joined and joined.count('"') == 2 * len(texts) - 2:
-        return f'["{joined}"]'
-    # here: the json package compiles its patterns at import, and most tags have nothing to escape
-    from json.encoder import encode_basestring
-
-    return f"[{', '.join(map(encode_basestring, texts))}]"
+        return json.dumps(list(dict.fromkeys(tags)), ensure_ascii=False)
 
 
 def memory_record(parsed: ParsedFile) -> tuple[dict | None, list[Problem]]:

@@ -132,7 +132,7 @@ def status(store: Path, db_path: str):
     if found.settings_changed:
         lines.append("changed: seamless.toml (the settings the index holds differ)")
     try:
-        uncommitted = git.uncommitted(store)  # the store files git holds differently from the last commit
+        uncommitted = sorted(git.uncommitted(store))  # the store files git holds differently from the last commit
     except git.GitError as e:
         raise click.ClickException(str(e)) from None
     lines += [f"uncommitted: {p}" for p in uncommitted]

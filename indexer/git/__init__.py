@@ -90,12 +90,6 @@ def branch(cwd: str | Path) -> str | None:
     return done.stdout.strip() or None
 
 
-def config(cwd: str | Path, key: str) -> str | None:
-    """One configuration value as git reads it (any level), or None when unset."""
-    done = run(cwd, "config", "--get", key, check=False)
-    return done.stdout.rstrip("\n") if done.returncode == 0 else None
-
-
 def config_values(cwd: str | Path) -> dict[str, str]:
     """Every configuration value git reads in `cwd`, all levels (where a key is set twice, the last one, as git
     reads it); section and key names in lower case, as git lists them."""
@@ -222,18 +216,19 @@ def is_store_path(path: str) -> bool:
     return STORE_PATH.fullmatch(path) is not None
 
 
-def uncommitted(root: str | Path) -> list[str]:
-    """The store files (store-relative, sorted) whose content differs from the last commit: changed, staged,
-    new and untracked, deleted. Empty when the store is in no work tree."""
+def uncommitted(root: str | Path, paths: list[str] | None = None) -> dict[str, bool]:
+    """The store files (store-relative) whose content differs from the last commit: changed, staged, new and
+    untracked, deleted; each with whether git knew it before (False: new). Of `paths` (relative to `root`) when
+    given, else of every store file. Empty when the store is in no work tree. One `git status`."""
     found = repo(root)
-    if found is None:
-        return []
-    prefix = found.prefix  # the store's folder relative to the top, as `git status` names paths
-    done = run(root, "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--", "memories", "notes")
-    paths = set()
-    for entry in done.stdout.split("\0"):
-        if len(entry) > 3 and entry[3:].startswith(prefix):  # paths relative to the top
-            path = entry[3 + len(prefix) :]
-            if is_store_path(path):
-                paths.add(path)
-    return sorted(paths)
+    if found is None or paths == []:
+        return {}
+    # the paths as given (no pattern), relative to `root` where git runs; the output names them from the top
+    args = ["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--"]
+    args += paths if paths is not None else ["memories", "notes"]
+    changed = {}
+    for entry in run(root, *args, env={"GIT_LITERAL_PATHSPECS": "1"}).stdout.split("\0"):
+        path = found.store_path(entry[3:]) if len(entry) > 3 else None
+        if path is not None and (paths is not None or is_store_path(path)):
+            changed[path] = entry[:2] not in ("??", "A ", "AM")
+    return changed

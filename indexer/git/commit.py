@@ -81,8 +81,16 @@ def commit_write(root: Path, paths: list[str], change: Change, enabled: bool = T
     `change`'s message, once the clone has the store's merge driver (its first write registers it). Nothing when
     the store is in no git work tree, `enabled` is false (`git.commit = false`) or every path is ignored by git; a
     warning naming the command that commits them (`db_path`: the index's, for it), never an exception, when the
-    commit fails."""
-    return commit_paths(root, paths, change.message(), enabled, db_path, register=True)
+    commit fails: the write stands."""
+    if not enabled:
+        return Committed()
+    try:
+        commit, repo = commit_files(root, paths, change.message(), register=True)
+        return Committed(commit=commit, repo=repo)
+    except (git.GitError, OSError, ValueError) as e:
+        return Committed(
+            warning=f"warning: {', '.join(paths)} written but not committed ({e}); {_next(root, paths, e, db_path)}"
+        )
 
 
 def commit_leftover(
@@ -94,7 +102,7 @@ def commit_leftover(
     if not enabled:
         return Committed()
     try:
-        left = uncommitted(root, paths)
+        left = git.uncommitted(root, paths)
     except (git.GitError, OSError) as e:
         return Committed(warning=f"warning: cannot tell whether {', '.join(paths)} are committed ({e})")
     if not left:
@@ -102,22 +110,6 @@ def commit_leftover(
     if all(left.values()):
         change = replace(change, action=known)
     return commit_write(root, sorted(left), change, db_path=db_path)
-
-
-def commit_paths(
-    root: Path, paths: list[str], message: str, enabled: bool = True, db_path=None, register: bool = False
-) -> Committed:
-    """Commit the store files at `paths` alone with `message` (its first line the subject), as `commit_write`
-    does; a failure is a warning in the answer (the write stands)."""
-    if not enabled:
-        return Committed()
-    try:
-        commit, repo = _commit_files(root, paths, message, register)
-        return Committed(commit=commit, repo=repo)
-    except (git.GitError, OSError, ValueError) as e:
-        return Committed(
-            warning=f"warning: {', '.join(paths)} written but not committed ({e}); {_next(root, paths, e, db_path)}"
-        )
 
 
 def _next(root: Path, paths: list[str], error: Exception, db_path) -> str:
@@ -139,17 +131,15 @@ def _next(root: Path, paths: list[str], error: Exception, db_path) -> str:
     return f"{command} commits them"
 
 
-def commit_files(root: Path, paths: list[str], message: str, register: bool = False) -> str | None:
+def commit_files(
+    root: Path, paths: list[str], message: str, register: bool = False
+) -> tuple[str | None, git.Repo | None]:
     """Commit the store files at `paths` (store-relative; those that no longer exist, as deleted) alone with
-    `message`: the new commit, or None (no git work tree, every path ignored, nothing changed). Raises
-    git.GitError when git fails, MarkersRefused for a file with conflict markers: for any caller that commits
-    store files (the write path; `seamless sync`). `register`: first register the store's merge driver where the
-    clone has none (`.gitattributes` committed on its own, as `seamless git-setup` does)."""
-    return _commit_files(root, paths, message, register)[0]
-
-
-def _commit_files(root: Path, paths: list[str], message: str, register: bool) -> tuple[str | None, git.Repo | None]:
-    """`commit_files`, and where the store sits after it (None: in no work tree)."""
+    `message`: the new commit, or None (no git work tree, every path ignored, nothing changed), and where the store
+    sits after it (None: in no work tree). Raises git.GitError when git fails, MarkersRefused for a file with
+    conflict markers: for any caller that commits store files (the write path; `seamless sync`). `register`: first
+    register the store's merge driver where the clone has none (`.gitattributes` committed on its own, as
+    `seamless git-setup` does)."""
     repo = git.repo(root)
     if repo is None:
         return None, None
@@ -192,23 +182,6 @@ def _commit(root: Path, repo: git.Repo, paths: list[str], message: str, config: 
     if signs or any(hook.is_file() and os.access(hook, os.X_OK) for hook in repo.hooks):
         return _porcelain(root, paths, message, env)
     return _plumbing(root, repo, paths, message, env)
-
-
-def uncommitted(root: Path, paths: list[str]) -> dict[str, bool]:
-    """Those of the store files at `paths` whose content is not HEAD's (a write stopped before its commit), each
-    with whether git knew it before (False: new). Empty when the store is in no work tree. One `git status`,
-    on these paths only."""
-    repo = git.repo(root)
-    if repo is None or not paths:
-        return {}
-    # the paths as given (relative to `root`, where git runs); the output names them from the top
-    args = ["--literal-pathspecs", "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--"]
-    found = {}
-    for entry in git.run(root, *args, *paths).stdout.split("\0"):
-        path = repo.store_path(entry[3:]) if len(entry) > 3 else None
-        if path is not None:
-            found[path] = entry[:2] not in ("??", "A ", "AM")
-    return found
 
 
 def _refuse_markers(root: Path, paths: list[str]) -> None:

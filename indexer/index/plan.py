@@ -12,8 +12,12 @@ import os
 from array import array
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
-from hashlib import blake2b
 from pathlib import Path
+
+try:  # hashlib's blake2b, without hashlib loading OpenSSL: 1-2 ms of every run, the session-start hook's too
+    from _blake2 import blake2b
+except ImportError:  # a Python built without it
+    from hashlib import blake2b
 
 from indexer.sqlite import sqlite3
 from indexer.store.crossfile import CONFLICT_CODES

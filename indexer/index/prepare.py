@@ -9,11 +9,11 @@ from dataclasses import dataclass
 
 from indexer.index.database import IndexConnection
 from indexer.index.plan import Plan, folders_as_before, folders_changed
-from indexer.store.parse import ParsedFile, parse_bytes, read_store_bytes
+from indexer.store.parse import ParsedFile, digest, parse_bytes, read_store_bytes
 from indexer.store.problem_cap import capped
 from indexer.store.problems import Problem, error
 from indexer.store.validate import memory_record, note_record
-from indexer.store.walk import FolderFds, StoreFile, digest
+from indexer.store.walk import FolderFds, StoreFile
 
 
 @dataclass(slots=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from indexer.index import plan
 from indexer.store.settings import load_settings
-from indexer.store.walk import FolderFds, digest, walk_folders
+from indexer.store.walk import FolderFds, walk_folders
 
 
 @dataclass(slots=True)
@@ -49,6 +49,8 @@ def drift(root: Path, conn) -> Drift:
 
 def _content_digest(folders: FolderFds, path: str, max_bytes: int) -> str | None:
     """The hash the indexer would store for the file's content now (None if it is gone); no symlink followed."""
+    from indexer.store.parse import digest  # here: the parser's YAML, for a file whose size or times changed
+
     try:
         return digest(folders.read(path, max_bytes + 1))
     except FileNotFoundError:

@@ -5,6 +5,7 @@ as a Problem; nothing here knows what a memory or a note means.
 """
 
 import errno
+import hashlib
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -15,11 +16,12 @@ from frontmatter.default_handlers import YAMLHandler
 
 from indexer.store import conflict_markers, yaml_loader
 from indexer.store.problems import Problem, error
-from indexer.store.walk import FolderFds, digest
+from indexer.store.walk import FolderFds
 
 BOUNDARY = YAMLHandler.FM_BOUNDARY  # a line of 3 or more dashes: python-frontmatter's split
 # frontmatter is a few fields; megabytes of YAML nodes take minutes to load and hold up every run
 MAX_FRONTMATTER_BYTES = 65536
+_SHA1 = hashlib.sha1()
 TOP_LEVEL_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.MULTILINE)
 
 
@@ -51,6 +53,16 @@ class ParsedFile:
     @property
     def ok(self) -> bool:
         return not any(p.severity == "error" for p in self.problems)
+
+
+def digest(data: bytes) -> str:
+    """The content hash used to tell a touched file from an edited one: git's id of the bytes as a blob (SHA-1 of
+    `blob SIZE\\0` and the bytes), so the revisions know a committed file the index has read by it
+    (indexer/index/revisions.py). Faster than blake2b on files of a few kilobytes (2.6 against 4.2 µs)."""
+    hasher = _SHA1.copy()  # cheaper than setting up a new one
+    hasher.update(b"blob %d\0" % len(data))
+    hasher.update(data)
+    return hasher.hexdigest()
 
 
 def read_store_file(root: Path | str, path: str, max_bytes: int, folders: FolderFds | None = None) -> ParsedFile:

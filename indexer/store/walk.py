@@ -1,4 +1,4 @@
-"""Finding, opening and hashing the store's files: `*.md` under memories/ and notes/, no hidden files, no symlinks.
+"""Finding and opening the store's files: `*.md` under memories/ and notes/, no hidden files, no symlinks.
 
 No symlink is followed in any part of a path, even when a folder is swapped for one during a run: the
 walk opens each folder with O_NOFOLLOW and checks it is the folder its parent listed (device and inode),
@@ -6,7 +6,6 @@ and files are read relative to folders opened one component at a time (FolderFds
 """
 
 import errno
-import hashlib
 import os
 import stat
 from collections import OrderedDict
@@ -14,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 FOLDERS = {"memories": "memory", "notes": "note"}
-_SHA1 = hashlib.sha1()
 
 
 @dataclass(slots=True)
@@ -249,13 +247,3 @@ def folders_at(root: Path, path: str, folders_seen: dict[str, bool] | None = Non
         stats = [st.st_size, st.st_mtime_ns, st.st_ctime_ns]
         found[_shown(path.rpartition("/")[0])] = Folder(kind, [shown], stats, [shown] if shown != path else [])
     return found
-
-
-def digest(data: bytes) -> str:
-    """The content hash used to tell a touched file from an edited one: git's id of the bytes as a blob (SHA-1 of
-    `blob SIZE\\0` and the bytes), so the revisions know a committed file the index has read by it
-    (indexer/index/revisions.py). Faster than blake2b on files of a few kilobytes (2.6 against 4.2 µs)."""
-    hasher = _SHA1.copy()  # cheaper than setting up a new one
-    hasher.update(b"blob %d\0" % len(data))
-    hasher.update(data)
-    return hasher.hexdigest()

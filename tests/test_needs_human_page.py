@@ -194,6 +194,27 @@ def test_needs_human_prints_the_whole_list_and_as_json(audited):
     assert runner.invoke(cli, ["needs-human", "--db", str(db), "--as-of", "soon"]).exit_code == 2
 
 
+async def test_every_error_of_a_file_is_listed_wherever_its_errors_are_shown(audited, explorer):
+    """gates/broken.md has several errors (no id, no name, no description): `seamless check` lists each, and so do
+    `needs-human --json`, the needs_human canned query, the home page's section and the section's own page."""
+    checked = CliRunner().invoke(cli, ["check", str(audited.parent / "store")])
+    errors = [
+        tuple(line.split(": ", 1)[0].rsplit(":", 1)[1:]) + tuple(line.split(": ", 2)[1:])
+        for line in checked.stdout.splitlines()
+        if line.startswith(str(audited.parent / "store" / "memories/gates/broken.md"))
+    ]  # (line, "error CODE", message)
+    assert len(errors) >= 3, checked.stdout
+    wanted = [(f"line {line}: {kind.split()[1]}", message) for line, kind, message in errors]
+    rows = json.loads(CliRunner().invoke(cli, ["needs-human", "--db", str(audited), "--json"]).stdout)
+    assert [(r["detail"], r["description"]) for r in rows if r["path"] == "memories/gates/broken.md"] == wanted
+    canned = (await explorer.client.get("/seamless/needs_human.json?_shape=array")).json()
+    assert [(r["detail"], r["description"]) for r in canned if r["path"] == "memories/gates/broken.md"] == wanted
+    home = (await explorer.client.get("/")).text.split('<section class="needs-human"')[1].split("</section>")[0]
+    page = (await explorer.client.get("/-/needs-human?section=error")).text
+    for detail, message in wanted:
+        assert f"{detail}: {message}" in home and f"{detail}: {message}" in page
+
+
 def test_the_gardener_lists_forks_and_concurrent_edits_too(audited):
     db = audited
     rows = json.loads(CliRunner().invoke(cli, ["gardener", "--db", str(db), "--json"]).stdout)

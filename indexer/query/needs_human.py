@@ -9,7 +9,7 @@ from indexer.query import queries
 SECTIONS = {  # in the order to work through them: each section's title
     "stage": "Stages waiting for a human",
     "proposal": "The gardener's proposals",
-    "error": "Files with errors (not indexed)",
+    "error": "Errors (their files are not indexed)",
     "fork": "Replaced twice at once (two hosts superseded one memory)",
     "concurrent": "Edited on two hosts at once",
 }

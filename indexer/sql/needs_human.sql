@@ -5,7 +5,8 @@
 --             settled (`unsettled`, when they are not), contradictions, duplicates, vague descriptions, then
 --             archive proposals, each kind oldest first (then by the memories involved); `ids` names every memory
 --             one involves (newest last), `detail` is its reason
---   error     every file with an error (it is not indexed): its first error, by path
+--   error     every error of every file with one (it is not indexed), by path, then line and code: each row one
+--             error, so a file with two shows both, as `seamless check` lists them
 --   fork      every active memory with a supersession-fork warning: two hosts replaced one memory at once and
 --             the merge kept the other successor (SPEC section 10), by path (the gardener's `supersession-fork`)
 --   concurrent every active memory a merge commit names in a `Seamless-Concurrent-Edit` trailer (edited on two
@@ -32,14 +33,10 @@ needs_human_stages AS (
 ),
 
 needs_human_errors AS (
-    -- a file's first error: the lowest line, then the code
-    SELECT path, line, code, message, project
-    FROM (
-        SELECT *, row_number() OVER (PARTITION BY path ORDER BY line, code) AS n
-        FROM problem_scopes
-        WHERE severity = 'error'
-    )
-    WHERE n = 1
+    -- every error, numbered in the order a file's errors are listed: by path, then line, then code
+    SELECT path, line, code, message, project, row_number() OVER (ORDER BY path, line, code, message) AS n
+    FROM problem_scopes
+    WHERE severity = 'error'
 ),
 
 needs_human_section_stage AS (
@@ -60,7 +57,7 @@ needs_human_section_proposal AS (
 needs_human_section_error AS (
     SELECT 3 AS section_order, 'error' AS section, NULL AS id, path, NULL AS kind, NULL AS name, message AS description,
         project, NULL AS stage_status, NULL AS updated, printf('line %d: %s', line, code) AS detail,
-        0 AS rank_in_section, NULL AS proposal, NULL AS ids, NULL AS settled, NULL AS changed_since, path AS error_path
+        n AS rank_in_section, NULL AS proposal, NULL AS ids, NULL AS settled, NULL AS changed_since, path AS error_path
     FROM needs_human_errors
 ),
 

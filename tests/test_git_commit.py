@@ -6,6 +6,7 @@ import os
 import shutil
 import socket
 import stat
+import sys
 
 import pytest
 from gitstores import AUTHOR, git, init, isolate, last_commit, seamless, write
@@ -17,6 +18,31 @@ def repo(store, tmp_path, monkeypatch):
     isolate(monkeypatch, tmp_path)
     init(store.root)
     return store
+
+
+def test_the_first_write_says_it_registered_the_merge_driver_and_committed_gitattributes(repo):
+    args = ["write", repo.root, "--project", "seamless", "--new-project", "--kind", "gotcha", "--name", "boot-race"]
+    lines = seamless(repo, *args, "--description", "Boot race: wait for port 8000").stdout.splitlines()
+    setup, write_commit = git(repo.root, "log", "--format=%H", "-2").split()[::-1]
+    config = repo.root / ".git" / "config"
+    assert f"\n\tdriver = {sys.executable} -m indexer merge-driver %O %A %B %P\n" in config.read_text()
+    assert lines[1] == (
+        f"this clone's first write set git up: registered the merge driver, merge.seamless.driver = {sys.executable} "
+        f"-m indexer merge-driver %O %A %B %P (in {config}); committed .gitattributes ({setup[:12]} seamless "
+        "git-setup: merge memories and notes field by field)"
+    )
+    assert git(repo.root, "show", "--name-only", "--format=", setup).split() == [".gitattributes"]
+    second = write(repo, "boot-race-2", "Boot race: wait for port 8001")
+    assert "git_setup" not in second and write_commit != second["commit"]
+    # the same in --json, in a clone whose first write it is
+    git(repo.root.parent, "clone", "-q", repo.root, repo.root.parent / "clone")
+    clone = type(repo)(repo.root.parent / "clone")
+    out = write(clone, "boot-race-3", "Boot race: wait for port 8002")
+    assert out["git_setup"] == {
+        "driver": f"merge.seamless.driver = {sys.executable} -m indexer merge-driver %O %A %B %P (in "
+        f"{clone.root / '.git' / 'config'})",
+    }  # .gitattributes came with the clone: only the driver was registered, and no set-up commit made
+    assert git(clone.root, "rev-parse", "HEAD~1") == git(repo.root, "rev-parse", "HEAD")
 
 
 def test_each_action_commits_its_files_with_its_message_and_trailers(repo):
@@ -259,6 +285,8 @@ async def test_the_mcp_tools_commit_too_and_say_when_they_could_not(repo):
         "memory_write", kind="gotcha", name="boot-race", description="Boot race: wait for the port", new_project=True
     )
     assert written["commit"] == git(repo.root, "rev-parse", "HEAD").strip() and "warning" not in written
+    setup = git(repo.root, "rev-parse", "HEAD~1").strip()  # the clone's first write: said in the result too
+    assert written["git_setup"]["commit"] == setup and written["git_setup"]["attributes"] == ".gitattributes"
     assert last_commit(repo.root)["files"] == ["A\tmemories/seamless/boot-race.md"]
     (repo.root / ".git" / "index.lock").write_text("")
     appended = await tool("memory_append", memory="boot-race", text="Seen twice.")

@@ -71,6 +71,7 @@ async def test_an_agent_session_writes_supersedes_appends_and_reads_back(store):
             tags=["chroma"],
         )
         assert replaced["action"] == "superseded" and replaced["superseded"]
+        assert (replaced["superseded_name"], replaced["name"]) == ("chroma-port", "chroma-port")  # old, and new
         await call(session, "memory_append", memory="boot-race", text="Seen again on CI.")
         note = await call(session, "note_write", title="Port survey", body="# Ports\n\n8000 was taken.")
         chain = await call(session, "history", memory="chroma-port")

@@ -246,6 +246,28 @@ def test_supersede_writes_the_replacement_then_stamps_the_old_memory(store):
     assert [h["id"] for h in history] == [old["id"], new["id"]]
 
 
+def test_a_supersede_says_which_memory_it_wrote_and_which_it_superseded_each_as_such(store):
+    old = store.memory("chroma-port-8000", kind="decision", description="Chroma on 8000")
+    args = ["write", store.root, "--project", "seamless", "--kind", "decision", "--name", "chroma-port"]
+    args += ["--description", "Chroma on 8001", "--supersedes", "chroma-port-8000"]
+    lines = run(store, *args).output.splitlines()
+    ((new,),) = store.rows("select id from memories where name = 'chroma-port'")
+    assert lines[:2] == [
+        f"wrote {new} memories/seamless/chroma-port.md (chroma-port, seamless, active)",
+        f"superseded {old['id']} memories/seamless/chroma-port-8000.md (chroma-port-8000): it stays on disk, invalid "
+        f"from now, superseded by {new}",
+    ]
+    assert run(store, *args).output.splitlines() == [  # a retry
+        f"unchanged {new} memories/seamless/chroma-port.md (chroma-port, seamless, active)",
+        f"the store already holds this (a retried write?): nothing was written; it superseded {old['id']} already",
+    ]
+    out = json.loads(run(store, *args, "--json").output)
+    assert (out["id"], out["name"], out["status"]) == (new, "chroma-port", "active")  # the memory written
+    assert (out["superseded"], out["superseded_name"], out["superseded_path"]) == (
+        old["id"], "chroma-port-8000", "memories/seamless/chroma-port-8000.md",
+    )  # fmt: skip
+
+
 def test_supersede_by_id_from_another_name(store):
     old = store.memory("chroma-port-8000", kind="decision")
     out = json.loads(write(store, "chroma-port-8001", "Chroma on 8001", "--supersedes", old["id"].lower()).output)
@@ -369,6 +391,30 @@ def test_a_write_the_indexer_would_flag_is_refused_with_its_code_and_writes_noth
     defaults.update(dict(zip(args[::2], args[1::2])))  # a --tag is added to them
     result = run(store, "write", store.root, *[x for pair in defaults.items() for x in pair], ok=False)
     assert f"Error: {code}: " in result.output and len(result.output.strip().splitlines()) == 1
+    assert files(store) == before
+
+
+@pytest.mark.parametrize(
+    "fault, description, kind",
+    [
+        ("description: |-\n  two\n  lines\n", "two\nlines", "gotcha"),
+        (f"description: {'x' * 151}\n", "x" * 151, "gotcha"),
+        ("kind: stage\ndescription: A stage of the launch\n", "A stage of the launch", "stage"),
+    ],
+)
+def test_a_refusal_never_says_what_the_indexer_would_have_made_of_the_file(store, fault, description, kind):
+    """Where one code is the indexer's warning (it folds, it shows status unknown) and the write path's refusal, the
+    refusal says what is wrong and that nothing was written, never what the warning says was done."""
+    kind_line = "" if "kind:" in fault else "kind: gotcha\n"
+    text = f"---\nid: 01K0000000000000000000HAND\nname: by-hand\n{kind_line}{fault}---\n"
+    store.write("memories/seamless/by-hand.md", text)
+    store.index()
+    ((code, warned),) = store.rows("select code, message from problems where path = 'memories/seamless/by-hand.md'")
+    before = files(store)
+    result = write(store, "boot-race", description, kind=kind, ok=False)
+    assert result.output.startswith(f"Error: {code}: ") and result.output.endswith("; nothing was written\n")
+    done = warned.split("; ")[1]  # what the indexer made of the file: "folded onto one", ...
+    assert done not in result.output, (warned, result.output)
     assert files(store) == before
 
 

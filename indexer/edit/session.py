@@ -20,7 +20,7 @@ from pathlib import Path
 
 from indexer import git
 from indexer.edit import atomic
-from indexer.edit.write_input import WriteRefused
+from indexer.edit.write_input import WriteRefused, refusal
 from indexer.git.commit import Change, Committed, commit_leftover, commit_write
 from indexer.index import build, database
 from indexer.query import queries
@@ -95,7 +95,7 @@ class Session:
         had = {(p.severity, p.code) for p in before}
         new = [p for p in problems if (p.severity, p.code) not in had]
         if new:
-            raise WriteRefused(new[0].code, new[0].message)
+            raise refusal(new[0], record)
         if record is None:
             raise WriteRefused("not-read-back", f"{path} would not be indexed")
         for key, value in expected.items():

@@ -47,7 +47,9 @@ class Written:
     action: str  # created, updated, superseded, appended, archived, deleted, noted
     name: str | None = None
     title: str | None = None
-    superseded: str | None = None
+    superseded: str | None = None  # a supersede's old memory: its id, name and path
+    superseded_name: str | None = None
+    superseded_path: str | None = None
     similar: list[dict] = field(default_factory=list)
     committed: Committed = field(default_factory=Committed)  # the commit it made, or why there is none
     hints: list[dict] = field(default_factory=list)  # the gardener's, for a memory written (never a refusal)
@@ -64,14 +66,18 @@ class Written:
             out["title"] = self.title
         else:
             out["name"] = self.name
-        if self.superseded:
+        if self.superseded:  # the memory written is `id`; the one it superseded, these
             out["superseded"] = self.superseded
+            out["superseded_name"] = self.superseded_name
+            out["superseded_path"] = self.superseded_path
         if self.action == "created":
             out["similar"] = self.similar
         if self.committed.commit:
             out["commit"] = self.committed.commit
         if self.committed.warning:
             out["warning"] = self.committed.warning
+        if self.committed.setup:
+            out["git_setup"] = self.committed.setup.as_json()
         if self.action in ("created", "updated", "superseded"):
             out["hints"] = self.hints
         return out
@@ -288,6 +294,8 @@ def _written_memory(
         "superseded" if old else "created" if new.created else "updated",
         name=name,
         superseded=old.row["id"] if old else None,
+        superseded_name=old.row["name"] if old else None,
+        superseded_path=old.row["path"] if old else None,
         similar=similar,
         committed=committed,
         hints=hints(s.conn, new.id),
@@ -342,6 +350,8 @@ def _supersede_done(s: Session, ref: str, project: str | None, scope: str | None
                 "unchanged",
                 name=name,
                 superseded=pair["old_id"],
+                superseded_name=pair["old_name"],
+                superseded_path=pair["old_path"],
                 committed=s.commit_leftover([pair["path"], pair["old_path"]], change, known="supersede"),
             )
     return None

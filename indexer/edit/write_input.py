@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from indexer.query import projects
 from indexer.store import rules
+from indexer.store.problems import WARNING, Problem
 
 NAME_MAX = 200
 PROJECT_MAX = 100
@@ -70,6 +71,34 @@ def known_project(conn, scope: str | None, new_project: bool) -> None:
             "unknown-project",
             f"the store {said} To begin {scope!r}, add --new-project (MCP: new_project: true); nothing was written",
         )
+
+
+# The indexer reads a file that has a warning by making something of it ("folded onto one", "shown as status
+# unknown") and says what it made; a write refused for that warning made nothing, so it says what is wrong and
+# what to give instead, under the same code.
+REFUSED_WARNINGS = {
+    "description-multiline": lambda r: "the description spans several lines: give it on one line",
+    "description-too-long": lambda r: (
+        f"the description is {len(r['description'])} characters: give at most {rules.DESCRIPTION_MAX} (the rest "
+        "belongs in the body)"
+    ),
+    "name-not-kebab": lambda r: f"the name {r['name']!r} is not kebab-case (like chroma-boot-race)",
+    "stage-header": lambda r: (
+        "a stage's body must open with `Status: open|in_progress|blocked|done` (then optionally `Gate: human|ai`)"
+    ),
+}
+
+
+def refusal(problem: Problem, record: dict | None) -> WriteRefused:
+    """The refusal of a write whose file would have `problem` (`record`: the file as the indexer would read it):
+    an error in the indexer's words, a warning in a refusal's (REFUSED_WARNINGS), never as a change made."""
+    if problem.severity != WARNING:
+        said = problem.message
+    elif problem.code in REFUSED_WARNINGS and record is not None:
+        said = REFUSED_WARNINGS[problem.code](record)
+    else:  # a warning a write cannot give today (it writes tags as a list, quotes what YAML would misread)
+        said = f"its file would be indexed with the warning {problem.code} ({problem.message}), and a write adds none"
+    return WriteRefused(problem.code, f"{said}; nothing was written")
 
 
 def checked_name(name: str) -> str:

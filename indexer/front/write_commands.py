@@ -32,11 +32,18 @@ def written(call, as_json: bool) -> None:
         click.echo(json.dumps(result.as_json(), indent=2, ensure_ascii=False))
         return
     what = result.name if result.title is None else result.title
-    click.echo(f"{result.action} {result.id} {result.path} ({what}, {scope(result.project)}, {result.status})")
+    done = "wrote" if result.action == "superseded" else result.action  # the memory written, not the one replaced
+    echo_line(f"{done} {result.id} {result.path} ({what}, {scope(result.project)}, {result.status})")
+    old = f"{result.superseded} {result.superseded_path} ({result.superseded_name})"
     if result.action == "unchanged":
-        click.echo("the store already holds this (a retried write?): nothing was written")
+        click.echo(
+            "the store already holds this (a retried write?): nothing was written"
+            + (f"; it superseded {result.superseded} already" if result.superseded else "")
+        )
     elif result.superseded:
-        click.echo(f"superseded {result.superseded}: it stays on disk, invalid from now, pointing to {result.id}")
+        echo_line(f"superseded {old}: it stays on disk, invalid from now, superseded by {result.id}")
+    if result.committed.setup:  # a clone's first write: what it did besides its own commit
+        click.echo(result.committed.setup.said())
     if result.similar:
         click.echo("similar active memories (use --supersedes ID to replace one instead of adding another):")
         for row in result.similar:

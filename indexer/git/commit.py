@@ -62,14 +62,40 @@ class Change:
 
 
 @dataclass
+class Setup:
+    """What a clone's first write did besides its own commit (SPEC 8, "Output"): the store's merge driver registered
+    in the clone's configuration, and the lines `.gitattributes` lacked committed on their own."""
+
+    driver: str | None = None  # the configuration line written: `merge.seamless.driver = COMMAND (in FILE)`
+    attributes: str | None = None  # `.gitattributes` (store-relative), when it got lines
+    commit: str | None = None  # their commit
+    failed: str | None = None  # why that commit was not made (its lines taken out again: the next sync commits them)
+
+    def as_json(self) -> dict:
+        fields = {"driver": self.driver, "attributes": self.attributes, "commit": self.commit, "failed": self.failed}
+        return {key: value for key, value in fields.items() if value}
+
+    def said(self) -> str:
+        """What was set up, in one line."""
+        line = f"this clone's first write set git up: registered the merge driver, {self.driver}"
+        if self.commit:
+            return line + f"; committed {self.attributes} ({self.commit[:12]} {driver_setup.SETUP_MESSAGE})"
+        if self.failed:
+            return line + f"; {self.attributes} was not committed ({self.failed}): the next sync commits it"
+        return line + "; .gitattributes named it already"
+
+
+@dataclass
 class Committed:
-    """How the commit of a write went: its commit, or the warning that says why there is none."""
+    """How the commit of a write went: its commit, or the warning that says why there is none, and what the clone's
+    first write set up."""
 
     commit: str | None = None
     warning: str | None = None
     # where the store sits in its work tree after the commit (None: unknown), so that the index reads the new
     # commit's history without asking git again where it is
     repo: git.Repo | None = None
+    setup: Setup | None = None
 
 
 class MarkersRefused(ValueError):
@@ -84,12 +110,14 @@ def commit_write(root: Path, paths: list[str], change: Change, enabled: bool = T
     commit fails: the write stands."""
     if not enabled:
         return Committed()
+    setup = Setup()
     try:
-        commit, repo = commit_files(root, paths, change.message(), register=True)
-        return Committed(commit=commit, repo=repo)
+        commit, repo = commit_files(root, paths, change.message(), setup)
+        return Committed(commit=commit, repo=repo, setup=setup if setup.driver else None)
     except (git.GitError, OSError, ValueError) as e:
         return Committed(
-            warning=f"warning: {', '.join(paths)} written but not committed ({e}); {_next(root, paths, e, db_path)}"
+            warning=f"warning: {', '.join(paths)} written but not committed ({e}); {_next(root, paths, e, db_path)}",
+            setup=setup if setup.driver else None,
         )
 
 
@@ -132,14 +160,14 @@ def _next(root: Path, paths: list[str], error: Exception, db_path) -> str:
 
 
 def commit_files(
-    root: Path, paths: list[str], message: str, register: bool = False
+    root: Path, paths: list[str], message: str, setup: Setup | None = None
 ) -> tuple[str | None, git.Repo | None]:
     """Commit the store files at `paths` (store-relative; those that no longer exist, as deleted) alone with
     `message`: the new commit, or None (no git work tree, every path ignored, nothing changed), and where the store
     sits after it (None: in no work tree). Raises git.GitError when git fails, MarkersRefused for a file with
-    conflict markers: for any caller that commits store files (the write path; `seamless sync`). `register`: first
+    conflict markers: for any caller that commits store files (the write path; `seamless sync`). `setup`: first
     register the store's merge driver where the clone has none (`.gitattributes` committed on its own, as
-    `seamless git-setup` does)."""
+    `seamless git-setup` does), saying there what was done."""
     repo = git.repo(root)
     if repo is None:
         return None, None
@@ -150,28 +178,31 @@ def commit_files(
     _refuse_markers(root, paths)
     recovery.recover(repo)  # a lock a write or sync of ours left when it was killed
     with recovery.running(repo.git_dir):
-        if register and not config.get(driver_setup.CONFIG_KEY):
-            repo = _register(root, repo, config)
+        if setup is not None and not config.get(driver_setup.CONFIG_KEY):
+            repo = _register(root, repo, config, setup)
         commit = _commit(root, repo, paths, message, config)
     return commit, replace(repo, head=commit) if commit else repo
 
 
-def _register(root: Path, repo: git.Repo, config: dict[str, str]) -> git.Repo:
+def _register(root: Path, repo: git.Repo, config: dict[str, str], setup: Setup) -> git.Repo:
     """Register the store's merge driver on a clone's first write (its command in the clone's configuration; the
-    lines `.gitattributes` lacks, committed on their own). The write's own commit matters more: a set-up commit
-    that fails (a hook's refusal) takes its lines out again, and the next sync commits them."""
-    driver_setup.configure(repo.top, None)
+    lines `.gitattributes` lacks, committed on their own), saying what it did in `setup`. The write's own commit
+    matters more: a set-up commit that fails (a hook's refusal) takes its lines out again, and the next sync commits
+    them."""
+    setup.driver = driver_setup.configure(repo.top, None)
     attributes = root / ".gitattributes"
     before = attributes.read_bytes() if attributes.exists() else None
     if not driver_setup.write_attributes(root):
         return repo
+    setup.attributes = ".gitattributes"
     try:
-        _commit(root, repo, [".gitattributes"], driver_setup.SETUP_MESSAGE, config)
-    except git.GitError:
+        setup.commit = _commit(root, repo, [".gitattributes"], driver_setup.SETUP_MESSAGE, config)
+    except git.GitError as e:
         if before is None:
             attributes.unlink()
         else:
             attributes.write_bytes(before)
+        setup.failed = str(e).strip().splitlines()[-1] if str(e).strip() else "git refused"
         return repo
     return git.repo(root) or repo  # at the new commit
 

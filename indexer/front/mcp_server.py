@@ -25,7 +25,8 @@ chain).
 Write with memory_write (a new memory; the same name updates it in place; `supersedes` replaces a memory
 that stopped being true), memory_append, memory_archive, memory_delete (only for what was never true) and
 note_write (long artifacts). Writes without a project land in this session's project; a session with a project
-writes only to it and to global (project "global")."""
+writes only to it and to global (project "global"). A project the store has no memory or note of is refused as a
+likely typo, naming the closest; new_project: true begins one on purpose."""
 
 
 def build_server(store: Path | str, db_path: str | Path, project: str | None = None) -> MCPServer:

@@ -2,8 +2,6 @@
 becomes a project, and a read that names an unknown project says so (SPEC 8). The write path, init, the hook, the
 read commands and the MCP tools all ask here."""
 
-from indexer.store import rules
-
 LISTED = 20  # projects named in a sentence; the rest are counted
 
 # A project is a store's when a memory (of any status) or a note names it
@@ -26,8 +24,8 @@ def every(conn) -> list[str]:
 def unknown(conn, project: str | None) -> str | None:
     """None when `project` is global (None, empty, `global`) or a project of the store; else what to say of it,
     to follow "the store": `has no project 'x': did you mean 'y'? Its projects: a, b.`, the closest first."""
-    scope = rules.scope(project)
-    if scope is None or has(conn, scope):
+    scope = (project or "").strip()  # global as rules.scope reads it; the reads that ask here do without its import
+    if scope in ("", "global") or has(conn, scope):
         return None
     import difflib  # only for a project the store does not have
 

@@ -26,6 +26,7 @@ at once; a new memory's index update with its findings, and its write-time hints
 
 import argparse
 import contextlib
+import functools
 import itertools
 import json
 import shutil
@@ -74,15 +75,19 @@ class Score:
         )
 
 
+@functools.cache
+def _fixture(name: str) -> list[dict]:
+    """A labelled file, read once (by the callers below, which do not change it)."""
+    return yaml.load((FIXTURES / name).read_text("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
 def labelled_stores(split: str | None = None) -> list[dict]:
     """The stores of pairs.yaml (those of `split`, or all)."""
-    stores = yaml.safe_load((FIXTURES / "pairs.yaml").read_text("utf-8"))
-    return [s for s in stores if split is None or s["split"] == split]
+    return [s for s in _fixture("pairs.yaml") if split is None or s["split"] == split]
 
 
 def labelled_descriptions(split: str | None = None) -> list[dict]:
-    sets = yaml.safe_load((FIXTURES / "descriptions.yaml").read_text("utf-8"))
-    return [s for s in sets if split is None or s["split"] == split]
+    return [s for s in _fixture("descriptions.yaml") if split is None or s["split"] == split]
 
 
 def ulid_for(day: str, n: int) -> str:
@@ -241,13 +246,13 @@ def wait_settled(db: Path, said: str = "", timeout: float = 900.0) -> float:
     read from what the command `said` on stderr), polled: what the bench does next must not meet it."""
     import re
 
-    from indexer.gardener import pairs as gardener_pairs
+    from indexer import gardener
 
     started = time.perf_counter()
     found = re.search(r"settle in the background \(pid (\d+)\)", said)
     while time.perf_counter() - started < timeout:
         with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
-            settled = gardener_pairs.in_step(conn)
+            settled = gardener.in_step(conn)
         if settled:
             seconds = time.perf_counter() - started
             while found and _alive(int(found[1])) and time.perf_counter() - started < timeout:
@@ -267,10 +272,10 @@ def _alive(pid: int) -> bool:
 
 def unsettle(db: Path) -> None:
     """Leave the index as `seamless index` leaves a store indexed from nothing: no finding, every memory pending."""
-    from indexer.gardener import pairs as gardener_pairs
+    from indexer.gardener import findings
 
     with contextlib.closing(sqlite3.connect(db)) as conn, conn:
-        for table in gardener_pairs.TABLES:
+        for table in findings.TABLES:
             conn.execute(f"delete from {table}")
         conn.execute("delete from index_meta where key like 'gardener%'")
         conn.execute("insert into gardener_pending (id) values ('*')")
@@ -301,9 +306,8 @@ def cost(store: Path, work: Path, repeat: int = 3) -> list[tuple[str, float, str
     import gc
 
     from indexer.edit.store_write import write_memory
-    from indexer.gardener import pairs as gardener_pairs
+    from indexer.gardener import findings, hints
     from indexer.index import database
-    from indexer.query.gardener import hints
     from indexer.sql.canned import NEEDS_HUMAN_PAGE, QUERIES
 
     from .generate import NOW, PROJECTS
@@ -350,13 +354,13 @@ def cost(store: Path, work: Path, repeat: int = 3) -> list[tuple[str, float, str
     settles = []
     for _ in range(repeat):
         unsettle(db)
-        settles.append(run([PYTHON, "-m", "indexer.index.gardener_settle", db]))
+        settles.append(run([PYTHON, "-m", "indexer.gardener", db]))
     conn = database.open_db(db)
     active = conn.execute("select count(*) from memories where status = 'active'").fetchone()[0]
     figures += [
         ("settle every memory from nothing, whole process", median(s.seconds for s in settles), "s",
-         f"CPU {median(s.cpu for s in settles):.1f} s (with its reading child); {active:,} active memories"),
-        ("peak RSS, the settle", max(s.rss_mb for s in settles), "MB", "the settle's process (its reading child apart)"),
+         f"CPU {median(s.cpu for s in settles):.1f} s; {active:,} active memories"),
+        ("peak RSS, the settle", max(s.rss_mb for s in settles), "MB", "the settle's process"),
     ]  # fmt: skip
 
     def settle_in_run() -> float:
@@ -365,7 +369,7 @@ def cost(store: Path, work: Path, repeat: int = 3) -> list[tuple[str, float, str
         with conn.atomic():
             gc.disable()
             try:
-                return timed(gardener_pairs.settle, conn, None, None)[0]
+                return timed(findings.settle, conn, None, None)[0]
             finally:
                 gc.enable()
 
@@ -530,19 +534,19 @@ def median(values) -> float:
 
 def libraries(db: Path) -> list[tuple[str, float, str, str]]:
     """The well-kept alternatives, measured on the same index: datasketch's MinHash LSH against the gardener's own
-    term postings to find the pairs to compare, and SQLite's fts5vocab against gardener/wording.py to list words."""
+    term postings to find the pairs to compare, and SQLite's fts5vocab against gardener/reading.py to list words."""
     from collections import Counter, defaultdict
 
-    from indexer.gardener import sameness, wording
-    from indexer.gardener.pairs import COMMON, TOGETHER, terms
+    from indexer.gardener import reading, rules
+    from indexer.gardener.findings import COMMON, TOGETHER, terms
 
     conn = sqlite3.connect(db)
     rows = conn.execute(
         "select id, coalesce(project, ''), name, description from memories where status = 'active'"
     ).fetchall()
     figures = []
-    seconds, readings = timed(lambda: {r[0]: wording.read(r[2], r[3]) for r in rows})
-    figures.append(("read every name and description (gardener/wording.py)", seconds, "s", f"{len(rows):,} memories"))
+    seconds, readings = timed(lambda: {r[0]: reading.read(r[2], r[3]) for r in rows})
+    figures.append(("read every name and description (gardener/reading.py)", seconds, "s", f"{len(rows):,} memories"))
     vocab_sql = (
         "select count(*) from (select v.term, v.doc from memories_vocab as v join memories as m on m.rowid = v.doc "
         "where m.status = 'active' and v.col in ('name', 'description'))"
@@ -582,7 +586,7 @@ def libraries(db: Path) -> list[tuple[str, float, str, str]]:
             for i, w in readings.items():
                 m = MinHash(num_perm=64)
                 m.update_batch([t.encode() for t in w.words])
-                index = by_scope.setdefault(scope_of[i], MinHashLSH(threshold=sameness.SAME_WORDS, num_perm=64))
+                index = by_scope.setdefault(scope_of[i], MinHashLSH(threshold=rules.SAME_WORDS, num_perm=64))
                 found |= {(min(i, o), max(i, o)) for o in index.query(m)}
                 index.insert(i, m)
             return found
@@ -592,9 +596,7 @@ def libraries(db: Path) -> list[tuple[str, float, str, str]]:
             ("pairs to compare: datasketch MinHash LSH (64 permutations)", seconds, "s", f"{len(theirs):,} pairs")
         )
         duplicates = {
-            p
-            for p in ours | theirs
-            if (v := sameness.judge(readings[p[0]], readings[p[1]])) and v.proposal == "duplicate"
+            p for p in ours | theirs if (v := rules.judge(readings[p[0]], readings[p[1]])) and v.proposal == "duplicate"
         }
         figures.append(
             (

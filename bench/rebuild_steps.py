@@ -31,7 +31,7 @@ STEPS = {
     ("indexer.index.writer", "IndexWriter.__init__"): "the writer (the schema's columns)",
     ("indexer.index.prepare", "Reading.read_stale"): "read, parse and validate every file",
     ("indexer.index.writer", "IndexWriter.finish"): "insert and index the rows, cross-file rules",
-    ("indexer.gardener.pairs", "settle"): "the gardener's settle (its patterns compiled)",
+    ("indexer.gardener.findings", "settle"): "the gardener's settle",
     ("indexer.index.fts", "end_rebuild"): "merge the FTS segments",
     ("indexer.index.revisions", "update"): "the store's git history",
     ("indexer.index.build", "_record"): "problems counted and listed, the run recorded",
@@ -39,7 +39,7 @@ STEPS = {
 IMPORTS = {
     "indexer.index.build": "import the index run (build, database, revisions, git, settings)",
     "indexer.index.writer": "import the writer and parser (YAML, frontmatter)",
-    "indexer.gardener.pairs": "import the gardener (wording, sameness)",
+    "indexer.gardener.findings": "import the gardener (reading, rules)",
 }
 
 

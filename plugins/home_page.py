@@ -23,9 +23,8 @@ from datasette.utils import tilde_encode
 from datasette.utils.asgi import BadRequest, Response
 from datasette.utils.sqlite import sqlite3
 
-from indexer.index import gardener_settle
+from indexer import gardener
 from indexer.index.database import DATABASE
-from indexer.query.gardener import state_line
 from indexer.query.needs_human import SECTIONS
 from indexer.sql import canned
 from indexer.sql.canned import NEEDS_HUMAN_PAGE, QUERIES
@@ -263,7 +262,7 @@ async def gardener_state(datasette) -> dict:
         row = (await execute(datasette, canned.GARDENER_STATE, {"as_of": ""}))[0]
     except QueryInterrupted:
         return {"line": "", "left_out": over_time(datasette, "How current the gardener's findings are")}
-    return row | {"line": state_line(row, running=gardener_settle.running(datasette.get_database(DATABASE).path))}
+    return row | {"line": gardener.state_line(row, running=gardener.running(datasette.get_database(DATABASE).path))}
 
 
 async def home(datasette, request):

@@ -7,11 +7,13 @@ import json
 import pytest
 from click.testing import CliRunner
 from conftest import started_explorer
+from gardening import in_run
 from test_explorer import started
 
 from bench.gardener import labelled_stores, write_store
+from indexer import gardener
 from indexer.front.cli import cli
-from indexer.index import gardener_settle
+from indexer.index import database
 from indexer.index.build import index_paths, index_store
 from indexer.query.needs_human import SECTIONS, needs_human
 from indexer.sqlite import sqlite3
@@ -50,8 +52,12 @@ def audited(tmp_path_factory):
     memory(fleet, "port-9000", Y, supersedes=X)
     memory(fleet, "port-7000", M, supersedes=X)  # the fork: X names Y
     memory(fleet, "queue-lock", "01K0000000000000000000QQQ1", updated="2026-07-10T18:00:00Z")
+    # a vague description written early: a proposal at every as_of the tests read
+    memory(fleet, "console-notes", "01K0000000000000000000VVV1", description="notes about the console",
+           created="2026-01-05T00:00:00Z")  # fmt: skip
     db = tmp / "index.db"
-    index_store(root, db, gardener=None)
+    with in_run(None):
+        index_store(root, db)
     with sqlite3.connect(db) as conn:  # as seamless sync records a merge commit's trailer
         conn.execute(
             "insert into concurrent_edits values ('0123456789abcdef', '2026-07-12T00:00:00Z', "
@@ -148,7 +154,8 @@ async def test_findings_behind_their_index_say_so_on_every_page(tmp_path):
     root = tmp_path / "store"
     write_store(root, labelled_stores("dev"))
     db = tmp_path / "index.db"
-    index_store(root, db, gardener=0)  # left to a settle of its own, which has not run
+    with in_run(0):  # left to a settle of its own, which has not run
+        index_store(root, db)
     ds = await started(db)
     home = (await ds.client.get("/")).text
     assert "The gardener has not read this index with its rules yet" in home
@@ -157,14 +164,15 @@ async def test_findings_behind_their_index_say_so_on_every_page(tmp_path):
     assert got["rows"][0]["proposal"] == "unsettled" and "has not read this index" in got["gardener"]
     canned = (await ds.client.get("/seamless/gardener.json?_shape=array")).json()
     assert canned[0]["proposal"] == "unsettled"
-    gardener_settle.settle(db)
+    gardener.settle_all(db, database)
     home = (await ds.client.get("/")).text
     assert "The gardener&#39;s findings are in step with the index (settled" in home
     assert "Not settled" not in home
     # a memory written after, its settle left pending: the findings shown are those settled, and say so
     (root / "memories" / "fleet").mkdir()
     memory(root / "memories" / "fleet", "late-port", X)
-    assert index_paths(root, db, ["memories/fleet/late-port.md"], gardener=0).gardener_behind
+    with in_run(0):
+        assert index_paths(root, db, ["memories/fleet/late-port.md"]).gardener_behind
     home = (await ds.client.get("/")).text
     assert "The gardener&#39;s findings were settled at " in home and "; 1 memory changed since" in home
     got = (await ds.client.get("/-/needs-human.json?section=proposal")).json()
@@ -236,7 +244,8 @@ def test_seamless_gardener_settles_what_is_behind_first(tmp_path):
     root = tmp_path / "store"
     write_store(root, labelled_stores("dev"))
     db = tmp_path / "index.db"
-    index_store(root, db, gardener=0)
+    with in_run(0):
+        index_store(root, db)
     result = CliRunner().invoke(cli, ["gardener", "--db", str(db), "--json"])
     assert result.exit_code == 0, result.output
     assert "settling first: The gardener has not read this index with its rules yet" in result.stderr

@@ -17,7 +17,7 @@ from indexer.front.cli import COMMANDS, cli
 ROOT = Path(__file__).resolve().parent.parent
 
 # the gardener's reading of words and values, and the readers of the store's git history
-GARDENER = {"indexer.gardener.wording", "indexer.gardener.sameness", "indexer.gardener.pairs", "Stemmer"}
+GARDENER = {"indexer.gardener", "indexer.gardener.reading", "indexer.gardener.findings", "Stemmer"}
 HISTORY = {"indexer.index.revisions", "indexer.query.revisions", "indexer.git.history"}
 YAML = {"yaml", "frontmatter", "indexer.store.parse"}
 SERVERS = {"datasette", "uvicorn", "mcp", "watchfiles"}

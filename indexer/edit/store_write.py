@@ -284,7 +284,7 @@ def _written_memory(
         from indexer.query.similar import similar_memories
 
         similar = similar_memories(s.conn, new.id)
-    from indexer.query.gardener import hints
+    from indexer.gardener import hints
 
     return Written(
         new.id,

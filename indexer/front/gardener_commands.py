@@ -7,8 +7,8 @@ import click
 
 from indexer.front.console import connect, echo_json, echo_line, scope
 from indexer.front.options import as_of_option, db_option, json_option
-from indexer.index import database, gardener_settle
-from indexer.query.gardener import proposals, state, state_line
+from indexer.gardener import in_step, proposals, running, settle_all, state, state_line
+from indexer.index import database
 from indexer.sqlite import sqlite3
 
 
@@ -18,10 +18,10 @@ def settle_first(db_path: str) -> None:
     were settled, each saying so)."""
     try:
         with contextlib.closing(database.open_db(db_path)) as conn:
-            if not gardener_settle.behind(conn):
+            if in_step(conn):
                 return
-            click.echo(f"settling first: {state_line(state(conn), gardener_settle.running(db_path))}", err=True)
-        gardener_settle.settle(db_path)
+            click.echo(f"settling first: {state_line(state(conn), running(db_path))}", err=True)
+        settle_all(db_path, database)
     except (sqlite3.Error, OSError) as e:
         click.echo(f"could not settle the gardener's findings ({e}); they are listed as they were settled", err=True)
 

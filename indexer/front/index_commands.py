@@ -31,7 +31,6 @@ def index(store: Path, db_path: str, full: bool, strict: bool):
             full=full,
             progress=progress_bar(),
             on_wait=waiting(db_path),
-            gardener=build.GARDENER_IN_RUN,
         )
     except NotAnIndexError as e:
         raise click.ClickException(str(e)) from None
@@ -53,9 +52,9 @@ def index(store: Path, db_path: str, full: bool, strict: bool):
 
 def settle_in_background(db_path: str) -> None:
     """Leave the gardener's findings to a settle of their own, started now unless one is under way."""
-    from indexer.index import gardener_settle  # the gardener: a run that changed little does without it
+    from indexer import gardener  # a run that changed little does without it
 
-    child = gardener_settle.start(db_path)
+    child = gardener.start(db_path)
     doing = f"settle in the background (pid {child.pid})" if child else "settle in the background"
     click.echo(
         f"the gardener's findings {doing}; the explorer says when they are in step, and `seamless gardener` "

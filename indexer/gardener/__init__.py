@@ -1,8 +1,26 @@
-"""The gardener (SPEC sections 4 and 12): what a person should tidy in the store, proposed, never done.
+"""The gardener (SPEC sections 4 and 12): what a person should tidy in the store, proposed, never done. How a memory
+reads (reading), whether two say one thing or disagree (rules), the findings kept in the index (findings), their
+settle in a process of its own (background, `python -m indexer.gardener DB`) and the proposals (proposals). Above the
+store, below the index: it imports `indexer.store`, `indexer.sql` and `indexer.sqlite`, its program the index too.
 
-How a description reads (wording), whether two memories say the same thing or disagree (sameness), and the
-findings kept in the index for every active memory (pairs, with reader reading many memories in a second
-process). Sits above the store, below the index: an index run settles the findings for what it changed.
-Imports `indexer.store`, `indexer.sql` and `indexer.sqlite`; never the index, the queries, the write path or a
-front end.
+Its interface, all that other layers call: the index run's `settle(db, changed)`; `start`, `running`, `in_step` and
+`settle_all(db_path, indexer.index.database)` for `seamless index`, the watcher, `gardener` and `needs-human`;
+`proposals`, `state`, `state_line` and `hints` for the CLI, MCP and pages; `RULES_VERSION`, bumped by hand.
 """
+
+from indexer.gardener.background import running, settle_all, start
+from indexer.gardener.findings import RULES_VERSION, in_step
+from indexer.gardener.proposals import hints, proposals, state, state_line
+
+
+def settle(db, changed) -> bool:
+    """The index run's share, in its transaction: the memories with ids `changed` (None: a run over the whole store,
+    which settles those whose fingerprint changed), settled now when few (findings.IN_RUN); else noted for a settle
+    of its own, and True."""
+    from indexer.gardener import findings
+
+    return findings.settle(db, changed, findings.IN_RUN)
+
+
+__all__ = ["RULES_VERSION", "hints", "in_step", "proposals", "running", "settle", "settle_all", "start", "state",
+           "state_line"]  # fmt: skip

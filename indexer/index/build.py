@@ -32,9 +32,6 @@ from indexer.store.walk import FolderFds, StoreFile
 # Either time older than this is enough to trust the pair (IndexWriter.mtime): a later write sets the
 # ctime to its own moment, and a plain write the mtime too, so an older one cannot come back unchanged.
 RACY_NS = 2_000_000_000
-# The most memories a run settles the gardener's findings for itself (a write, a watcher's batch, an edit or two):
-# more are left to a settle of its own, in the background (gardener_settle.py; docs/queries.md#when-the-findings-settle)
-GARDENER_IN_RUN = 2_000
 
 Progress = Callable[[list[StoreFile]], Iterable[StoreFile]]  # wraps the files to read, e.g. in a progress bar
 OnWait = Callable[[], None]  # called once when another writer holds the lock
@@ -55,7 +52,7 @@ class RunSummary:
     seconds: float
     problems: list[Problem]  # those of the files this run read (a full run: all)
     unlisted: int  # problems on record in files this run did not read
-    gardener_behind: bool = False  # the gardener's findings are left to a settle of their own (gardener_settle.py)
+    gardener_behind: bool = False  # the gardener's findings are left to a settle of their own (indexer.gardener)
 
     def line(self) -> str:
         return (
@@ -71,14 +68,12 @@ def index_store(
     full: bool = False,
     progress: Progress | None = None,
     on_wait: OnWait | None = None,
-    gardener: int | None = GARDENER_IN_RUN,
 ) -> RunSummary:
     """Bring the index at `db_path` in step with the store at `root`; return what was done.
 
     `progress` wraps the list of files to read (the CLI draws a bar with it); `on_wait` is
-    called if another writer holds the lock. `gardener`: the most memories the run settles the
-    gardener's findings for itself (None: any number); more are left to a settle of their own
-    (`summary.gardener_behind`, indexer/index/gardener_settle.py).
+    called if another writer holds the lock. The gardener's findings may be left to a settle of their own
+    (`summary.gardener_behind`).
     """
     with database.writer_lock(db_path, on_wait), _no_gc():
         db_path = database.resolved(db_path)
@@ -87,7 +82,7 @@ def index_store(
             _ensure_views(db)
             run = Run.start(Path(root))
             plan = plan_store(db, run.root, full or first)
-            return _carry_out(db, run, plan, progress, gardener)
+            return _carry_out(db, run, plan, progress)
 
 
 def index_paths(
@@ -96,7 +91,6 @@ def index_paths(
     paths: Iterable[str | Path],
     progress: Progress | None = None,
     on_wait: OnWait | None = None,
-    gardener: int | None = GARDENER_IN_RUN,
     repo: git.Repo | None = None,
 ) -> RunSummary:
     """Bring the index in step for `paths` only (store-relative, or absolute inside `root`): each one
@@ -106,13 +100,13 @@ def index_paths(
     the whole store would settle them. The touched folders' fingerprints are left untrusted, so the
     next walk looks into them again. A new index, or a change of the store's settings, makes this
     a run over the whole store. Raises database.OtherStoreError for an index of another store.
-    `gardener` as for index_store. `repo`: where the store sits in its git work tree, when the caller knows (a
+    `repo`: where the store sits in its git work tree, when the caller knows (a
     write that just committed); else git is asked.
     """
     with database.writer_lock(db_path, on_wait), _no_gc():
         db_path = database.resolved(db_path)
         if db_path == ":memory:" or not os.path.exists(db_path):
-            return index_store(root, db_path, progress=progress, gardener=gardener)
+            return index_store(root, db_path, progress=progress)
         with contextlib.closing(database.open_db(db_path)) as db:
             database.check_store(db, root, db_path)
             _ensure_views(db)
@@ -120,8 +114,8 @@ def index_paths(
                 run = Run.start(Path(root))
                 plan = plan_paths(db, run.root, paths)
                 if not plan.settings_changed:
-                    return _carry_out(db, run, plan, progress, gardener, repo)
-        return index_store(root, db_path, progress=progress, gardener=gardener)
+                    return _carry_out(db, run, plan, progress, repo)
+        return index_store(root, db_path, progress=progress)
 
 
 def _ensure_views(db: database.IndexConnection) -> None:
@@ -178,7 +172,6 @@ def _carry_out(
     run: Run,
     plan: Plan,
     progress: Progress | None,
-    gardener: int | None,
     repo: git.Repo | None = None,
 ) -> RunSummary:
     """Read and write what `plan` names, settle the cross-file rules, and record the run, in one transaction."""
@@ -186,7 +179,7 @@ def _carry_out(
         if plan.nothing:
             written = _Written(as_before=folders_as_before(db, plan))
         else:
-            written = _read_and_write(db, run, plan, progress, gardener)
+            written = _read_and_write(db, run, plan, progress)
         # the store's git history, in the same transaction; after the rows, whose digests give ids
         revisions.update(db, run.root, plan.max_bytes, full=plan.full, repo=repo)
         remember(db, plan, written.untrusted)
@@ -199,9 +192,7 @@ def _carry_out(
         return summary
 
 
-def _read_and_write(
-    db: database.IndexConnection, run: Run, plan: Plan, progress: Progress | None, gardener: int | None
-) -> _Written:
+def _read_and_write(db: database.IndexConnection, run: Run, plan: Plan, progress: Progress | None) -> _Written:
     """Read the files `plan` names and write their rows; settle the cross-file rules if anything changed."""
     # imported here: a run with nothing to read (the usual `make index`) never loads YAML or the writer
     from indexer.index.prepare import Reading
@@ -220,7 +211,7 @@ def _read_and_write(
         reading.read_stale(progress)
         reading.read_losers()
         changed, as_before = reading.changed(db), reading.as_before(db)
-        behind = _write_changes(db, plan, writer, changed, gardener)
+        behind = _write_changes(db, plan, writer, changed)
         if changed:  # what a reader's cache compares (indexer/query/recall_terms.py)
             database.next_generation(db)
         db.executemany(
@@ -247,11 +238,11 @@ def _empty_tables(db: database.IndexConnection) -> None:
         "notes",
         "problems",
         "index_files",
-    ):  # not the gardener's: it settles again only what changed (gardener_pairs.settle)
+    ):  # not the gardener's: it settles again only what changed
         db.execute(f"delete from {table}")
 
 
-def _write_changes(db: database.IndexConnection, plan: Plan, writer, changed: bool, gardener: int | None) -> bool:
+def _write_changes(db: database.IndexConnection, plan: Plan, writer, changed: bool) -> bool:
     """Write the last rows; if anything changed, settle the cross-file rules and store the settings. Return whether
     the gardener's findings are left behind."""
     from indexer.index.writer import insert_problems
@@ -259,20 +250,19 @@ def _write_changes(db: database.IndexConnection, plan: Plan, writer, changed: bo
     behind = False
     if changed:
         writer.finish()
-        # the gardener's findings, for the memories this run touched (all of them in a full run), when few; an
-        # index in memory (`seamless check`) is read for its problems only, and the gardener makes none
-        if not database.in_memory(db):
-            # here: the gardener's reading, imported by a run that uses it
-            from indexer.gardener import pairs as gardener_pairs
-
-            behind = gardener_pairs.settle(db, None if plan.full else writer.link_ids, gardener)
-        if plan.full:
-            fts.end_rebuild(db)
         if plan.mode != "paths":  # a paths run goes ahead only with the stored settings unchanged
             db.execute("delete from settings")
             db.executemany("insert into settings (key, value) values (?, ?)", plan.settings.items())
             db.execute("delete from problems where path = ?", (SETTINGS_FILE,))
             insert_problems(db, plan.settings_problems)
+        # the gardener's findings, for the memories this run touched (all of them in a full run), when few; an
+        # index in memory (`seamless check`) is read for its problems only, and the gardener makes none
+        if not database.in_memory(db):
+            from indexer import gardener  # here: imported by a run that uses it
+
+            behind = gardener.settle(db, None if plan.full else writer.link_ids)
+        if plan.full:
+            fts.end_rebuild(db)
     else:
         writer.flush()
         writer.wait()

@@ -24,8 +24,8 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from indexer.index import database, freshness, gardener_settle
-from indexer.index.build import GARDENER_IN_RUN, RunSummary, index_paths, index_store
+from indexer.index import database, freshness
+from indexer.index.build import RunSummary, index_paths, index_store
 from indexer.store import timestamps
 from indexer.store.settings import FILE as SETTINGS_FILE
 from indexer.store.walk import FOLDERS
@@ -51,7 +51,6 @@ class Watcher:
     """Follows the store at `root` into the index at `db_path` until `stop` is set.
 
     `walk_over`: a batch of at least this many changed paths is applied by a run over the whole store.
-    `gardener`: the most memories a run settles the gardener's findings for itself; more start a settle of its own.
     A new file is four events (create, open, write, close), so a batch of new files that filled the
     kernel's queue holds a quarter of its capacity in paths; the default, an eighth, leaves a margin.
     """
@@ -64,7 +63,6 @@ class Watcher:
         walk_over: int | None = None,
         say: Callable[[str], None] = print,
         parent: int | None = None,
-        gardener: int | None = GARDENER_IN_RUN,
     ):
         self.root = Path(root).resolve()
         self.db_path = str(db_path)
@@ -72,7 +70,6 @@ class Watcher:
         self.walk_over = walk_over or queue_capacity() // 8
         self.say = say
         self.parent = parent  # stop when this process is no longer our parent (serve --watch's child)
-        self.gardener = gardener  # the most memories a run settles the gardener's findings for (build.index_store)
         self.conn: database.IndexConnection | None = None
         self.db_identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the index file `conn` opened
         self.row_id: int | None = None
@@ -201,7 +198,7 @@ class Watcher:
     def _index_paths(self, paths: list[str]) -> None:
         """Apply a batch by its paths; say what changed."""
         started = time.perf_counter()
-        summary = self._index(lambda: index_paths(self.root, self.db_path, paths, gardener=self.gardener))
+        summary = self._index(lambda: index_paths(self.root, self.db_path, paths))
         if summary is None:
             return
         self._beat(batch=len(paths))
@@ -226,11 +223,11 @@ class Watcher:
         if os.path.exists(self.db_path):
             with contextlib.closing(database.sqlite3.connect(self.db_path)) as conn:
                 database.check_store(conn, self.root, self.db_path)
-        return index_store(self.root, self.db_path, gardener=self.gardener)
+        return index_store(self.root, self.db_path)
 
     def _index(self, run: Callable[[], RunSummary]) -> RunSummary | None:
         """`run()`, or None after saying why it failed (the whole store is tried again later). A run that left the
-        gardener's findings behind starts a settle of their own (gardener_settle.py), unless one is under way."""
+        gardener's findings behind starts a settle of their own (indexer.gardener), unless one is under way."""
         try:
             summary = run()
             if summary.gardener_behind:
@@ -249,7 +246,9 @@ class Watcher:
     def _settle(self) -> None:
         if self.settling is not None and self.settling.poll() is None:
             return  # under way: it catches up with what is pending when it ends
-        self.settling = gardener_settle.start(self.db_path)
+        from indexer import gardener  # here: a watcher imports the gardener when it has something to settle
+
+        self.settling = gardener.start(self.db_path)
         if self.settling is not None:
             self.say(f"{_clock()} the gardener's findings settle in the background (pid {self.settling.pid})")
 

@@ -116,9 +116,7 @@ PROPOSAL_RANK = (
 FINDINGS = ("contradiction", "duplicate", "vague-description")  # what gardener_findings holds, by its rank
 # The gardener's runs (gardener.sql), in its order: the canned query is their compound, which SQLite merges as it
 # reads each in order (ORDER BY rank, updated, ids: ids start with `id`, and `updated` is never '')
-GARDENER_RUNS = tuple(
-    f"gardener_run_{run}" for run in ("unsettled", "current", "later", "archive", "forks", "concurrent")
-)
+GARDENER_RUNS = tuple(f"gardener_run_{run}" for run in ("unsettled", "current", "archive", "forks", "concurrent"))
 
 # What a core's SQL and this module must say alike: each core is checked when a statement is composed from it
 AGREED = {

@@ -1,20 +1,12 @@
--- The gardener (SPEC sections 4 and 12): proposals only, it never acts. At time T it proposes to archive
---   * a `done` or `unknown` stage not updated for gardener.stale_stage_days, and
---   * any other memory that is not pinned and not updated for gardener.stale_days;
--- Pinned memories (constraints, live stages) are never proposed to archive. Only memories valid at T are looked at.
--- It also lists what its last settle found among the active memories of each scope (gardener_findings,
--- indexer/index/gardener_pairs.py): `duplicate`, `contradiction` and `vague-description`, each with the memories
--- it involves (`ids`, newest last) that are valid at T, its reason and suggested command worded here from those
--- memories as they are; and what the fleet left for a person (SPEC section 10): a `supersession-fork` (two hosts
--- superseded one memory at once) and a `concurrent-edit` (a merge kept the later edit of a field both changed).
---
--- The findings are as current as their settle (gardener_state): each says when it was settled (`settled`) and how
--- many memories changed since (`changed_since`); while that is more than none, an `unsettled` row comes first and
--- says so, so that no list, empty or not, passes for current when it is not.
---
--- A fragment: a list of CTEs ending in `gardener`, placed after
---     WITH RECURSIVE gardener_params(as_of) AS (...),
--- with as_of as canonical UTC text (NULL rows are ignored).
+-- The gardener (SPEC sections 4 and 12): proposals only, it never acts. At time T it proposes to archive a `done` or
+-- `unknown` stage not updated for gardener.stale_stage_days, and any other memory that is not pinned and not updated
+-- for gardener.stale_days, of the memories valid at T. It lists what its last settle found among the active memories
+-- (gardener_findings, indexer/gardener/findings.py): `duplicate`, `contradiction`, `vague-description`, each with its
+-- memories valid at T (`ids`, newest last), its reason and command worded from them as they are; and what the fleet
+-- left for a person (SPEC section 10): a `supersession-fork` and a `concurrent-edit`. While memories changed since
+-- the findings' settle (gardener_state), an `unsettled` row comes first and says so: no list passes for current when
+-- it is not. A fragment: CTEs ending in `gardener`, after `WITH RECURSIVE gardener_params(as_of) AS (...),` (as_of
+-- as canonical UTC text).
 
 gardener_settings AS MATERIALIZED (  -- once, not once per memory
     SELECT
@@ -33,10 +25,8 @@ gardener_settings AS MATERIALIZED (  -- once, not once per memory
 ),
 
 gardener_candidate_rows AS (
-    -- the memories to propose to archive: valid at T, not pinned, and not updated since their cutoff, in two runs,
-    -- each tested on an index alone (a count reads no row). Stages done or without a valid header from the partial
-    -- index memories_gateless_stages; any other memory by `updated` (memories_updated), so that only those older
-    -- than gardener.stale_days are read. A missing updated date counts as the oldest possible.
+    -- the memories to archive, in two runs each tested on an index alone (a count reads no row): stages done or
+    -- without a valid header (memories_gateless_stages), any other by `updated` (memories_updated; none is oldest)
     SELECT k.rowid AS candidate, 1 AS gateless_stage
     FROM gardener_settings AS g
     CROSS JOIN memories AS k INDEXED BY memories_gateless_stages
@@ -62,16 +52,14 @@ gardener_candidates AS (
 ),
 
 gardener_state AS MATERIALIZED (
-    -- how current the findings are: the last settle, and the memories changed since (every active one when the
-    -- rules that settled them are not these: '*' pending); a settle under way (who, since when) and the last one's
-    -- failure (indexer/index/gardener_settle.py)
+    -- how current the findings are: the last settle, the memories changed since (every active one when the rules
+    -- that settled them are not these: '*' pending), the last settle's failure (indexer/gardener/background.py)
     SELECT
         (SELECT value FROM index_meta WHERE key = 'gardener_settled') AS settled,
         CASE WHEN EXISTS (SELECT 1 FROM gardener_pending WHERE id = '*')
             THEN (SELECT count(*) FROM memories WHERE status = 'active')
             ELSE (SELECT count(DISTINCT id) FROM gardener_pending) END AS changed_since,
         EXISTS (SELECT 1 FROM gardener_pending WHERE id = '*') AS unread,
-        (SELECT value FROM index_meta WHERE key = 'gardener_settling') AS settling,
         (SELECT value FROM index_meta WHERE key = 'gardener_error') AS settle_error
 ),
 
@@ -79,18 +67,12 @@ gardener_unsettled AS (
     -- while the findings wait for a settle: one row that says so, first
     SELECT g.as_of, 'unsettled' AS proposal, NULL AS id, NULL AS kind, NULL AS name, NULL AS description,
         NULL AS project, NULL AS stage_status, NULL AS updated, NULL AS idle_days,
-        CASE WHEN s.settled IS NULL OR s.unread
-            THEN printf('the gardener has not read this index with its rules yet: %d active memories to read',
-                s.changed_since)
-                || CASE WHEN s.settled IS NULL THEN '; no duplicate, contradiction or vague description is listed'
-                    ELSE printf('; the findings listed are those of %s, by other rules', s.settled) END
-            ELSE printf('the findings listed were settled at %s; %d memor%s changed since, which they may not show',
-                s.settled, s.changed_since, CASE WHEN s.changed_since = 1 THEN 'y' ELSE 'ies' END)
-        END
-        || CASE WHEN s.settling IS NOT NULL
-            THEN printf('; a settle started at %s (pid %d on %s)', json_extract(s.settling, '$.started'),
-                json_extract(s.settling, '$.pid'), json_extract(s.settling, '$.host'))
-            ELSE '' END
+        CASE WHEN s.settled IS NULL THEN printf('the gardener has not read this index with its rules yet: %d active '
+            || 'memories to read; no duplicate, contradiction or vague description is listed', s.changed_since)
+        WHEN s.unread THEN printf('the gardener has not read this index with its rules yet: %d active memories to '
+            || 'read; the findings listed are those of %s, by other rules', s.changed_since, s.settled)
+        ELSE printf('the findings listed were settled at %s; %d memor%s changed since, which they may not show',
+            s.settled, s.changed_since, CASE WHEN s.changed_since = 1 THEN 'y' ELSE 'ies' END) END
         || CASE WHEN s.settle_error IS NOT NULL THEN '; the last settle failed at ' || s.settle_error ELSE '' END
         || '; `seamless gardener` settles them and then lists them' AS reason,
         NULL AS path, '[]' AS ids, NULL AS command, s.settled, s.changed_since
@@ -99,39 +81,27 @@ gardener_unsettled AS (
 ),
 
 gardener_found AS (
-    -- the findings, each with its memories valid at T, oldest first. Its memories are active, so from `since`
-    -- on all of them are valid (the usual case, read as it is); before, a pair when both are, copies when two
-    -- or more are, a vague description when one is. T is read from gardener_settings by a subquery, not a join:
-    -- with gardener_findings alone in FROM, its gardener_findings_order index can give the gardener's order
+    -- the findings, listed at T when all their memories are valid at T (from `since` on: they are active). T from a
+    -- subquery, not a join: alone in FROM, gardener_findings' gardener_findings_order gives the gardener's order.
+    -- (`later`, none now, is what needs_human_page.sql once read for findings valid at T for part of their memories)
     SELECT (SELECT as_of FROM gardener_settings) AS as_of, f.rowid AS finding, PROPOSAL_OF(f.rank) AS proposal,
-        f.evidence, f.other, f.since <= (SELECT as_of_epoch FROM gardener_settings) AS current,
-        f.since > (SELECT as_of_epoch FROM gardener_settings) AS later, f.rank, f.updated AS first_updated,
-        f.ids AS stored_ids,
-        CASE WHEN f.since <= (SELECT as_of_epoch FROM gardener_settings) THEN f.ids
-        ELSE (SELECT json_group_array(value) FROM (
-            SELECT j.value FROM json_each(f.ids) AS j JOIN memories AS v ON v.id = j.value
-            WHERE VALID_AT(v, (SELECT as_of FROM gardener_settings)) ORDER BY j.key))
-        END AS ids
+        f.evidence, f.other, f.since <= (SELECT as_of_epoch FROM gardener_settings) AS current, 0 AS later, f.rank,
+        f.updated AS first_updated, f.ids AS stored_ids, f.ids
     FROM gardener_findings AS f
     WHERE EXISTS (SELECT 1 FROM gardener_settings)
 ),
 
 gardener_found_valid AS (
-    -- from `since` on, the finding's own memory (`id`: its first) and its ids as stored, which are enough
+    -- the finding's own memory (`id`: its first)
     SELECT f.*, m.id, m.kind, m.name, m.description, m.project, m.stage_status, m.updated, m.path
     FROM gardener_found AS f
     JOIN memories AS m ON m.id = json_extract(f.ids, '$[0]')
-    WHERE f.current OR (
-        f.ids IS NOT NULL
-        AND json_array_length(f.ids) >= CASE WHEN f.other IS NOT NULL OR f.proposal = 'duplicate' THEN 2 ELSE 1 END
-    )
+    WHERE f.current
 ),
 
 gardener_found_proposals AS (
-    -- the findings as the gardener lists them, each reason and command worded from its memories as they are: `f`'s
-    -- own the one to act on (the oldest), `n` the newest (the last of ids). For the `current` ones (valid throughout
-    -- T) the gardener's order is (rank, first_updated, stored_ids), which the gardener_findings_order index gives
-    -- without reading the rest
+    -- each reason and command worded from the memories as they are: `f`'s own to act on (the oldest), `n` the newest
+    -- (the last of ids). For the `current` ones the order (rank, first_updated, stored_ids) is gardener_findings_order
     SELECT
         f.as_of, f.proposal, f.id, f.kind, f.name, f.description, f.project, f.stage_status, f.updated,
         NULL AS idle_days,
@@ -151,8 +121,7 @@ gardener_found_proposals AS (
                 || '; if the newer is right, supersede this one'
         END AS reason,
         f.path, f.ids,
-        -- the write that keeps the newest as it is and supersedes the oldest with it (the supersede path,
-        -- docs/writing.md), in the store the index holds
+        -- the write that keeps the newest as it is and supersedes the oldest with it (docs/writing.md)
         CASE WHEN f.proposal IN ('duplicate', 'contradiction') THEN
             'seamless write ' || SHELL_QUOTE((SELECT value FROM index_meta WHERE key = 'store'))
             || ' --project ' || SHELL_QUOTE(coalesce(n.project, 'global')) || ' --kind ' || SHELL_QUOTE(n.kind)
@@ -211,11 +180,9 @@ gardener_archive AS (
     FROM gardener_candidates
 ),
 
--- Every proposal in runs, each with `rank`, its kind's place in the gardener's order. Ordered by (rank, updated,
--- ids) (ids start with `id`, of one length), each run can be read in that order apart, from an index where it has
--- one: the findings valid throughout T from gardener_findings_order. The canned query is the runs' compound in that
--- order (canned.GARDENER_RUNS), which SQLite merges as it reads them: its first thousand rows never wait for the
--- fifty thousandth.
+-- Every proposal in runs, each with `rank`, its kind's place in the gardener's order, each read in the order (rank,
+-- updated, ids) apart, from an index where it has one. The canned query is their compound (canned.GARDENER_RUNS),
+-- which SQLite merges as it reads them: its first thousand rows never wait for the fifty thousandth.
 
 gardener_run_unsettled AS (
     SELECT
@@ -230,14 +197,6 @@ gardener_run_current AS (
         path, stored_ids AS ids, command, settled, changed_since, as_of, rank
     FROM gardener_found_proposals
     WHERE current
-),
-
-gardener_run_later AS (
-    SELECT
-        proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, ids, command,
-        settled, changed_since, as_of, rank
-    FROM gardener_found_proposals
-    WHERE later
 ),
 
 gardener_run_archive AS (
@@ -264,7 +223,6 @@ gardener_run_concurrent AS (
 gardener AS (
     SELECT * FROM gardener_run_unsettled
     UNION ALL SELECT * FROM gardener_run_current
-    UNION ALL SELECT * FROM gardener_run_later
     UNION ALL SELECT * FROM gardener_run_archive
     UNION ALL SELECT * FROM gardener_run_forks
     UNION ALL SELECT * FROM gardener_run_concurrent

@@ -188,12 +188,12 @@ CREATE INDEX IF NOT EXISTS memories_gateless_stages ON memories (updated, pinned
 CREATE INDEX IF NOT EXISTS memories_human_stages ON memories (stage_status, updated, id, valid_from, invalid_at)
     WHERE kind = 'stage' AND stage_gate = 'human' AND stage_status IN ('open', 'in_progress', 'blocked');
 
--- The gardener's reading of the active memories (indexer/index/gardener_pairs.py, SPEC section 12). Memories of one
+-- The gardener's reading of the active memories (indexer/gardener/findings.py, SPEC section 12). Memories of one
 -- scope whose descriptions read alike word for word are one group, known by `signature`: the scope (the project,
--- '' for global: nothing pairs across scopes) and store/wording.py's signature of the reading, hashed to 64 bits
--- (gardener_pairs.group). A full run keeps these rows and the findings: only the memories whose fingerprint
+-- '' for global: nothing pairs across scopes) and gardener/reading.py's signature of the reading, hashed to 64 bits
+-- (findings.group). A full run keeps these rows and the findings: only the memories whose fingerprint
 -- (`member`) changed are settled again (index_meta `gardener` says which rules settled the tables, and
--- `gardener_settled` when). Every index of these tables is made after its rows (gardener_settle.py): packed.
+-- `gardener_settled` when).
 CREATE TABLE IF NOT EXISTS gardener_words (
     id TEXT PRIMARY KEY,          -- an active memory
     signature INTEGER NOT NULL,   -- its group
@@ -202,14 +202,14 @@ CREATE TABLE IF NOT EXISTS gardener_words (
 CREATE INDEX IF NOT EXISTS gardener_words_signature ON gardener_words (signature);
 
 -- Each group's terms (its newest memory's words and value slots), to find what it may pair with: each term as a
--- 32-bit key (gardener_pairs.term_key), packed 4 bytes each
+-- 32-bit key (findings.term_key), packed 4 bytes each
 CREATE TABLE IF NOT EXISTS gardener_groups (
     signature INTEGER PRIMARY KEY,
     scope TEXT NOT NULL,
     terms BLOB NOT NULL
 );
 
--- The groups holding each term found in at most 100 groups of its scope (gardener_pairs.COMMON) ...
+-- The groups holding each term found in at most 100 groups of its scope (findings.COMMON) ...
 CREATE TABLE IF NOT EXISTS gardener_terms (
     scope TEXT NOT NULL,
     term INTEGER NOT NULL,
@@ -247,7 +247,7 @@ CREATE INDEX IF NOT EXISTS gardener_findings_other ON gardener_findings (other) 
 CREATE INDEX IF NOT EXISTS gardener_findings_order ON gardener_findings (rank, updated, ids, since);
 
 -- The memories changed since the gardener's last settle, when an index run left them to a settle of its own
--- (indexer/index/gardener_settle.py): an id per memory added, changed or removed, or '*' when the run could not
+-- (indexer/gardener/background.py): an id per memory added, changed or removed, or '*' when the run could not
 -- say which (every memory is to be read again). Empty while the findings are in step.
 CREATE TABLE IF NOT EXISTS gardener_pending (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,

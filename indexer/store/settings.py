@@ -19,6 +19,9 @@ DEFAULTS = {
     "briefing.stage_unknown_max_age_days": 7,
     "gardener.stale_stage_days": 14,
     "gardener.stale_days": 365,
+    "gardener.duplicates": True,  # each kind of the gardener's findings, which a store may turn off (SPEC 12)
+    "gardener.contradictions": True,
+    "gardener.vague_descriptions": True,
     "index.max_file_bytes": 4194304,
     "git.commit": True,  # in a store inside a git work tree, each write commits the files it changed (SPEC 10)
 }

@@ -198,7 +198,11 @@ LABELLED = {
     "coding-dev.yaml": (CODING_STORE, "2026-12-07T12:00:00Z"),
     "coding-dev-extra.yaml": (CODING_STORE, "2026-12-07T12:00:00Z"),
     "coding-held-out.yaml": (CODING_STORE, "2026-12-07T12:00:00Z"),
+    "coding-errors-dev.yaml": (CODING_STORE, "2026-12-07T12:00:00Z"),
+    "coding-errors-held-out.yaml": (CODING_STORE, "2026-12-07T12:00:00Z"),
 }
+# the files that hold pasted error lines only (their writer's word, not error_line's guess)
+ERRORS_ONLY = frozenset({"coding-errors-dev.yaml", "coding-errors-held-out.yaml"})
 PARTS = ("questions", "error lines", "keywords")
 QUESTION_WORDS = frozenset(
     [
@@ -257,7 +261,8 @@ def labelled_questions(file: str = "questions.yaml") -> tuple[str, dict[str, lis
         for e in data.get(part) or ():
             as_of = e.get("as_of") or asked_at
             question = Question(str(e["q"]), {str(a) for a in e["answers"]}, None, str(as_of) if as_of else None)
-            parts["error lines" if part == "questions" and error_line(question.q) else part].append(question)
+            erring = part == "questions" and (file in ERRORS_ONLY or error_line(question.q))
+            parts["error lines" if erring else part].append(question)
     return data["split"], parts
 
 

@@ -433,3 +433,34 @@ def test_holding_more_of_the_query_outranks_one_rare_word(store):
     found = recall(store, "why did we stop running chroma as a server?")
     assert names(found)[:2] == ["answer", "rare"]  # 3 of the 4 terms held against 1 of them
     assert found[0]["matched"] == ["running", "chroma", "server"]
+
+
+def test_a_pasted_url_counts_once_however_many_of_its_parts_a_memory_holds(store):
+    # a memory quoting another error from the same host holds five of the URL's parts; the one that explains
+    # the error holds what the error says
+    store.memory(
+        "chunk-load-error",
+        description="TypeError after a deploy: the old assets are gone",
+        body="Failed to fetch https://atlas.acme.dev/assets/RouteList-1a2b.js",
+    )
+    store.memory(
+        "tosorted-old-safari",
+        description="routes.toSorted is not a function on old Safari: TypeError",
+        body="Array.prototype.toSorted is undefined before Safari 16.",
+    )
+    store.index()
+    pasted = (
+        "TypeError: routes.toSorted is not a function (In 'routes.toSorted(byTime)', 'routes.toSorted' is undefined)"
+        " at RouteList (https://atlas.acme.dev/assets/RouteList-8c41f0d2.js:1:2207)"
+    )
+    found = recall(store, pasted)
+    assert names(found) == ["tosorted-old-safari", "chunk-load-error"]
+    assert found[1]["matched"] == ["TypeError", "RouteList", "https", "atlas", "acme", "dev", "assets", "js"]
+
+
+def test_a_quoted_name_in_a_pasted_error_is_searched_in_its_words_too(store):
+    store.memory("orders-sequence", description="After a restore, inserts into orders collide with the pkey sequence")
+    store.index()
+    found = recall(store, 'ERROR: duplicate key value violates unique constraint "orders_pkey"')
+    assert names(found) == ["orders-sequence"]
+    assert found[0]["matched"] == ["orders", "pkey"]  # the phrase itself, orders_pkey, is not in it

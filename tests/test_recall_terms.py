@@ -1,5 +1,7 @@
 """Recall's query language (SPEC section 13): any text becomes terms, and no text makes an FTS5 error."""
 
+import itertools
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -47,10 +49,19 @@ def test_an_identifier_is_kept_whole_as_a_phrase_and_in_its_parts(identifier, pa
     assert phrases(identifier, every=True) == ['"' + " ".join(parts) + '"']  # --all: the identifier whole
 
 
-def test_quotes_make_a_phrase_and_a_trailing_star_a_prefix():
-    assert phrases('"a phrase" embed*') == ['"a phrase"', '"embed"*']
+def test_quotes_make_a_phrase_kept_whole_and_in_its_words_and_a_trailing_star_a_prefix():
+    assert phrases('"support group" embed*') == ['"support group"', '"support"', '"group"', '"embed"*']
+    assert phrases('"support group" embed*', every=True) == ['"support group"', '"embed"*']  # --all: the phrase whole
+    assert phrases('"a phrase"') == ['"a phrase"', '"phrase"']  # its stop words within the phrase only
     assert phrases("chroma-bo*") == ['"chroma bo"*', '"chroma"', '"bo"*']
     assert phrases('an "unpaired quote') == ['"unpaired"', '"quote"']
+
+
+def test_the_terms_of_one_thing_typed_are_told_apart_from_the_next():
+    # the bonus for holding what was typed counts each once, however many of its parts a memory holds (recall.sql)
+    found = terms('chroma-boot-race "support group" port don\'t')
+    typed = [[t.text for t in group] for _, group in itertools.groupby(found, key=lambda t: t.typed)]
+    assert typed == [["chroma-boot-race", "chroma", "boot", "race"], ["support group", "support", "group"], ["port"]]
 
 
 def test_each_term_once_in_the_order_written():

@@ -68,6 +68,7 @@ def test_the_window_is_widened_since_a_memory_is_written_after_what_it_tells():
         "march on",
         "MySQL error 2013 on connect",  # a bare number is a number
         "restore backup-2026-05-01.tar",  # a date inside a name
+        "GET /v1/drivers?depot=DE-HAM-01&day=2026-12-07 404",  # a URL's too
         "what did the marketing team decide?",
         "port 8001",
         "",
@@ -90,6 +91,9 @@ def test_relative_times_are_read_against_as_of():
         ("level=error ts=2026-12-01T09:00:00Z msg=boom", "level=error ts=  msg=boom"),
         ("2026/12/01 16:02:44 http: panic serving", "  http: panic serving"),
         ("16:02:44.123 WARN retrying", "  WARN retrying"),
+        ("[2026-11-06, 06:00:03 UTC] {taskinstance.py:2905} ERROR", "[ ] {taskinstance.py:2905} ERROR"),
+        ("Nov 09 09:00:00.004 beat-6c9d4f7b8-2xkqp INFO", "  beat-6c9d4f7b8-2xkqp INFO"),  # syslog's
+        ("PID 41 started at 2026-11-03T06:01:02.004105+00:00, killed", "PID 41 started at  , killed"),  # a program's
         ("what broke at 2026-12-01 16:02:44?", "what broke at 2026-12-01 16:02:44?"),  # asked about: kept
         ("port 8080:80, at 10:30, in env.ts:5:22", "port 8080:80, at 10:30, in env.ts:5:22"),  # no stamp
     ],

@@ -138,7 +138,7 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
         """Search the memories and notes: ask in plain words, as you would ask a colleague ("why did we move
         chroma off its own port?"), or paste an error line or an identifier (CHROMA_PORT, chroma-boot-race).
         Results hold any of the words (stop words left out), the best first, each with `matched`: the terms it
-        holds, and `snippet` with `highlights`: the [start, end) spans of its matches. "a phrase" in double quotes is a phrase; a trailing * a prefix. Name a time ("in March 2026",
+        holds, and `snippet` with `highlights`: the [start, end) spans of its matches. An identifier or "a phrase" in double quotes counts whole and in its words; a trailing * a prefix. Name a time ("in March 2026",
         "last week") and what was written then comes first. project: that project plus global. as_of (ISO
         8601): what the store believed then, the memories valid at that time (and what "last week" means).
         all: every word must match."""

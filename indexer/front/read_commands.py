@@ -63,8 +63,8 @@ def recall(query, project, limit, every, as_of, as_json, db_path):
 
     Searches the memories valid now (or at --as-of) and the notes. QUERY is any text: a question, keywords, an error line, an identifier. A result holds any of its words
     (stemmed: races finds race; stop words such as what, when, the are left out), the most and rarest first;
-    an identifier (CHROMA_PORT, chroma-boot-race) counts whole and in parts; "a phrase" in double quotes is a
-    phrase; a trailing * matches a prefix. A time it names (in March 2026, on 2026-03-18, last week, yesterday,
+    an identifier (CHROMA_PORT, chroma-boot-race) or "a phrase" in double quotes counts whole and in its words,
+    once however many of them a result holds; a trailing * matches a prefix. A time it names (in March 2026, on 2026-03-18, last week, yesterday,
     read against --as-of) ranks what was written then higher; a log line's timestamp is left out. --json gives each
     result's `matched` terms and the `highlights` of its snippet.
     """

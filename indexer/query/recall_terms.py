@@ -7,11 +7,13 @@
   are words (`don't`: don, t, both stop words).
 - An identifier, words joined by anything but a space or an apostrophe (`CHROMA_PORT`, `chroma-boot-race`,
   `seamless.db`, `name:value`), is kept whole, as a phrase, and in its parts.
-- `"a phrase"` in double quotes is a phrase, stop words and all; a trailing `*` makes a prefix (`embed*`).
-  An unpaired quote, brackets, FTS5's operators and any other punctuation are separators or words.
+- `"a phrase"` in double quotes is a phrase, stop words and all, and in its words as an identifier is; a trailing
+  `*` makes a prefix (`embed*`). An unpaired quote, brackets, FTS5's operators and any other punctuation are
+  separators or words.
 Each term is written as an FTS5 phrase of bare tokens (`"chroma boot race"`, `"embed"*`), so no text can make
-an FTS5 syntax error. `every=True` (`--all`) asks for the rule recall had before questions: each word (stop words
-too) and each identifier whole, every one of them required.
+an FTS5 syntax error, and knows the thing typed it comes from (`typed`: a word, an identifier, a quoted phrase),
+which recall's bonus counts once. `every=True` (`--all`) asks for the rule recall had before questions: each word
+(stop words too) and each identifier and phrase whole, every one of them required.
 
 `register(conn)` makes `recall_terms(q, all, as_of)` an SQL function: recall.sql reads the terms from it, so the CLI,
 MCP, the canned query and the explorer's pages all search with the same terms (and `recall_snippet`, which makes
@@ -57,11 +59,13 @@ STOP_WORDS = frozenset(
 
 @dataclass(slots=True)
 class Term:
-    """One term of a query: `text` as shown in `matched`, `fts` the FTS5 phrase, `stop` a stop word."""
+    """One term of a query: `text` as shown in `matched`, `fts` the FTS5 phrase, `stop` a stop word, `typed` the
+    number of the thing typed it comes from (a word, an identifier, a quoted phrase): its parts share it."""
 
     text: str
     fts: str
     stop: bool = False
+    typed: int = 0
 
 
 @functools.cache
@@ -81,33 +85,41 @@ def terms(text: str, every: bool = False) -> list[Term]:
     found: list[Term] = []
     for part, (phrase, star) in _split(str(text or ""), quoted):
         if phrase is not None:
-            found += _phrase(phrase, star, token)
+            tokens = token.findall(phrase)[:MAX_PHRASE]
+            found += _whole(tokens, " ".join(tokens), star, every, len(found))
             continue
         for chunk in part.split():
             core = chunk.rstrip()
-            prefix = core.endswith("*")
+            prefix = "*" if core.endswith("*") else ""
             core = re.sub(r"['’][sS]$", "", _strip_edges(core, token))
             tokens = token.findall(core)
-            if not tokens:
-                continue
+            typed = len(found)
             if len(tokens) == 1 or _only_apostrophes(core, tokens, apostrophe):
-                for i, t in enumerate(tokens):
-                    star = "*" if prefix and i == len(tokens) - 1 else ""
-                    found.append(Term(t + star, f'"{t.lower()}"{star}', t.lower() in STOP_WORDS and not star))
-                continue
-            star = "*" if prefix else ""
-            whole = tokens[:MAX_PHRASE]
-            found.append(Term(core + star, '"' + " ".join(t.lower() for t in whole) + '"' + star))
-            if not every:
-                for i, t in enumerate(whole):
-                    last = star if i == len(whole) - 1 else ""
-                    found.append(Term(t + last, f'"{t.lower()}"{last}', t.lower() in STOP_WORDS and not last))
+                found += [_word(t, prefix if i == len(tokens) - 1 else "", typed) for i, t in enumerate(tokens)]
+            elif tokens:
+                found += _whole(tokens[:MAX_PHRASE], core, prefix, every, typed)
     distinct: dict[str, Term] = {}
     for t in found:
         distinct.setdefault(t.fts, t)  # the first spelling of each
     kept = list(distinct.values())
     searched = kept if every else ([t for t in kept if not t.stop] or kept)
     return searched[:MAX_TERMS]
+
+
+def _word(token: str, star: str, typed: int) -> Term:
+    return Term(token + star, f'"{token.lower()}"{star}', token.lower() in STOP_WORDS and not star, typed)
+
+
+def _whole(tokens: list[str], spelt: str, star: str, every: bool, typed: int) -> list[Term]:
+    """An identifier or a quoted phrase (`spelt` as typed): whole, as a phrase, and unless `every` each of its words
+    too, all one thing typed. A quoted phrase is read as an identifier is: a pasted error quotes names
+    and messages (`"orders_pkey"`, a JSON body) that a memory may hold in other words."""
+    if not tokens:
+        return []
+    whole = Term(spelt + star, '"' + " ".join(t.lower() for t in tokens) + '"' + star, False, typed)
+    if every or len(tokens) == 1:
+        return [whole]
+    return [whole, *(_word(t, star if i == len(tokens) - 1 else "", typed) for i, t in enumerate(tokens))]
 
 
 def _split(text: str, quoted: re.Pattern):
@@ -118,13 +130,6 @@ def _split(text: str, quoted: re.Pattern):
         yield "", (m[1], m[2])
         at = m.end()
     yield text[at:].replace('"', " "), (None, None)
-
-
-def _phrase(phrase: str, star: str, token: re.Pattern) -> list[Term]:
-    tokens = token.findall(phrase)[:MAX_PHRASE]
-    if not tokens:
-        return []
-    return [Term(" ".join(tokens) + star, '"' + " ".join(t.lower() for t in tokens) + '"' + star)]
 
 
 def _strip_edges(chunk: str, token: re.Pattern) -> str:
@@ -186,7 +191,7 @@ def query(conn: sqlite3.Connection, text, every=False, as_of=None, docs=None) ->
     return {
         "fts": (" AND " if every else " OR ").join(t.fts for t in searched) or '""',
         "every": int(every),
-        "terms": [[t.text, t.fts, int(c), int(t in searched)] for t, c in zip(found, common)],
+        "terms": [[t.text, t.fts, int(c), int(t in searched), t.typed] for t, c in zip(found, common)],
         "when": [[w.text, w.start, w.end] for w in when],
     }
 

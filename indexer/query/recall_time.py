@@ -13,8 +13,10 @@
   week`, `past week`, `this month`, `last month`, `this year`, `last year`, `last weekend`, `last Friday`, `in
   the last 3 days`, `over the past two weeks`, `2 days ago`, `a month ago`.
 A timestamp (a date with a time of day, or a time of day to the second: `[2026-12-01 16:02:44 +0000]`,
-`ts=2026-12-01T09:00:00Z`) is the time a pasted log line was printed, not a time asked about, unless a word that
-makes it one comes before it (`the deploy at 2026-03-18T14:05:00Z`): `unstamped` leaves such stamps out.
+`ts=2026-12-01T09:00:00Z`, `[2026-11-06, 06:00:03 UTC]`, `Nov 09 09:00:00.004`) is the time a pasted log line was
+printed, not a time asked about, unless a word that makes it one comes before it (`the deploy at
+2026-03-18T14:05:00Z`) and it does not count fractions of a second (`started at 2026-11-03T06:01:02.004105+00:00` is
+a log's): `unstamped` leaves such stamps out.
 Each window is [start, end) in the store's UTC text (`YYYY-MM-DDTHH:MM:SSZ`): the calendar day, week (from Monday),
 month or year named, AFTER_DAYS longer, since a memory is written after what it tells (a session's notes that
 evening, a decision recorded the next week), and BEFORE_DAYS earlier, since a day named is often a day or two off.
@@ -69,8 +71,8 @@ def _pattern() -> re.Pattern:
     number = r"(?P<{0}>\d{{1,3}}|" + "|".join(NUMBERS) + ")"
     unit = r"(?P<{0}>day|week|month|year)s?"
     parts = [
-        # not inside an identifier: backup-2026-05-01.tar is a name
-        r"(?<![\w.-])(?P<iso>(?P<iy>(?:19|20)\d\d)-(?P<im>[01]\d)(?:-(?P<id>[0-3]\d)(?:t[0-9:.]+(?:z|[+-]\d\d:?\d\d)?)?)?)"
+        # not inside an identifier: backup-2026-05-01.tar and ?day=2026-12-07 are names
+        r"(?<![\w.=/-])(?P<iso>(?P<iy>(?:19|20)\d\d)-(?P<im>[01]\d)(?:-(?P<id>[0-3]\d)(?:t[0-9:.]+(?:z|[+-]\d\d:?\d\d)?)?)?)"
         r"(?![\w-]|\.\w)",
         day.format("dd") + r"(?:\s+of)?\s+" + month.format("dm") + r"(?:,?\s+" + year.format("dy") + ")?",
         month.format("md") + r"\s+" + day.format("mdd") + r"(?![\d:])(?:(?:,\s*|\s+)" + year.format("mdy") + ")?",
@@ -118,9 +120,10 @@ def windows(text: str, as_of: str | None = None) -> list[Window]:
 @functools.cache
 def _stamp() -> re.Pattern:
     clock = r"[0-2]?\d:[0-5]\d"
+    day = r"(?:19|20)\d\d([-/])[01]\d\1[0-3]\d(?:[T ]|,\s)|(?i:" + "|".join(MONTHS[1]) + r")\s+[0-3]?\d\s+"
     return re.compile(
-        r"(?<![\w.:/-])(?:(?:19|20)\d\d([-/])[01]\d\1[0-3]\d[T ]" + clock + r"(?::[0-5]\d)?|" + clock + r":[0-5]\d)"
-        r"(?:[.,]\d+)?(?:\s?(?:[zZ]|UTC|GMT|[+-]\d\d:?\d\d))?(?!\w|:\d)"
+        r"(?<![\w.:/-])(?:(?:" + day + ")" + clock + r"(?::[0-5]\d)?|" + clock + r":[0-5]\d)"
+        r"(?P<fraction>[.,]\d+)?(?:\s?(?:[zZ]|UTC|GMT|[+-]\d\d:?\d\d))?(?!\w|:\d)"
     )
 
 
@@ -131,10 +134,11 @@ def _asked() -> re.Pattern:
 
 def unstamped(text: str) -> str:
     """`text` without the timestamps a log line is printed with (each made a space), which are no time asked about
-    and whose numbers are no words: those after a word that makes them a time (`at`, `on`, `since`...) stay."""
+    and whose numbers are no words: those after a word that makes them a time (`at`, `on`, `since`...) stay, unless
+    they count fractions of a second, which a program prints and a person does not type."""
     if ":" not in text:
         return text
-    return _stamp().sub(lambda m: m[0] if _asked().search(text, 0, m.start()) else " ", text)
+    return _stamp().sub(lambda m: m[0] if _asked().search(text, 0, m.start()) and not m["fraction"] else " ", text)
 
 
 def blank(text: str, found: list[Window]) -> str:

@@ -1,7 +1,8 @@
 -- Recall (SPEC sections 4 and 13): full-text search over the memories valid at as_of (now, unless asked) and the
 -- notes, ranked by bm25 with name and description (a note's title) weighted above tags and body; the best
--- `candidates` by bm25 are then ranked again with a bonus for each of the query's terms a row holds (a common term,
--- recall_query.sql, is not in the expression and counts only so), and one for having been written in a time the query
+-- `candidates` by bm25 are then ranked again with a bonus for each thing typed a row holds (a word, an identifier or a
+-- quoted phrase, whose parts count once; a common term, recall_query.sql, is not in the expression and counts only
+-- so), and one for having been written in a time the query
 -- names (its recall_when). Invalid memories never come back. project '' searches everything; otherwise that project plus
 -- the global scope.
 --
@@ -130,17 +131,17 @@ recall_note_ranked AS MATERIALIZED (
 ),
 
 recall_hit AS MATERIALIZED (
-    -- which candidates hold which terms, for `matched` and the terms' bonus: a term's own matches when
+    -- which candidates hold which terms (and of which thing typed), for `matched` and the bonus: a term's own matches when
     -- it is in the expression (at most recall_terms.COMMON_DOCS), else the expression's matches that hold it;
     -- only the candidates' are kept (`+` keeps the rowid test out of FTS5, which would match once per rowid).
     -- Not needed when every term is required: every row holds them all. arm 0: memories, 1: notes.
-    SELECT 0 AS arm, t.n, t.common, memories_fts.rowid AS fts_rowid
+    SELECT 0 AS arm, t.n, t.typed, memories_fts.rowid AS fts_rowid
     FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN memories_fts
     WHERE NOT q.every_term
         AND memories_fts MATCH CASE WHEN t.common THEN '(' || q.fts || ') AND ' || t.fts ELSE t.fts END
         AND +memories_fts.rowid IN (SELECT fts_rowid FROM recall_memory_ranked)
     UNION ALL
-    SELECT 1, t.n, t.common, notes_fts.rowid
+    SELECT 1, t.n, t.typed, notes_fts.rowid
     FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN notes_fts
     WHERE NOT q.every_term
         AND notes_fts MATCH CASE WHEN t.common THEN '(' || q.fts || ') AND ' || t.fts ELSE t.fts END
@@ -148,12 +149,12 @@ recall_hit AS MATERIALIZED (
 ),
 
 recall_held AS MATERIALIZED (
-    -- how many of the query's terms each candidate holds
-    SELECT arm, fts_rowid, count(*) AS terms_held FROM recall_hit GROUP BY arm, fts_rowid
+    -- how many of the things typed each candidate holds: each once, however many of its parts it holds
+    SELECT arm, fts_rowid, count(DISTINCT typed) AS typed_held FROM recall_hit GROUP BY arm, fts_rowid
 ),
 
 recall_candidate AS MATERIALIZED (
-    -- each candidate with its score (its bm25 less 4 for each term it holds: shared.sql) and the times it was written:
+    -- each candidate with its score (its bm25 less 4 for each thing typed it holds: shared.sql) and the times it was written:
     -- a memory's valid_from and created, a note's created and updated (notes have no lifecycle). Joins, not
     -- subqueries per row: SQLite took as long again to prepare those.
     SELECT c.arm, c.fts_rowid, c.id, c.written, c.written_too, RECALL_SCORE(c.fts_rank, h) AS base

@@ -1,7 +1,7 @@
 -- Recall's query (SPEC section 13): the terms of what was typed, the FTS5 expression that finds them, and the
 -- times it names.
 --
--- A fragment: CTEs ending in `recall_query(fts, every_term)`, `recall_term(n, text, fts, common, searched)` and
+-- A fragment: CTEs ending in `recall_query(fts, every_term)`, `recall_term(n, text, fts, common, searched, typed)` and
 -- `recall_when(n, text, starts, ends)`, placed after
 --     WITH RECURSIVE recall_params(q, project, max_rows, as_of, every) AS (...),
 -- All come from recall_terms(q, all, as_of), a Python function registered on every connection that runs recall
@@ -17,7 +17,8 @@ recall_input AS MATERIALIZED (
 
 recall_term AS (
     SELECT CAST(t.key AS INTEGER) AS n, json_extract(t.value, '$[0]') AS text, json_extract(t.value, '$[1]') AS fts,
-        json_extract(t.value, '$[2]') AS common, json_extract(t.value, '$[3]') AS searched
+        json_extract(t.value, '$[2]') AS common, json_extract(t.value, '$[3]') AS searched,
+        json_extract(t.value, '$[4]') AS typed
     FROM recall_input AS i, json_each(json_extract(i.j, '$.terms')) AS t
 ),
 

@@ -6,7 +6,7 @@
 -- superseded_limit), recall_query.sql and `recall_shown(worst)`: recall_shown.sql (recall's results ranked
 -- here) or, where recall's results are at hand (the recall page), their worst rank given. Only the best few
 -- superseded matches (superseded_limit) are followed, and only those that would have ranked among recall's
--- results are told. An old match is ranked as recall ranks a candidate (bm25 less 4 for each term it holds), but
+-- results are told. An old match is ranked as recall ranks a candidate (bm25 less 4 for each thing typed it holds), but
 -- without the bonus for a time the query names (a share of recall's best candidate, which the page does not give).
 
 recall_old_match AS MATERIALIZED (
@@ -28,17 +28,17 @@ recall_old_match AS MATERIALIZED (
 ),
 
 recall_old_held AS MATERIALIZED (
-    -- how many of the query's terms each holds, as recall.sql's recall_held counts them (the recall page runs this
+    -- how many of the things typed each holds, as recall.sql's recall_held counts them (the recall page runs this
     -- without recall.sql): a term in the expression through its own matches (at most recall_terms.COMMON_DOCS), kept
     -- for these rows; a common term looked up by rowid for these rows alone, cheaper than going through its matches
     -- (docs/performance.md)
-    SELECT fts_rowid, count(*) AS terms_held FROM (
-        SELECT memories_fts.rowid AS fts_rowid
+    SELECT fts_rowid, count(DISTINCT typed) AS typed_held FROM (
+        SELECT memories_fts.rowid AS fts_rowid, t.typed
         FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN memories_fts
         WHERE NOT q.every_term AND NOT t.common AND t.searched AND memories_fts MATCH t.fts
             AND +memories_fts.rowid IN (SELECT fts_rowid FROM recall_old_match)
         UNION ALL
-        SELECT o.fts_rowid
+        SELECT o.fts_rowid, t.typed
         FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN recall_old_match AS o CROSS JOIN memories_fts
         WHERE NOT q.every_term AND t.common AND memories_fts MATCH t.fts AND memories_fts.rowid = o.fts_rowid
     )

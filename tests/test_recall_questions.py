@@ -27,9 +27,10 @@ FLOORS = {
     "coding-errors-dev.yaml": {"error lines": (0.77, 0.95, 0.85)},  # pasted error lines only (round 4)
     "coding-held-out.yaml": {  # written blind, measured once after round 3's rules were frozen
         "questions": (0.9, 1.0, 0.93),
-        "error lines": (0.97, 1.0, 0.98),
+        "error lines": (1.0, 1.0, 1.0),  # round 4
         "keywords": (1.0, 1.0, 1.0),
     },
+    "coding-errors-held-out.yaml": {"error lines": (0.86, 0.98, 0.91)},  # written blind, measured once (round 4)
 }
 
 

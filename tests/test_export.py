@@ -126,6 +126,22 @@ def test_bad_arguments_are_one_line_errors(briefed, tmp_path):
     assert "not a safe folder name" in result.output and not (tmp_path / "AGENTS.md").exists()
 
 
+def test_a_project_the_store_does_not_have_is_refused_naming_the_closest_and_nothing_is_written(briefed, tmp_path):
+    target = tmp_path / "AGENTS.md"
+    target.write_bytes(b"Intro.\n")
+    for options in ((), ("--check",)):
+        result = export(briefed, target, *options, ok=False, project="seamles")
+        assert result.output == (
+            "Error: the store has no project 'seamles': did you mean 'seamless'? Its projects: console, seamless. "
+            f"`--project global` exports the global memories alone; nothing was written to {target}\n"
+        )
+        assert target.read_bytes() == b"Intro.\n"
+    # a project new to the store is one once its first memory is written, before any index run
+    briefed.memory("seamles-port", project="seamles", description="Seamles listens on 9000")
+    assert "updated" in export(briefed, target, project="seamles").output
+    assert "created" in export(briefed, tmp_path / "GLOBAL.md", project="global").output
+
+
 def test_splice_and_remove_keep_the_outside_and_the_markers_own_bytes():
     data = b"top\r\n  <!-- seamless:begin -->  \r\nold\r\n<!-- seamless:end -->\r\nbottom"
     spliced = splice(data, "new\ntext\n")

@@ -13,7 +13,7 @@ from indexer.edit import atomic
 from indexer.front.hook import MAX_CHARS
 from indexer.index import database
 from indexer.index.build import index_store
-from indexer.query import queries
+from indexer.query import projects, queries
 from indexer.query.briefing_text import briefing_within
 from indexer.sqlite import sqlite3
 
@@ -24,6 +24,10 @@ NOTE = b"<!-- written by `seamless export` from the memory store: change the sto
 
 class BlockError(ValueError):
     """The file's markers are not one begin line followed by one end line; the message says where."""
+
+
+class UnknownProject(ValueError):
+    """`seamless export` named a project the store does not have; the message names the closest and its projects."""
 
 
 def _markers(lines: list[bytes]) -> tuple[int, int] | None:
@@ -107,10 +111,14 @@ def block_text(store: Path, db_path: str | Path, project: str, max_chars: int = 
 def export_briefing(store: Path, db_path: str | Path, project: str, target: Path, max_chars: int, check: bool):
     """Put `project`'s briefing in `target`'s block (`block_text`); checking, nothing is written to `target`.
 
-    Raises BlockError (malformed markers), OtherStoreError, and OSError for a file that cannot be read or
-    written, before anything is written to `target`.
+    Raises BlockError (malformed markers), UnknownProject, OtherStoreError, and OSError for a file that cannot be
+    read or written, before anything is written to `target`.
     """
     text, memories = block_text(store, db_path, project, max_chars)
+    with contextlib.closing(sqlite3.connect(db_path)) as conn:  # the index in step: a project just written is known
+        said = projects.unknown(conn, project)
+    if said:
+        raise UnknownProject(f"the store {said} `--project global` exports the global memories alone")
     target = target.resolve()  # a symlink's target is written, never replaced by a file
     old = target.read_bytes() if target.exists() else None
     new = splice(old, text)

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from indexer.edit.write_input import WriteRefused, scope_of
-from indexer.front.briefing_block import BlockError, export_briefing
+from indexer.front.briefing_block import BlockError, UnknownProject, export_briefing
 from indexer.front.hook import MAX_CHARS, max_chars_option
 from indexer.front.options import DEFAULT_DB, store_argument
 from indexer.index.database import NotAnIndexError, OtherStoreError
@@ -41,6 +41,8 @@ def export(store, project, target, check, max_chars, db_path):
         done = export_briefing(store, db_path, project, target, max_chars, check)
     except BlockError as e:
         raise click.ClickException(f"{target}: {e}; nothing was written") from None
+    except UnknownProject as e:
+        raise click.ClickException(f"{e}; nothing was written to {target}") from None
     except (WriteRefused, OtherStoreError, NotAnIndexError) as e:
         raise click.ClickException(str(e)) from None
     except sqlite3.DatabaseError as e:

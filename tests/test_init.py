@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from gitstores import git, isolate
 
 from indexer.front.cli import cli
+from indexer.front.init import NO_PROGRAM
 
 OLD_MTIME = 1_700_000_000_000_000_000
 NO_SEAMLESS = {"SEAMLESS_STORE": None, "SEAMLESS_DB": None, "SEAMLESS_PROJECT": None}
@@ -31,7 +32,7 @@ THEIRS_SETTINGS = {
 LOGIN_PATH = "/usr/local/bin:/usr/bin:/bin"  # a fresh login shell's PATH here: no virtualenv's bin on it
 THIS = str(Path(sys.executable).with_name("seamless"))  # this install's program
 RUN = "${SEAMLESS_BIN:-seamless}"
-HOOK = f'"{RUN}" hook session-start --project seamless'
+HOOK = NO_PROGRAM + f'"{RUN}" hook session-start --project seamless'
 
 
 @pytest.fixture(autouse=True)
@@ -119,7 +120,8 @@ def test_claude_code_gets_the_mcp_server_and_a_session_start_hook_with_no_path_o
     # this machine
     for shared in (".mcp.json", ".claude/settings.json"):
         text = (project / shared).read_text()
-        assert str(briefed.root) not in text and str(briefed.db_path) not in text and "/" not in text, text
+        assert str(briefed.root) not in text and str(briefed.db_path) not in text, text
+        assert set(re.findall(r"[\w.]*/[\w./]*", text)) <= {"/dev/null", ".claude/settings.local.json."}, text
     server = json.loads((project / ".mcp.json").read_text())["mcpServers"]["seamless"]
     assert server == {"type": "stdio", "command": RUN, "args": ["mcp", "--project", "seamless"]}
     (group,) = json.loads((project / ".claude/settings.json").read_text())["hooks"]["SessionStart"]
@@ -261,6 +263,19 @@ def test_an_install_with_no_seamless_program_says_why_it_cannot_arrange_it_and_w
         "warning: this seamless runs as `python -m indexer`, with no `seamless` program of its own, so the hook and "
         "the MCP server run the `seamless` on PATH, not found (not on PATH): install it with pip"
     ) in done.stderr
+    # a session started so is told in one line what to do, not the shell's bare "not found"; so is one whose
+    # program has gone since (its virtualenv removed)
+    for env, program in (({}, "seamless"), ({"SEAMLESS_BIN": str(bare / "bin/seamless")}, bare / "bin/seamless")):
+        hook = subprocess.run(
+            hook_of(project), shell=True, input="{}", capture_output=True, text=True, cwd=project, timeout=60,
+            env={**claude_code_env(project), "CLAUDE_PROJECT_DIR": str(project), **env},
+        )  # fmt: skip
+        assert (hook.returncode, hook.stderr) == (0, "")
+        assert hook.stdout == (
+            f"There is no briefing from the Seamless memory store: {program} is not found on this machine. Run "
+            f"'seamless init {project} --store STORE' with an installed seamless (its full path where it is not on "
+            "PATH): init names it in .claude/settings.local.json.\n"
+        )
 
 
 def test_a_misspelt_project_is_refused_naming_the_closest_and_the_stores_projects(briefed, project):
@@ -330,7 +345,7 @@ def test_wiring_with_this_machines_paths_in_shared_files_is_moved_out_of_them(br
     output = wire(briefed, project)
     assert "updated .mcp.json" in output and '(it was {"command": "/home/me/.venv/bin/seamless"' in output
     for shared in (".mcp.json", ".claude/settings.json"):
-        assert "/" not in (project / shared).read_text()
+        assert "/home/me" not in (project / shared).read_text()
     (group,) = json.loads((project / ".claude/settings.json").read_text())["hooks"]["SessionStart"]
     assert group == {"matcher": "startup", "hooks": [{"type": "command", "command": HOOK}]}
 
@@ -367,6 +382,16 @@ def test_another_project_replaces_the_hook_in_place_rather_than_adding_a_second(
     (group,) = settings["hooks"]["SessionStart"]
     (hook,) = group["hooks"]
     assert hook["command"].endswith("--project console")
+
+
+def test_the_hook_init_wrote_before_it_said_what_to_do_without_a_program_is_replaced_in_place(briefed, project):
+    (project / ".claude").mkdir()
+    hook = {"type": "command", "command": f'"{RUN}" hook session-start --project seamless'}
+    (project / ".claude/settings.json").write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [hook]}]}}))
+    assert "updated .claude/settings.json" in wire(briefed, project)
+    assert json.loads((project / ".claude/settings.json").read_text())["hooks"]["SessionStart"] == [
+        {"hooks": [{"type": "command", "command": HOOK}]}
+    ]
 
 
 @pytest.mark.parametrize(

@@ -48,6 +48,14 @@ PROGRAM_VARIABLE = "SEAMLESS_BIN"  # this machine's program, in LOCAL_FILE's env
 # What the shared files run: the program LOCAL_FILE names, else the `seamless` on PATH. Claude Code expands
 # `${VAR:-default}` in .mcp.json's command; the shell a hook runs in expands it in the hook's command.
 RUN = f"${{{PROGRAM_VARIABLE}:-{PROGRAM}}}"
+# Where the hook finds no program (a clone not wired on this machine, a virtualenv since removed) it says so in one
+# line the agent reads, exit 0 as the hook's own failures (SPEC 11), not the shell's bare "not found"
+NO_PROGRAM = (
+    f'command -v "{RUN}" >/dev/null || {{ printf \'%s\\n\' "There is no briefing from the Seamless memory store: '
+    f"{RUN} is not found on this machine. Run 'seamless init ${{CLAUDE_PROJECT_DIR:-.}} --store STORE' with an "
+    'installed seamless (its full path where it is not on PATH): init names it in .claude/settings.local.json."; '
+    "exit 0; }; "
+)
 ENV = ("SEAMLESS_STORE", "SEAMLESS_DB", PROGRAM_VARIABLE)  # this machine's store, index and program (LOCAL_FILE)
 LOGIN_TIMEOUT = 10  # seconds a fresh login shell may take to say which `seamless` it finds
 # Claude Code's SessionStart sources: a new session, --resume/--continue, /clear, and a compaction (which
@@ -286,14 +294,16 @@ def _codex_line(program: Program, store: Path, db: Path, project: str) -> str:
 
 
 def _hook_command(project: str | None) -> str | None:
-    return f'"{RUN}" ' + shlex.join(["hook", "session-start", "--project", project]) if project else None
+    return NO_PROGRAM + f'"{RUN}" ' + shlex.join(["hook", "session-start", "--project", project]) if project else None
 
 
 def _is_ours(hook) -> bool:
-    """Whether a Claude Code hook entry runs `seamless hook session-start` (whichever store, db or project)."""
+    """Whether a Claude Code hook entry runs `seamless hook session-start` (whichever store, db or project, with
+    NO_PROGRAM's line before it or not)."""
     argv = _argv(hook.get("command") if isinstance(hook, dict) else None)
-    return (
-        len(argv) >= 3 and (argv[0] == RUN or Path(argv[0]).name == PROGRAM) and argv[1:3] == ["hook", "session-start"]
+    return any(
+        (word == RUN or Path(word).name == PROGRAM) and argv[n + 1 : n + 3] == ["hook", "session-start"]
+        for n, word in enumerate(argv)
     )
 
 
@@ -508,7 +518,7 @@ def _settings_change(path: Path, command: str | None, env: dict[str, str] | None
     if not hooks:
         del settings["hooks"]
     if command:
-        said.insert(0, f"a SessionStart hook ({MATCHER}) runs `{command}`")
+        said.insert(0, f"a SessionStart hook ({MATCHER}) runs `{command.removeprefix(NO_PROGRAM)}`")
     if env is not None:
         variables = settings.setdefault("env", {})
         if not isinstance(variables, dict):

@@ -44,7 +44,9 @@ from indexer.sqlite import sqlite3
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "gardener"
 AS_OF = "2027-01-01"  # after every labelled memory was written
-KINDS = ("duplicate", "contradiction", "vague-description", "archive")
+# every kind on, whatever the defaults: the rules are measured, not the settings that pick which are shown
+EVERY_KIND = "[gardener]\nduplicates = true\ncontradictions = true\nstale_memories = true\n"
+KINDS = ("duplicate", "contradiction", "vague-description", "archive-stage", "archive-stale")
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
@@ -141,6 +143,7 @@ def write_store(root: Path, stores: list[dict]) -> dict[str, dict]:
             (folder / f"{name}.md").write_text(text, "utf-8")
             written[name] = meta
     (root / "notes").mkdir(exist_ok=True)
+    (root / "seamless.toml").write_text(EVERY_KIND, "utf-8")
     return written
 
 
@@ -208,16 +211,18 @@ def vague_score(split: str, work: Path) -> Score:
     return score
 
 
-def archive_score(split: str, work: Path) -> Score:
-    """Precision and recall of archive proposals on the labelled stores of `split`, each asked on its own `as_of`.
-    A stage's `status` becomes its body's header (none: a stage without one)."""
-    score = Score("archive", split)
+def archive_scores(split: str, work: Path) -> list[Score]:
+    """Precision and recall of archive proposals on the labelled stores of `split`, each asked on its own `as_of`:
+    of stages (`archive-stage`, by gardener.stale_stage_days) and of other memories (`archive-stale`, by
+    gardener.stale_days). A stage's `status` becomes its body's header (none: a stage without one)."""
+    scores = {kind: Score(kind, split) for kind in ("archive-stage", "archive-stale")}
     for n, store in enumerate(labelled_archives(split)):
         root = work / f"archives-{split}-{n}"
         shutil.rmtree(root, ignore_errors=True)
         folder = root / "memories" / ("_global" if store["scope"] == "global" else store["scope"])
         folder.mkdir(parents=True)
         (root / "notes").mkdir()
+        (root / "seamless.toml").write_text(EVERY_KIND, "utf-8")
         name_of = {}
         for i, (name, memory) in enumerate(store["memories"].items(), 1):
             stamp = f"{memory['updated']}T09:00:00Z"
@@ -235,17 +240,20 @@ def archive_score(split: str, work: Path) -> Score:
         db = work / f"archives-{split}-{n}.db"
         db.unlink(missing_ok=True)
         index_store(root, db, full=True)
-        labelled = {name for name, memory in store["memories"].items() if memory["archive"]}
         flagged = {
             name_of[i] for row in proposals(db, str(store["as_of"])) if row["proposal"] == "archive"
             for i in json.loads(row["ids"])
         }  # fmt: skip
-        score.labelled += len(labelled)
-        score.proposed += len(flagged)
-        score.right += len(flagged & labelled)
-        score.misses += sorted(labelled - flagged)
-        score.wrong += sorted(flagged - labelled)
-    return score
+        for name, memory in store["memories"].items():
+            score = scores["archive-stage" if memory["kind"] == "stage" else "archive-stale"]
+            score.labelled += memory["archive"]
+            score.proposed += name in flagged
+            score.right += memory["archive"] and name in flagged
+            if memory["archive"] and name not in flagged:
+                score.misses.append(name)
+            elif name in flagged and not memory["archive"]:
+                score.wrong.append(name)
+    return list(scores.values())
 
 
 def splits() -> list[str]:
@@ -268,7 +276,7 @@ def quality(names: list[str] | tuple[str, ...] | None = None) -> list[Score]:
             if any(s["vague"] or s["concrete"] for s in labelled_descriptions(split)):
                 found.append(vague_score(split, Path(tmp)))
             if labelled_archives(split):
-                found.append(archive_score(split, Path(tmp)))
+                found += archive_scores(split, Path(tmp))
     return found
 
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from stores import dump
 
 from bench import gardener_loso
-from bench.gardener import labelled_descriptions, labelled_stores, quality, splits, write_store
+from bench.gardener import labelled_archives, labelled_descriptions, labelled_stores, quality, splits, write_store
 from indexer import gardener
 from indexer.edit.store_write import write_memory
 from indexer.front.cli import cli
@@ -20,6 +20,7 @@ from indexer.index import database
 from indexer.index.build import index_paths, index_store
 from indexer.query import queries
 from indexer.sqlite import sqlite3
+from indexer.store.settings import DEFAULTS
 
 AS_OF = "2027-01-01"
 
@@ -29,17 +30,24 @@ AS_OF = "2027-01-01"
 FLOORS = {
     "duplicate": {"dev": (1.0, 0.1), "held-out": (1.0, 0.3), "held-out-2": (1.0, 0.65), "held-out-3": (1.0, 0.25),
                   "held-out-4": (1.0, 0.3), "held-out-5": (1.0, 0.15), "held-out-6": (1.0, 0.1),
-                  "held-out-7": (1.0, 0.15), "issue-36": (1.0, 1.0)},
+                  "held-out-7": (1.0, 0.15), "issue-36": (1.0, 1.0), "held-out-8": (0.8, 0.3)},
     "contradiction": {"dev": (1.0, 0.3), "held-out": (1.0, 0.3), "held-out-2": (1.0, 0.4), "held-out-3": (1.0, 0.45),
                       "held-out-4": (1.0, 0.15), "held-out-5": (1.0, 0.3), "held-out-6": (1.0, 0.35),
-                      "held-out-7": (1.0, 0.25), "issue-36": (1.0, 0.65)},
+                      "held-out-7": (1.0, 0.25), "issue-36": (1.0, 0.65), "held-out-8": (0.8, 0.15)},
     "vague-description": {"dev": (1.0, 1.0), "held-out": (1.0, 0.95), "held-out-2": (1.0, 0.8), "held-out-3": (1.0, 0.75),
                           "held-out-4": (1.0, 0.85), "held-out-5": (1.0, 0.9),
-                          "held-out-6": (1.0, 0.8), "held-out-7": (1.0, 0.9)},
+                          "held-out-6": (1.0, 0.8), "held-out-7": (1.0, 0.9), "held-out-8": (1.0, 0.9)},
+    "archive-stage": {"held-out-8": (1.0, 1.0)},
+    "archive-stale": {"held-out-8": (0.25, 0.8)},
 }  # fmt: skip
+# held-out-8 was written blind after RULES_VERSION 5 was frozen, and measured once (docs/queries.md): the split
+# that decides which kinds are on by default, and the setting that turns each on
+BLIND = "held-out-8"
+SETTING = {"duplicate": "gardener.duplicates", "contradiction": "gardener.contradictions",
+           "vague-description": "gardener.vague_descriptions", "archive-stale": "gardener.stale_memories"}  # fmt: skip
 # A split added to the fixture files (written by someone who never saw the rules) is held to precision 0.9 for each
 # kind (SPEC 12); its recall is reported, not held (issue 36: precision first)
-TARGETS = {"duplicate": (0.9, 0.0), "contradiction": (0.9, 0.0), "vague-description": (0.9, 0.0)}
+TARGETS = dict.fromkeys(FLOORS, (0.9, 0.0))
 
 
 def test_precision_and_recall_hold_their_floor_on_every_labelled_split():
@@ -49,6 +57,12 @@ def test_precision_and_recall_hold_their_floor_on_every_labelled_split():
     assert {(s.kind, s.split) for s in scores} == {
         *((kind, split) for kind in ("duplicate", "contradiction") for split in with_pairs),
         *(("vague-description", split) for split in with_descriptions),
+        *(
+            (kind, split)
+            for kind in ("archive-stage", "archive-stale")
+            for split in splits()
+            if labelled_archives(split)
+        ),
     }
     below = []
     for s in scores:
@@ -61,6 +75,13 @@ def test_precision_and_recall_hold_their_floor_on_every_labelled_split():
         for kind, score in gardener_loso.scores(gardener_loso.cases(split)).items():
             indexed = next(s for s in scores if (s.kind, s.split) == (kind, split))
             assert (score.right, score.proposed, score.labelled) == (indexed.right, indexed.proposed, indexed.labelled)
+
+
+def test_a_kind_below_09_on_the_blind_split_is_off_by_default():
+    """SPEC 12: what the gardener is not sure of it does not assert; a store turns such a kind on in seamless.toml."""
+    blind = {s.kind: s.precision for s in quality([BLIND])}
+    assert {kind: DEFAULTS[key] for kind, key in SETTING.items()} == {kind: blind[kind] >= 0.9 for kind in SETTING}
+    assert blind["archive-stage"] >= 0.9  # stale stages are always proposed (SPEC 4)
 
 
 def test_the_labelled_set_is_large_enough():
@@ -184,6 +205,7 @@ async def test_needs_a_human_names_and_links_both_memories(labelled):
 def test_a_write_names_a_vague_description_a_contradiction_and_a_duplicate(tmp_path):
     root, db = tmp_path / "store", tmp_path / "index.db"
     (root / "memories").mkdir(parents=True)
+    (root / "seamless.toml").write_text("[gardener]\nduplicates = true\ncontradictions = true\n")
     first = write_memory(root, db, project="seamless", new_project=True, kind="decision", name="chroma-port-8765",
                          description="Chroma server on localhost:8765 (CHROMA_PORT=8765 in .env)")  # fmt: skip
     assert first.hints == []
@@ -275,6 +297,7 @@ def test_ten_thousand_copies_of_one_description_are_one_proposal(tmp_path):
     folder = root / "memories" / "fleet"
     folder.mkdir(parents=True)
     (root / "notes").mkdir()
+    (root / "seamless.toml").write_text("[gardener]\nduplicates = true\n")
     text = "---\nid: {id}\nkind: gotcha\nname: copy-{n}\ndescription: Restart the worker after a deploy\nproject: fleet\n" \
         "created: 2026-06-01T00:00:00Z\n---\nBody.\n"  # fmt: skip
     for n in range(10_000):
@@ -386,10 +409,14 @@ def test_a_kind_turned_off_in_the_settings_is_not_proposed(tmp_path):
     are settled anew with the kinds the store's settings turn on."""
     root = tmp_path / "store"
     written = write_store(root, labelled_stores("dev"))
+    (root / "seamless.toml").unlink()  # the defaults: neither pair kind held 0.9 on held-out-8
     db = tmp_path / "index.db"
     index_store(root, db)
+    assert {kind for kind, rows in found(db).items() if rows} == set()
+    (root / "seamless.toml").write_text("[gardener]\nduplicates = true\ncontradictions = true\n")
+    index_store(root, db)
     assert {kind for kind, rows in found(db).items() if rows} == {"duplicate", "contradiction"}
-    (root / "seamless.toml").write_text("[gardener]\nduplicates = false\n")
+    (root / "seamless.toml").write_text("[gardener]\ncontradictions = true\n")
     index_store(root, db)
     assert {kind for kind, rows in found(db).items() if rows} == {"contradiction"}
     assert named(found(db)["contradiction"], written) >= {frozenset({"chroma-port-8765", "chroma-dev-port"})}

@@ -273,6 +273,7 @@ RULES_DIGESTS = {
     "held-out-6": "52972a552794771d",
     "held-out-7": "84562cbc9250d8fa",
     "issue-36": "df7b263314bc56df",
+    "held-out-8": "b307b8516db64c28",
 }  # RULES_VERSION 5's verdicts, by split
 
 

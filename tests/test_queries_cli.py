@@ -186,7 +186,7 @@ def test_gardener_lists_proposals(seamless):
     out = run(seamless, "gardener", "--as-of", "2027-08-01").output
     assert "archive" in out and "[stage] recall-eval" in out and "no-secrets" not in out
     rows = json.loads(run(seamless, "gardener", "--as-of", "2027-08-01", "--json").output)
-    assert {r["name"] for r in rows} == {"recall-eval", "chroma-embedded"}
+    assert {r["name"] for r in rows} == {"recall-eval"}  # the stale stage; long-unchanged memories are off by default
     assert all(r["proposal"] == "archive" and r["reason"] for r in rows)
 
 

@@ -299,7 +299,7 @@ def test_gardener_proposals_are_the_gardener_now(db):
 def test_gardener_proposals_of_the_written_store(written_db):
     rows = view(written_db, "select * from gardener_proposals")
     proposed = {r["name"]: r["reason"] for r in rows if r["proposal"] == "archive"}
-    assert set(proposed) == {"done-stage", "stale"}  # never the pinned rule, nor what is not valid now
+    assert set(proposed) == {"done-stage"}  # never the pinned rule, nor what is not valid, nor (by default) "stale"
     assert proposed["done-stage"].startswith("stage is done")
 
 

@@ -94,7 +94,7 @@ def unpack(blob: bytes | None) -> frozenset[int]:
 def stamp(db) -> str:
     """What the tables should say settled them: these rules, and the kinds the store's settings turn on."""
     on = dict(db.execute("select key, value from settings where key like 'gardener.%'").fetchall())
-    return f"{RULES_VERSION} " + " ".join(kind for kind, key in KINDS.items() if on.get(key, 1))
+    return f"{RULES_VERSION} " + " ".join(kind for kind, key in KINDS.items() if on.get(key))
 
 
 def in_step(db) -> bool:

@@ -1,6 +1,6 @@
 -- The gardener (SPEC sections 4 and 12): proposals only, it never acts. At time T it proposes to archive a `done` or
--- `unknown` stage not updated for gardener.stale_stage_days, and any other memory that is not pinned and not updated
--- for gardener.stale_days, of the memories valid at T. It lists what its last settle found among the active memories
+-- `unknown` stage not updated for gardener.stale_stage_days, and (when gardener.stale_memories is on) any other memory
+-- that is not pinned and not updated for gardener.stale_days, of the memories valid at T. It lists what its last settle found among the active memories
 -- (gardener_findings, indexer/gardener/findings.py): `duplicate`, `contradiction`, `vague-description`, each with its
 -- memories valid at T (`ids`, newest last), its reason and command worded from them as they are; and what the fleet
 -- left for a person (SPEC section 10): a `supersession-fork` and a `concurrent-edit`. While memories changed since
@@ -14,12 +14,14 @@ gardener_settings AS MATERIALIZED (  -- once, not once per memory
         CAST(strftime('%s', p.as_of) AS INTEGER) AS as_of_epoch,  -- as gardener_findings.since counts time
         s.stale_stage_days,
         s.stale_days,
+        s.stale_memories,
         strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, printf('-%d days', s.stale_stage_days)) AS stage_cutoff,
         strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, printf('-%d days', s.stale_days)) AS stale_cutoff
     FROM gardener_params AS p, (
         SELECT
             (SELECT value FROM settings WHERE key = 'gardener.stale_stage_days') AS stale_stage_days,
-            (SELECT value FROM settings WHERE key = 'gardener.stale_days') AS stale_days
+            (SELECT value FROM settings WHERE key = 'gardener.stale_days') AS stale_days,
+            (SELECT value FROM settings WHERE key = 'gardener.stale_memories') AS stale_memories
     ) AS s
     WHERE p.as_of IS NOT NULL
 ),
@@ -36,7 +38,7 @@ gardener_candidate_rows AS (
     SELECT k.rowid, 0
     FROM gardener_settings AS g
     CROSS JOIN memories AS k
-        ON (k.updated < g.stale_cutoff OR k.updated IS NULL)
+        ON g.stale_memories AND (k.updated < g.stale_cutoff OR k.updated IS NULL)
         AND NOT (k.kind = 'stage' AND coalesce(k.stage_status, '') IN ('done', 'unknown'))
         AND NOT k.pinned AND VALID_AT(k, g.as_of)
 ),

@@ -19,9 +19,12 @@ DEFAULTS = {
     "briefing.stage_unknown_max_age_days": 7,
     "gardener.stale_stage_days": 14,
     "gardener.stale_days": 365,
-    "gardener.duplicates": True,  # each kind of the gardener's findings, which a store may turn off (SPEC 12)
-    "gardener.contradictions": True,
+    # each kind of the gardener's proposals: SPEC 12 turns off by default a kind below a precision of 0.9 on its
+    # blind split (held-out-8, docs/queries.md#how-sure-each-kind-is); a store may turn it on
+    "gardener.duplicates": False,
+    "gardener.contradictions": False,
     "gardener.vague_descriptions": True,
+    "gardener.stale_memories": False,  # archive a memory other than a stage not updated for stale_days
     "index.max_file_bytes": 4194304,
     "git.commit": True,  # in a store inside a git work tree, each write commits the files it changed (SPEC 10)
 }

@@ -292,6 +292,7 @@ def test_an_as_of_that_is_no_time_gives_no_briefing_rather_than_another_times(st
     # get nothing, where strftime would have read `2026` as a Julian day and `2026-11-31` as 1 December
     store.memory("recent", kind="constraint", updated="2026-07-19T00:00:00Z")
     store.memory("untouched", created="2024-01-01T00:00:00Z", updated="2024-01-01T00:00:00Z")
+    store.write("seamless.toml", "[gardener]\nstale_memories = true\n")  # so the gardener has one to propose
     store.index()
     assert briefing(store) == ["recent"]
     assert [r["name"] for r in queries.run(store.db_path, "gardener", as_of=T)] == ["untouched"]

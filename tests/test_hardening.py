@@ -677,6 +677,7 @@ def test_recall_history_and_gardener_print_store_text_escaped(store):
         superseded_by=new["id"],
     )
     store.write(f"notes/{project}/n.md", f"---\ntitle: {json.dumps(f'chroma {ESCAPE}')}\n---\nchroma\n")
+    store.write("seamless.toml", "[gardener]\nstale_memories = true\n")  # so the gardener proposes one to print
     store.index()
     db = ["--db", store.db_path]
     assert "2. note notes/evil\\x1b" in run_cli("recall", "chroma", *db).stdout  # the note's path and title too

@@ -24,25 +24,29 @@ from indexer.store.settings import DEFAULTS
 
 AS_OF = "2027-01-01"
 
-# What each split gave (bench/gardener.py, docs/queries.md) with issue 36's rules, rounded down to 0.05, as a floor: a
-# change that lowers one fails here. kind -> split -> (precision, recall). Every split was development data for those
-# rules (issue-36 written with them, from the issue's families of wrong proposals).
+# What each split gave (bench/gardener.py, docs/queries.md) with issue 36's rules (RULES_VERSION 6), rounded down to
+# 0.05, as a floor: a change that lowers one fails here. kind -> split -> (precision, recall). Every split was
+# development data for those rules (issue-36 written with them, from the issue's families of wrong proposals; held-out-8
+# after it was measured once, below).
 FLOORS = {
     "duplicate": {"dev": (1.0, 0.1), "held-out": (1.0, 0.3), "held-out-2": (1.0, 0.65), "held-out-3": (1.0, 0.25),
-                  "held-out-4": (1.0, 0.3), "held-out-5": (1.0, 0.15), "held-out-6": (1.0, 0.1),
-                  "held-out-7": (1.0, 0.15), "issue-36": (1.0, 1.0), "held-out-8": (0.8, 0.3)},
+                  "held-out-4": (1.0, 0.3), "held-out-5": (1.0, 0.1), "held-out-6": (1.0, 0.1),
+                  "held-out-7": (1.0, 0.15), "issue-36": (1.0, 1.0), "held-out-8": (1.0, 0.3)},
     "contradiction": {"dev": (1.0, 0.3), "held-out": (1.0, 0.3), "held-out-2": (1.0, 0.4), "held-out-3": (1.0, 0.45),
                       "held-out-4": (1.0, 0.15), "held-out-5": (1.0, 0.3), "held-out-6": (1.0, 0.35),
-                      "held-out-7": (1.0, 0.25), "issue-36": (1.0, 0.65), "held-out-8": (0.8, 0.15)},
+                      "held-out-7": (1.0, 0.25), "issue-36": (1.0, 0.65), "held-out-8": (1.0, 0.3)},
     "vague-description": {"dev": (1.0, 1.0), "held-out": (1.0, 0.95), "held-out-2": (1.0, 0.8), "held-out-3": (1.0, 0.75),
                           "held-out-4": (1.0, 0.85), "held-out-5": (1.0, 0.9),
                           "held-out-6": (1.0, 0.8), "held-out-7": (1.0, 0.9), "held-out-8": (1.0, 0.9)},
     "archive-stage": {"held-out-8": (1.0, 1.0)},
     "archive-stale": {"held-out-8": (0.25, 0.8)},
 }  # fmt: skip
-# held-out-8 was written blind after RULES_VERSION 5 was frozen, and measured once (docs/queries.md): the split
-# that decides which kinds are on by default, and the setting that turns each on
+# held-out-8 was written blind after RULES_VERSION 5 was frozen, and measured once (docs/queries.md): what it gave
+# then decides which kinds are on by default until a split written after RULES_VERSION 6 is measured once (its figures
+# now are development figures); and the setting that turns each on
 BLIND = "held-out-8"
+MEASURED_ONCE = {"duplicate": 0.80, "contradiction": 0.83, "vague-description": 1.0, "archive-stage": 1.0,
+                 "archive-stale": 0.25}  # fmt: skip
 SETTING = {"duplicate": "gardener.duplicates", "contradiction": "gardener.contradictions",
            "vague-description": "gardener.vague_descriptions", "archive-stale": "gardener.stale_memories"}  # fmt: skip
 # A split added to the fixture files (written by someone who never saw the rules) is held to precision 0.9 for each
@@ -79,9 +83,10 @@ def test_precision_and_recall_hold_their_floor_on_every_labelled_split():
 
 def test_a_kind_below_09_on_the_blind_split_is_off_by_default():
     """SPEC 12: what the gardener is not sure of it does not assert; a store turns such a kind on in seamless.toml."""
-    blind = {s.kind: s.precision for s in quality([BLIND])}
-    assert {kind: DEFAULTS[key] for kind, key in SETTING.items()} == {kind: blind[kind] >= 0.9 for kind in SETTING}
-    assert blind["archive-stage"] >= 0.9  # stale stages are always proposed (SPEC 4)
+    now = {s.kind: s.precision for s in quality([BLIND])}
+    assert {kind: DEFAULTS[key] for kind, key in SETTING.items()} == {k: MEASURED_ONCE[k] >= 0.9 for k in SETTING}
+    assert MEASURED_ONCE["archive-stage"] >= 0.9  # stale stages are always proposed (SPEC 4)
+    assert all(now[kind] >= MEASURED_ONCE[kind] for kind in MEASURED_ONCE)  # the rules since only gained on it
 
 
 def test_the_labelled_set_is_large_enough():

@@ -25,7 +25,7 @@ from indexer.gardener.reading import GENERIC, Reading, read
 from indexer.sql.canned import FINDINGS, PROPOSAL_ORDER
 from indexer.store import timestamps
 
-RULES_VERSION = 5  # bumped by hand whenever a verdict may change (tests/test_gardener_rules.py pins the verdicts)
+RULES_VERSION = 6  # bumped by hand whenever a verdict may change (tests/test_gardener_rules.py pins the verdicts)
 IN_RUN = 2_000  # the most memories an index run settles itself; more are left to a settle of its own
 COMMON = 100  # a term in more groups of a scope than this brings no two together
 TOGETHER = 3  # terms (each in at most COMMON groups) two groups share at least, to be compared

@@ -46,11 +46,13 @@ GENERIC_WORDS = _words(
     normally standard appropriate appropriately error follow
     """
 )
-GENERIC_UPPER = _words("API UI DB CI CD PR ID URL CLI SDK TODO FYI ASAP NB OK TBD WIP")
+ZONES = _words("UTC GMT CET CEST EET PST PDT EST EDT")  # after a number, a time of day; a zone is no name (of when)
+GENERIC_UPPER = _words("API UI DB CI CD PR ID URL CLI SDK TODO FYI ASAP NB OK TBD WIP") | ZONES
 PLACEHOLDERS = _words("stuff thing things misc miscellaneous various etc whatever random this")  # stand for the unsaid
-NEGATIONS = _words("not never no nor cannot can't without nobody nothing none neither forbidden")
+NEGATIONS = _words("not never no nor cannot can't without nobody nothing none neither forbidden disabled false off")
 FORMER = _words("from instead formerly previously replacing replaced was were not than past dropping")  # given up
-ASSIGNS = _words("is = are defaults default set equals raised lowered dropped increased reduced bumped")  # KEY is V
+MODALS = _words("must should shall will")  # KEY must be V
+ASSIGNS = _words("is = are defaults default set equals raised lowered dropped increased reduced bumped") | MODALS
 GONE = _words("retired removed deleted dropped gone unbound cancelled canceled decommissioned uninstalled")
 CHANGED = _words(
     "moved migrated switched upgraded downgraded raised lowered increased decreased reduced bumped changed"
@@ -63,8 +65,8 @@ COPULAS = _words("is are was were be been being has have had got now also")
 OBJECT_NOUNS = _words(
     "topic table queue bucket service app database cluster index repo branch dyno worker pod host server"
 )
-BOOLEANS = {"true": "yes", "yes": "yes", "on": "yes", "enabled": "yes", "false": "no", "no": "no", "off": "no",
-            "disabled": "no"}  # fmt: skip
+BOOLEANS = {"true": "yes", "yes": "yes", "y": "yes", "on": "yes", "enabled": "yes", "false": "no", "no": "no", "n": "no",
+            "off": "no", "disabled": "no"}  # fmt: skip
 SECONDS = {"ms": 0.001, "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "m": 60, "min": 60, "mins": 60,
            "minute": 60, "minutes": 60, "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600, "d": 86400,
            "day": 86400, "days": 86400, "week": 604800, "weeks": 604800}  # fmt: skip
@@ -82,7 +84,11 @@ NUMBER = re.compile(r"^[-+]?(\d+(?:[.,]\d+)?)(%|x|ms|s|h|m|d|k|g|kb|mb|gb|px)?\+
 VERSION = re.compile(
     r"^(?:v|>=|<=|==|~=|\^)?(\d+(?:\.\d+)+(?:[.+-]?[a-z][\w.]*)?|\d{4}-\d{2}-\d{2}\.[a-z]\w*)\+?$", re.I
 )
+# a time of day (`1:00`, `13:30`, `1am`, `1:30 p.m.`, `3 CET`), written `HH:MM` before it is read (`_clock`)
+CLOCK = re.compile(r"(?<![\w.:/-])(\d{1,2})(?::(\d\d))?(?::\d\d)?(?:\s*([ap])\.?m\b\.?)?(?![\w:/-])", re.I)
+ZONE = re.compile(rf"\s+(?:{'|'.join(ZONES)})\b")
 SHAPES = (
+    ("time", re.compile(r"^(?:[01]\d|2[0-3]):[0-5]\d$")),
     ("url", URL),
     ("port", re.compile(r"^(?:[A-Za-z][\w-]*(?:\.[\w-]+)*|\d+(?:\.\d+){3}):(\d{2,5})(?:/\S*)?$|^:\d{2,5}$")),
     ("assignment", re.compile(r"^([A-Za-z_][\w.-]*)=(\S+)$")),
@@ -95,8 +101,8 @@ SHAPES = (
 IDENTIFIER = re.compile(r"_|[a-z][A-Z][a-z]|[A-Z]{2,}[a-z]|\w\.\w|^[.@#]|\(\)")  # snake_case, camelCase, a.b, .env
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 NAMING = frozenset(["identifier", "code", "path", "url", "pin", "flag", "assignment"])  # what names a thing
-CONCRETE = NAMING | {"number", "version", "port"}  # a name, number, path, command, identifier (a date is not)
-NUMBERED = frozenset(["number", "version", "date", "port", "assignment", "pin", "flag"])
+CONCRETE = NAMING | {"number", "version", "port", "time"}  # a name, number, path, command, identifier (a date is not)
+NUMBERED = frozenset(["number", "version", "date", "time", "port", "assignment", "pin", "flag"])
 EDGE = "\"'.,:;!?*“”‘’«»"  # stripped from a raw token's ends
 ARROWS = ("->", "→", "=>")  # "Postgres 14 -> 16": the value before the arrow is the one given up
 STEMMERS: dict[str, Stemmer.Stemmer] = {}
@@ -132,12 +138,21 @@ def tokens(text: str) -> list[Token]:
     """The description's tokens, each with its type and clause."""
     found: list[Token] = []
     clause = 0
-    for code, stop, raw in TOKEN.findall(text):
+    for code, stop, raw in TOKEN.findall(CLOCK.sub(_clock, text)):
         core, type_, keyed, ends = _raw(raw) if raw else (code.strip(), "code", False, bool(stop))
         if core:
             found.append(Token(core, type_, clause, _parts(core, type_), core.casefold(), keyed))
         clause += ends
     return found
+
+
+def _clock(m: re.Match) -> str:
+    """A time of day as `HH:MM` (`1pm`: 13:00): a number with minutes, `am` or `pm`, or a time zone after it."""
+    hours, minutes, half = int(m[1]), int(m[2] or 0), (m[3] or "").casefold()
+    if not (m[2] or half or ZONE.match(m.string, m.end())) or minutes > 59 or hours > (12 if half else 23):
+        return m[0]
+    hours = hours % 12 + (12 if half == "p" else 0) if half else hours
+    return f"{hours:02d}:{minutes:02d}"
 
 
 @functools.lru_cache(maxsize=100_000)
@@ -171,7 +186,7 @@ def _type_of(token: str) -> str:
 def _parts(text: str, type_: str) -> tuple[str, ...]:
     """The stems a token of this text and type adds to the word set: a number as `number_text` gives it, a path as
     its file's name (`/callback`: never its folders' words), a run of CJK characters as its pairs."""
-    if type_ in ("number", "version", "date"):
+    if type_ in ("number", "version", "date", "time"):
         return (number_text(text),)
     if type_ == "path":
         return ("/" + text.rstrip("/").rsplit("/", 1)[-1].casefold(),)
@@ -214,9 +229,9 @@ def _proper(word: str) -> bool:
 
 @dataclass(slots=True)
 class Value:
-    """A setting's value (`slot`: its key, as stems) or a product's version (`slot`: the product's stem); `former`:
-    the one given up ("moved from 8001", "14 -> 16"); `label`: the slot as written; `of`: a setting's, what it is
-    of, as stems (`_beside`)."""
+    """A setting's value (`slot`: its key, as stems), a product's version (`slot`: the product's stem) or a time of
+    day (`slot`: time); `former`: the one given up ("moved from 8001", "14 -> 16"); `label`: the slot as written;
+    `of`: a setting's, what it is of, as stems (`_beside`)."""
 
     kind: str
     slot: str
@@ -227,7 +242,7 @@ class Value:
 
 
 def values(clauses: list[list[Token]]) -> list[Value]:
-    """The settings and versions the description gives, clause by clause."""
+    """The settings, versions and times of day the description gives, clause by clause."""
     found = []
     for n, c in enumerate(clauses):
         for i, tok in enumerate(c):
@@ -235,13 +250,15 @@ def values(clauses: list[list[Token]]) -> list[Value]:
                 continue  # most tokens
             if tok.type == "assignment" or (tok.type == "flag" and "=" in tok.text):
                 key, _, value = tok.text.lstrip("-").partition("=")
-                found.append(_setting(key, value, _former(c, i), "", _beside(clauses, n, i)))
+                found.append(_setting(key, value, _former(c, i), "", _beside(clauses, n, i, key)))
             elif tok.type == "pin":
                 package, _, version = tok.text.rpartition("@")
                 found.append(Value("version", _last_word(package), number_text(version), _former(c, i), package))
             elif (setting := _key_before(c, i)) is not None:
                 unit = c[i + 1].low if i + 1 < len(c) and c[i + 1].low in SECONDS else ""
-                found.append(_setting(setting, tok.text, _former(c, i), unit, _beside(clauses, n, i)))
+                found.append(_setting(setting, tok.text, _former(c, i), unit, _beside(clauses, n, i, setting)))
+            elif tok.type == "time":
+                found.append(Value("time", "time", tok.text, _former(c, i), "the time"))
             elif tok.type in ("number", "version", "date") and (product := _product(c, i)):
                 found.append(Value("version", product, number_text(tok.text), _former(c, i), product))
     return found
@@ -256,15 +273,17 @@ def _setting(key: str, value: str, former: bool, unit: str, of: tuple[str, ...])
     return Value("setting", slot, BOOLEANS.get(value.casefold(), value.casefold()), former, key.strip(EDGE), of)
 
 
-def _beside(clauses: list[list[Token]], n: int, i: int) -> tuple[str, ...]:
+def _beside(clauses: list[list[Token]], n: int, i: int, key: str) -> tuple[str, ...]:
     """What a setting at token `i` of clause `n` is of, named in its clause (or the clause before, when its own opens
-    with it: "`events` topic: retention.ms=..."): an identifier or code, but its key and files (where a setting is
-    kept, not what it is of: `.env`), or the word before a noun of its kind ("the events topic", "web dynos")."""
+    with it: "`events` topic: retention.ms=..."): an identifier, code or a compound word (`orders-api`), but its `key`
+    and a file it is kept in (`in .env`), or the word before a noun of its kind ("the events topic", "web dynos")."""
     near = clauses[n] if i > 1 or not n else clauses[n - 1] + clauses[n]
-    mine = (clauses[n][i], clauses[n][i - 1] if clauses[n][i].type not in ("assignment", "flag") else None)
+    keyed = {stem(part) for part in PART.findall(key)}
     found: list[str] = []
     for k, t in enumerate(near):
-        if t.type in ("identifier", "code") and all(t is not m for m in mine) and not _file(t.text):
+        kept = _file(t.text) and k and near[k - 1].low in ("in", "from", "into", "via")
+        named = t.type in ("identifier", "code") or (t.type == "word" and "-" in t.text.strip("-"))
+        if named and t is not clauses[n][i] and not set(t.parts) <= keyed and not kept:
             found += t.parts
         elif k and t.type == near[k - 1].type == "word" and t.parts[-1:] and t.parts[-1] in OBJECTS:
             found += [p for p in near[k - 1].parts if p not in GENERIC and near[k - 1].low not in STOPWORDS]
@@ -286,7 +305,8 @@ def _former(c: list[Token], i: int) -> bool:
 
 def _key_before(c: list[Token], i: int) -> str | None:
     """The setting the value at `i` is given to: `KEY: V`, `--flag V`, `KEY is V`, `KEY = V`, `KEY defaults to V`,
-    `KEY raised to V`, the key written as one (`_key_like`); a word is a value only after `=` or `KEY:`, or a yes/no."""
+    `KEY raised to V`, `KEY must be V`, the key written as one (`_key_like`); a word is a value only after `=` or
+    `KEY:`, or a yes/no (`y`, `off`, `disabled`)."""
     j = i - 1
     if j >= 0 and c[j].type == "flag" and c[i].type in ("number", "version"):
         return c[j].text.lstrip("-")
@@ -296,6 +316,7 @@ def _key_before(c: list[Token], i: int) -> str | None:
         return None
     j -= j >= 0 and c[j].low == "to"
     j -= j >= 0 and c[j].low in ("now", "again")
+    j -= j >= 1 and c[j].low == "be" and c[j - 1].low in MODALS
     return c[j - 1].text if j >= 1 and c[j].low in ASSIGNS and _key_like(c[j - 1]) else None
 
 
@@ -338,8 +359,8 @@ class Reading:
     # may say anything of it)
     telling: frozenset[str]
     names: tuple[tuple[str, ...], ...]  # each thing it names, as the stems it is known by (`_thing`)
-    numbers: frozenset[str]  # every number it states (a duration in seconds)
-    values: tuple[Value, ...]  # the settings and versions it gives
+    numbers: frozenset[str]  # every number it states (a duration in seconds), time of day and setting's value
+    values: tuple[Value, ...]  # the settings, versions and times of day it gives
     denies: bool  # it says not, never, don't ...
     news: bool  # it tells of a change: "moved to", "now", "no longer", "is retired"
     sequence: tuple[str, ...]  # its description's telling words (`telling`), in order
@@ -371,12 +392,13 @@ def read(name: str, description: str) -> Reading:
     for part in name_parts:
         spelling.setdefault(stem(part), part)
     lows = {t.low for t in toks} | {p.casefold() for p in name_parts}
+    given = tuple(values(list(clauses.values())))
     return Reading(
         words=frozenset(spelling),
         telling=frozenset(w for w in spelling if w[0] != "/" and w not in GENERIC),
         names=tuple(dict.fromkeys(names)),
-        numbers=frozenset(numbers) - {""},
-        values=tuple(values(list(clauses.values()))),
+        numbers=frozenset(numbers | {v.value for v in given if v.kind == "setting"}) - {""},
+        values=given,
         denies=not NEGATIONS.isdisjoint(lows) or any(t.low.endswith(("n't", "n’t")) for t in toks),
         news=not NEWS.isdisjoint(lows),
         sequence=tuple(p for t in toks if t.low not in STOPWORDS for p in t.parts if p not in GENERIC and p[0] != "/"),
@@ -416,6 +438,8 @@ def _thing(text: str, type_: str, first: bool) -> tuple[str, ...] | None:
 @functools.lru_cache(maxsize=100_000)
 def _number(text: str, type_: str, after: str) -> str:
     """The number a token states ('' when none), a duration in seconds (`4 hours` and `14400 s` are one)."""
+    if type_ == "time":
+        return text
     if type_ in ("number", "version", "date"):
         return _seconds(text) or _seconds(text, after) or number_text(text)
     if type_ == "port" or (type_ == "flag" and "=" not in text):

@@ -67,7 +67,17 @@ def newer_says_gone(a: Reading, b: Reading, alike: float) -> str | None:
     return None
 
 
-CONTRADICTIONS = (one_setting_two_values, one_product_two_versions, newer_says_gone)
+def one_thing_two_times(a: Reading, b: Reading, alike: float) -> str | None:
+    """One time of day each, not the same (`01:00 CET` and `03:00`), in memories about the same thing (SAME_SUBJECT)
+    that both name one job, file or identifier (`hil-nightly`; a product's name, `Fivetran`, may be another thing's).
+    Not when either gives more than one time (a job "at 04:30, after the sync finishes at 04:00")."""
+    ta, tb = ({v.value for v in _stated(r, "time").get("time", [])} for r in (a, b))
+    named = any(len(n) > 1 or n[0][:1] == "/" for n in set(a.names) & set(b.names))
+    one = len(ta) == len(tb) == 1 and alike >= SAME_SUBJECT and named
+    return _conflict(a, b, "time") if one else None
+
+
+CONTRADICTIONS = (one_setting_two_values, one_product_two_versions, one_thing_two_times, newer_says_gone)
 
 
 def _conflict(a: Reading, b: Reading, kind: str) -> str | None:

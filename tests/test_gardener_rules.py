@@ -334,6 +334,7 @@ RULES_DIGESTS = {
     "held-out-7": "84562cbc9250d8fa",
     "issue-36": "df7b263314bc56df",
     "held-out-8": "b86781314b99efd1",
+    "held-out-9": "0d4c217b80e87e43",
 }  # RULES_VERSION 6's verdicts, by split
 
 

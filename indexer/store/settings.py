@@ -20,9 +20,9 @@ DEFAULTS = {
     "gardener.stale_stage_days": 14,
     "gardener.stale_days": 365,
     # each kind of the gardener's proposals: SPEC 12 turns off by default a kind below a precision of 0.9 on its
-    # blind split (held-out-8, docs/queries.md#how-sure-each-kind-is); a store may turn it on
+    # blind split (docs/queries.md#how-sure-each-kind-is); a store may turn it on
     "gardener.duplicates": False,
-    "gardener.contradictions": False,
+    "gardener.contradictions": True,
     "gardener.vague_descriptions": True,
     "gardener.stale_memories": False,  # archive a memory other than a stage not updated for stale_days
     "index.max_file_bytes": 4194304,

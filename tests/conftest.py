@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from fleet import isolate_git, synced_pair
 
 from indexer.index.build import index_store
 from indexer.sqlite import sqlite3
@@ -86,6 +87,18 @@ class Store:
 def store(tmp_path) -> Store:
     """An empty store in a temporary folder."""
     return Store(tmp_path / "store")
+
+
+@pytest.fixture
+def isolated_git(monkeypatch, tmp_path):
+    """Git reads none of this machine's configuration, and new branches are `main` (fleet.isolate_git)."""
+    isolate_git(monkeypatch, tmp_path)
+
+
+@pytest.fixture
+def pair(isolated_git, tmp_path):
+    """Two hosts sharing a store through a bare remote, synced on both (fleet.synced_pair)."""
+    return synced_pair(tmp_path)
 
 
 @pytest.fixture

@@ -264,7 +264,7 @@ def test_a_new_index_built_through_a_symlink_replaces_the_file_it_names(tmp_path
     alias.symlink_to(real)
     Path(f"{real}-wal").write_bytes(b"an older index's log")
     with database.fresh_db(alias) as db:
-        database.record_store(db, tmp_path)
+        database.set_meta(db, "store", database.store_root(tmp_path))
     assert alias.is_symlink() and real.is_file()
     assert not Path(f"{real}-wal").exists() and not list(tmp_path.glob("*.new"))
     with sqlite3.connect(alias) as conn:

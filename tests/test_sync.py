@@ -9,7 +9,7 @@ import threading
 import time
 
 import pytest
-from fleet import Host, fleet, git, isolate_git, markers, synced_pair
+from fleet import Host, fleet, git, markers
 
 from indexer.edit.sync import SyncError, sync
 from indexer.git.driver_setup import driver_command
@@ -17,15 +17,7 @@ from indexer.index.build import index_store
 from indexer.query import queries
 from indexer.sqlite import sqlite3
 
-
-@pytest.fixture(autouse=True)
-def _git(monkeypatch, tmp_path):
-    isolate_git(monkeypatch, tmp_path)
-
-
-@pytest.fixture
-def pair(tmp_path):
-    return synced_pair(tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_git")
 
 
 def uncommitted(host: Host) -> int:

@@ -3,20 +3,12 @@
 names their lines, and no sync commits or pushes them. Real git: a bare remote and clones in a temporary folder."""
 
 import pytest
-from fleet import Host, git, isolate_git, markers, synced_pair
+from fleet import Host, git, markers
 
 from indexer.edit.sync import SyncError
 from indexer.git.driver_setup import driver_command
 
-
-@pytest.fixture(autouse=True)
-def _git(monkeypatch, tmp_path):
-    isolate_git(monkeypatch, tmp_path)
-
-
-@pytest.fixture
-def pair(tmp_path):
-    return synced_pair(tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_git")
 
 
 def test_a_clones_first_write_registers_the_driver_so_a_plain_pull_merges_two_supersedes(pair, tmp_path):

@@ -6,19 +6,11 @@ import shlex
 import subprocess
 
 import pytest
-from fleet import Host, git, isolate_git, synced_pair
+from fleet import Host, git
 
 from indexer.edit.sync import SyncError
 
-
-@pytest.fixture(autouse=True)
-def _git(monkeypatch, tmp_path):
-    isolate_git(monkeypatch, tmp_path)
-
-
-@pytest.fixture
-def pair(tmp_path):
-    return synced_pair(tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_git")
 
 
 def run_as_written(command: str) -> None:

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from fleet import SEAMLESS, Host, git, isolate_git, markers, synced_pair
+from fleet import SEAMLESS, Host, git, markers
 
 from indexer.edit.sync import SyncError
 from indexer.git.recovery import RECORD
@@ -20,14 +20,7 @@ ATTEMPTS = 12  # kills at most; the first RANDOM land at a random moment while a
 RANDOM = 3  # the others as soon as git runs the merge driver (it holds the index's lock then), until one has
 
 
-@pytest.fixture(autouse=True)
-def _git(monkeypatch, tmp_path):
-    isolate_git(monkeypatch, tmp_path)
-
-
-@pytest.fixture
-def pair(tmp_path):
-    return synced_pair(tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_git")
 
 
 def group(pgid: int) -> list[str]:

@@ -146,7 +146,7 @@ def _next(root: Path, paths: list[str], error: Exception, db_path) -> str:
     repo = git.repo(root)
     if repo is None:
         return "`seamless status` lists the store files left uncommitted"
-    if _config(root, r"^remote\..*\.url$"):
+    if any(key.startswith("remote.") and key.endswith(".url") for key in git.config_values(root)):
         db = f" --db {shlex.quote(str(db_path))}" if db_path else ""
         command = f"`seamless sync {shlex.quote(str(root))}{db}`"
     else:
@@ -171,7 +171,7 @@ def commit_files(
     repo = git.repo(root)
     if repo is None:
         return None, None
-    config = _config(root)
+    config = git.config_values(root)
     paths = _not_ignored(root, repo, sorted(set(paths)), config)
     if not paths:
         return None, repo
@@ -271,20 +271,6 @@ def _may_ignore(repo: git.Repo, paths: list[str], config: dict[str, str]) -> boo
         if any(line.strip() and not line.startswith(b"#") for line in text.splitlines()):
             return True
     return False
-
-
-SETTINGS = rf"^(user\.name|user\.email|commit\.gpgsign|core\.excludesfile|{re.escape(driver_setup.CONFIG_KEY)})$"
-
-
-def _config(root: Path, keys: str = SETTINGS) -> dict[str, str]:
-    """The settings a commit depends on (`keys`, a regular expression), from git's configuration at any level
-    (one `git config`)."""
-    done = git.run(root, "config", "--get-regexp", keys, check=False)
-    found: dict[str, str] = {}
-    for line in done.stdout.splitlines():
-        key, _, value = line.partition(" ")
-        found.setdefault(key.lower(), value)
-    return found
 
 
 def _plumbing(root: Path, repo: git.Repo, paths: list[str], message: str, env: dict[str, str]) -> str | None:

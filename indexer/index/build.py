@@ -183,7 +183,7 @@ def _carry_out(
         # the store's git history, in the same transaction; after the rows, whose digests give ids
         revisions.update(db, run.root, plan.max_bytes, full=plan.full, repo=repo)
         remember(db, plan, written.untrusted)
-        database.record_store(db, run.root)
+        database.set_meta(db, "store", database.store_root(run.root))
         mode = plan.mode if written.changed or plan.mode == "paths" else "no-op"
         summary = _record(
             db, run, plan, mode, written.files_changed, written.deleted, written.vanished, written.as_before

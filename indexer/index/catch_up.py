@@ -22,7 +22,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer.index import freshness
+from indexer.index import database, freshness
 from indexer.index.status import drift
 from indexer.store.settings import load_settings
 
@@ -198,13 +198,12 @@ def _files_under(folder: Path, limit: int) -> int:
 
 def _checks(conn) -> dict[str, int]:
     """Each folder's ctime when this module last found it in step."""
-    row = conn.execute("select value from index_meta where key = ?", (CHECKS_KEY,)).fetchone()
-    return json.loads(row[0]) if row else {}
+    return json.loads(database.meta_value(conn, CHECKS_KEY) or "{}")
 
 
 def _index(root: Path, db_path: str | Path, paths: list[str], checked: dict[str, int]) -> None:
     """Index `paths` and record the folders looked into, without waiting for another writer (_Busy)."""
-    from indexer.index import build, database  # here: an index run reads the store's git history
+    from indexer.index import build  # here: an index run reads the store's git history
 
     with database.writer_lock(db_path, _busy):
         if paths:
@@ -213,8 +212,4 @@ def _index(root: Path, db_path: str | Path, paths: list[str], checked: dict[str,
             with contextlib.closing(database.open_db(db_path)) as db, db.atomic():
                 checks = _checks(db) | checked
                 value = json.dumps({folder: ctime for folder, ctime in sorted(checks.items()) if ctime >= 0})
-                db.execute(
-                    "insert into index_meta (key, value) values (?, ?) "
-                    "on conflict (key) do update set value = excluded.value",
-                    (CHECKS_KEY, value),
-                )
+                database.set_meta(db, CHECKS_KEY, value)

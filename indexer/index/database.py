@@ -20,15 +20,7 @@ DATABASE = "seamless"  # the index's name in the explorer: its URLs, metadata.ym
 
 # bump when schema.sql, fts.py or a rule changes: an older index gets the new parts on open, and its next
 # run reads every file (its rows and problems were made by older rules)
-SCHEMA_VERSION = 20  # 8: real-time timestamps, note titles outside code, YAML error lines; 9: ctime_ns; 10: index_meta;
-# 11: index_watch; 12: memories_overview; 13: revisions, revision_commits, revision_texts, concurrent_edits,
-# memories.supersedes
-# 14: gardener_words, gardener_terms, gardener_findings; 15: gardener_words' key, member and reading,
-# gardener_groups, gardener_common, gardener_findings' rank and updated; 16: memories_project_newest;
-# 17: conflict-markers;
-# 18: memories_model, memories_stage_status, memory_tags (the explorer's facets and orders);
-# 19: of two files giving one id or name in one second, `x.md` before `x-2.md`;
-# 20: the gardener's tables without readings, reasons and commands, signatures as integers, gardener_pending
+SCHEMA_VERSION = 20  # what each version brought: `git log -L '/^SCHEMA_VERSION/,+1:indexer/index/database.py'`
 _savepoints = itertools.count()
 # PRAGMA application_id of every index (the bytes "SEAM"): a SQLite file without it is not ours, unless it is
 # an index made before it was set (our user_version and bookkeeping tables), which is stamped when next written
@@ -172,20 +164,7 @@ def store_root(root: str | Path) -> str:
 
 def store_of(conn: sqlite3.Connection) -> str | None:
     """The store the index was built from (its resolved path), or None if it does not say."""
-    try:
-        row = conn.execute("select value from index_meta where key = 'store'").fetchone()
-    except sqlite3.OperationalError:  # an index made before index_meta existed
-        return None
-    return row[0] if row else None
-
-
-def record_store(conn: sqlite3.Connection, root: str | Path) -> None:
-    """Note in the index that it now holds the store at `root`."""
-    conn.execute(
-        "insert into index_meta (key, value) values ('store', ?) "
-        "on conflict (key) do update set value = excluded.value where value is not excluded.value",
-        (store_root(root),),
-    )
+    return meta_value(conn, "store")
 
 
 def meta_value(conn: sqlite3.Connection, key: str) -> str | None:
@@ -197,13 +176,19 @@ def meta_value(conn: sqlite3.Connection, key: str) -> str | None:
     return row[0] if row else None
 
 
+def set_meta(conn: sqlite3.Connection, key: str, value: str | None) -> None:
+    """Keep `value` about the index (`index_meta`) in the caller's transaction; an unchanged value is not written."""
+    conn.execute(
+        "insert into index_meta (key, value) values (?, ?) "
+        "on conflict (key) do update set value = excluded.value where value is not excluded.value",
+        (key, value),
+    )
+
+
 def set_meta_value(db_path: str | Path, key: str, value: str) -> None:
     """Keep `value` about the index at `db_path` (`index_meta`), as its writers take turns."""
     with writer_lock(db_path), contextlib.closing(open_db(resolved(db_path))) as db:
-        db.execute(
-            "insert into index_meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value",
-            (key, value),
-        )
+        set_meta(db, key, value)
 
 
 # the index's generation (index_meta, key `generation`): how many runs have changed its content. Read at the

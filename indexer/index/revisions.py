@@ -78,11 +78,8 @@ def _update(db: IndexConnection, repo: git.Repo | None, root, max_bytes: int, fu
     if repo is not None and commits:
         _forget(db, [c.commit for c in commits if c.side == "<"])
         _read(db, repo, root, [c for c in commits if c.side != "<"], max_bytes)
-    for key, value in ((HEAD_KEY, head), (WHERE_KEY, where)):
-        db.execute(
-            "insert into index_meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value",
-            (key, value),
-        )
+    database.set_meta(db, HEAD_KEY, head)
+    database.set_meta(db, WHERE_KEY, where)
 
 
 def _json(values: list) -> str:

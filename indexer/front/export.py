@@ -9,7 +9,7 @@ import click
 from indexer.edit.write_input import WriteRefused, scope_of
 from indexer.front.briefing_block import BlockError, UnknownProject, export_briefing
 from indexer.front.hook import MAX_CHARS, max_chars_option
-from indexer.front.options import DEFAULT_DB, store_argument
+from indexer.front.options import DEFAULT_DB, db, store_argument
 from indexer.index.database import NotAnIndexError, OtherStoreError
 from indexer.sqlite import sqlite3
 
@@ -27,9 +27,7 @@ from indexer.sqlite import sqlite3
 )
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when the block is missing or stale (for CI).")
 @max_chars_option("briefing in the block")
-@click.option(
-    "--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index, brought in step with STORE first."
-)
+@db("The index, brought in step with STORE first.")
 def export(store, project, target, check, max_chars, db_path):
     """Keep PROJECT's briefing in a block of FILE (AGENTS.md, CLAUDE.md), for agents that read such a file.
 

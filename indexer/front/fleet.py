@@ -12,16 +12,14 @@ import click
 from indexer.edit.sync import SyncError
 from indexer.edit.sync import git_setup as set_up
 from indexer.edit.sync import sync as run
-from indexer.front.options import DEFAULT_DB, store_argument
+from indexer.front.options import db, json_option_for, store_argument
 from indexer.git import GitError
 
 
 @click.command()
 @store_argument
 @click.option("--remote", metavar="NAME", help="The remote to sync with. Default: the branch's upstream, else origin.")
-@click.option(
-    "--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to bring in step (created when missing)."
-)
+@db("The index to bring in step (created when missing).")
 @click.option(
     "--every",
     type=click.FloatRange(min=1),
@@ -29,7 +27,7 @@ from indexer.git import GitError
     help="Sync again every SECONDS until stopped, one line per round on standard error (a failed round says why "
     "and the next one tries again).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print {pulled, pushed, merged, conflicts_resolved, commits}.")
+@json_option_for("Print {pulled, pushed, merged, conflicts_resolved, commits}.")
 def sync(store, remote, db_path, every, as_json):
     """Share STORE with the other hosts of a fleet through its git remote.
 

@@ -17,7 +17,6 @@ import click
 
 from indexer import git
 from indexer.front import options
-from indexer.front.options import DEFAULT_DB
 from indexer.index.catch_up import catch_up
 from indexer.index.database import OtherStoreError, check_store, is_index, store_of
 from indexer.query import projects, queries
@@ -57,10 +56,7 @@ def hook():
     help="The store the index holds: checked, brought in step, and named in the commands the text suggests. "
     "Else the store the index was built from.",
 )
-@click.option(
-    "--db", "db_path", envvar="SEAMLESS_DB", show_envvar=True, default=DEFAULT_DB, show_default=True,
-    help="The index to read.",
-)  # fmt: skip
+@options.db("The index to read.", envvar=True)
 @click.option(
     "--project",
     help="The project to brief. Else SEAMLESS_PROJECT, else the folder name of the git root of the event's cwd "

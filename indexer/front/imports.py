@@ -10,7 +10,7 @@ import click
 
 from indexer.edit import claude_code_import as imported
 from indexer.edit.write_input import WriteRefused
-from indexer.front.options import DEFAULT_DB
+from indexer.front.options import db, json_option_for, new_project_option
 
 
 @click.group("import")
@@ -24,10 +24,10 @@ def import_group():
 @click.option(
     "--project", envvar="SEAMLESS_PROJECT", show_envvar=True, help="The project the memories belong to. Required."
 )
-@click.option("--new-project", is_flag=True, help="The project is new: the store has no memory of it yet.")
+@new_project_option
 @click.option("--dry-run", is_flag=True, help="Say what would be written; write nothing.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON array: each file's outcome.")
-@click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to update.")
+@json_option_for("Print one JSON array: each file's outcome.")
+@db("The index to update.")
 def claude_code(folder, store, project, new_project, dry_run, as_json, db_path):
     """Import a Claude Code auto-memory folder (MEMORY.md and its topic files) into PROJECT of STORE.
 

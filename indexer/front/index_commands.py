@@ -8,7 +8,7 @@ import click
 
 from indexer import git
 from indexer.front.console import connect
-from indexer.front.options import DEFAULT_DB, db_option, store_argument
+from indexer.front.options import DEFAULT_DB, db, db_option, store_argument
 from indexer.index import build, freshness
 from indexer.index.database import NotAnIndexError, OtherStoreError, check_store
 from indexer.index.status import drift
@@ -19,7 +19,7 @@ PROGRESS_THRESHOLD = 2000  # files to read before a progress bar is worth showin
 
 @click.command()
 @store_argument
-@click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to build or update.")
+@db("The index to build or update.")
 @click.option("--full", is_flag=True, help="Rebuild everything instead of only what changed.")
 @click.option("--strict", is_flag=True, help="Exit 1 if any file has an error problem.")
 def index(store: Path, db_path: str, full: bool, strict: bool):

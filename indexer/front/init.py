@@ -31,6 +31,7 @@ from indexer import git
 from indexer.edit import atomic
 from indexer.edit.write_input import WriteRefused, scope_of
 from indexer.front.briefing_block import BlockError, block_text, remove, splice
+from indexer.front.options import new_project_option
 from indexer.index import database
 from indexer.index.build import index_store
 from indexer.index.database import NotAnIndexError, OtherStoreError
@@ -97,7 +98,7 @@ class Change:
     "--project",
     help="The folder's project in the store (`global`: the global memories). Required, unless DIR's wiring names it.",
 )
-@click.option("--new-project", is_flag=True, help="The project is new: the store has no memory of it yet.")
+@new_project_option
 @click.option(
     "--db", "db_path", envvar="SEAMLESS_DB", show_envvar=True,
     help="The store's index, on this machine (built when missing). Default: the one DIR's "

@@ -24,12 +24,23 @@ def store_argument(function):
     return click.argument("store", type=click.Path(exists=True, file_okay=False, path_type=Path))(function)
 
 
-def db_option(function):
-    return click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to read.")(function)
+def db(help: str, envvar: bool = False):
+    """`--db`, the index: seamless.db unless given (or, where `envvar`, SEAMLESS_DB)."""
+    return click.option(
+        "--db", "db_path", default=DEFAULT_DB, show_default=True, help=help,
+        envvar="SEAMLESS_DB" if envvar else None, show_envvar=envvar,
+    )  # fmt: skip
 
 
-def json_option(function):
-    return click.option("--json", "as_json", is_flag=True, help="Print one JSON array.")(function)
+def json_option_for(help: str):
+    return click.option("--json", "as_json", is_flag=True, help=help)
+
+
+db_option = db("The index to read.")
+json_option = json_option_for("Print one JSON array.")
+new_project_option = click.option(
+    "--new-project", is_flag=True, help="The project is new: the store has no memory or note of it yet."
+)
 
 
 def as_of_option(function):

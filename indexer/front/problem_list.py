@@ -10,14 +10,14 @@ from dataclasses import asdict
 import click
 
 from indexer.front.console import connect, echo_json
-from indexer.front.options import DEFAULT_DB
+from indexer.front.options import db_option, json_option
 from indexer.index.build import recorded_problems
 from indexer.index.database import store_of
 
 
 @click.command()
-@click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to read.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON array.")
+@db_option
+@json_option
 def problems(db_path, as_json):
     """List every problem the index holds (each file's as its last read left them), without reading the store."""
     conn = connect(db_path, read_only=True)

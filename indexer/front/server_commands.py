@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from indexer.front.options import DEFAULT_DB, store_argument
+from indexer.front.options import db, store_argument
 from indexer.front.serve import ExplorerError
 from indexer.front.serve import serve as run_explorer
 from indexer.index.database import OtherStoreError
@@ -19,7 +19,7 @@ from indexer.sqlite import sqlite3
 
 
 @click.command()
-@click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to serve (read-only).")
+@db("The index to serve (read-only).")
 @click.option(
     "--host", default="127.0.0.1", show_default=True, help="Interface to bind; 0.0.0.0 exposes it to the network."
 )
@@ -61,7 +61,7 @@ def _watching(store: Path, db_path: str):
 
 @click.command()
 @store_argument
-@click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to keep in step.")
+@db("The index to keep in step.")
 @click.option(
     "--sweep",
     type=click.FloatRange(min=1),
@@ -104,10 +104,7 @@ def _say(line: str) -> None:
 
 @click.command()
 @click.argument("store", required=False, envvar="SEAMLESS_STORE", type=click.Path(file_okay=False, path_type=Path))
-@click.option(
-    "--db", "db_path", envvar="SEAMLESS_DB", show_envvar=True, default=DEFAULT_DB, show_default=True,
-    help="The index to update (created when missing).",
-)  # fmt: skip
+@db("The index to update (created when missing).", envvar=True)
 @click.option("--project", help="The session's project: where writes without one land (else SEAMLESS_PROJECT).")
 def mcp(store, db_path, project):
     """Serve STORE (else SEAMLESS_STORE) to agents as an MCP server over stdio: the write tools, briefing, recall

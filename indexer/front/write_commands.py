@@ -10,7 +10,7 @@ import click
 from indexer.edit.store_write import append_memory, archive_memory, delete_memory, write_memory, write_note
 from indexer.edit.write_input import WriteRefused
 from indexer.front.console import echo_line, scope
-from indexer.front.options import DEFAULT_DB, json_option
+from indexer.front.options import db, json_option, new_project_option
 
 
 def from_stdin(value):
@@ -52,10 +52,7 @@ def written(call, as_json: bool) -> None:
         echo_line(f"hint: {hint['message']}")
 
 
-def write_db_option(function):
-    return click.option(
-        "--db", "db_path", default=DEFAULT_DB, show_default=True, help="The index to update (created when missing)."
-    )(function)
+write_db_option = db("The index to update (created when missing).")
 
 
 def store_argument(function):
@@ -65,12 +62,6 @@ def store_argument(function):
 
 def project_option(help_text: str):
     return click.option("--project", envvar="SEAMLESS_PROJECT", show_envvar=True, help=help_text)
-
-
-def new_project_option(function):
-    return click.option(
-        "--new-project", is_flag=True, help="The project is new: the store has no memory or note of it yet."
-    )(function)
 
 
 @click.command()

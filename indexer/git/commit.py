@@ -1,18 +1,11 @@
-"""A write is a commit (SPEC section 10): in a store inside a git work tree, the files one write changed are
-committed alone, with the write's message and trailers, once they are written.
+"""A write is a commit (SPEC section 10): the files one write changed, committed alone with its message and
+trailers once they are written; not the user's other changes, staged or not (docs/history.md).
 
-Nothing else goes into the commit: not the user's other changes, staged or not. The commit is built with git's
-plumbing from HEAD's trees and the written files (`hash-object`, one `mktree --batch` for every folder on the way,
-`commit-tree`), then the user's index is brought in step for those paths only and HEAD moves by compare-and-swap
-(`update-ref NEW OLD`): a commit made meanwhile by someone else makes ours fail rather than be lost. Its cost does
-not grow with the store (`git commit --only` stats every file of the work tree: 0.4-0.5 s at 100,000 memories).
-That is 8 git processes (`rev-parse`, `config`, `hash-object`, `cat-file`, `mktree`, `commit-tree`, `update-index`,
-`update-ref`), and `check-ignore` where an ignore rule exists. Where the repository has a commit hook installed, or
-signs its commits, `git commit --only` is used instead, so that the hook runs (and the signature is made) as for the
-user's own commits.
-
-A commit that fails leaves the written files standing (they are the truth): the caller gets one warning line,
-and `seamless status` lists the store files left uncommitted.
+The commit is built with git's plumbing from HEAD's trees and the written files, so its cost does not grow with the
+store as `git commit --only`'s does; HEAD moves by compare-and-swap (`update-ref NEW OLD`), so a commit made
+meanwhile makes ours fail rather than be lost. Where the repository has a commit hook or signs its commits,
+`git commit --only` is used, so the hook runs (and the signature is made) as for the user's own commits.
+A commit that fails leaves the written files standing: the caller gets one warning line.
 """
 
 import os

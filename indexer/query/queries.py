@@ -16,20 +16,15 @@ MMAP_BYTES = 1 << 30
 
 
 def connect(conn_or_db) -> tuple[sqlite3.Connection, bool]:
-    """A connection for a path (read through a memory map), an sqlite3 connection or a sqlite_utils Database,
-    with recall's SQL function (recall_terms) on it; True if we opened it."""
+    """A connection for a path (read through a memory map) or an sqlite3 connection, with recall's SQL function
+    (recall_terms) on it; True if we opened it."""
     if isinstance(conn_or_db, sqlite3.Connection):
-        conn, opened = conn_or_db, False
-    elif hasattr(conn_or_db, "conn"):
-        conn, opened = conn_or_db.conn, False
-    else:
-        conn, opened = sqlite3.connect(Path(conn_or_db)), True
-    if opened:
-        conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
-        recall_terms.register(conn)
-    else:
-        recall_terms.ensure(conn)
-    return conn, opened
+        recall_terms.ensure(conn_or_db)
+        return conn_or_db, False
+    conn = sqlite3.connect(Path(conn_or_db))
+    conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+    recall_terms.register(conn)
+    return conn, True
 
 
 def rows(conn_or_db, sql: str, params=()) -> list[dict]:

@@ -29,22 +29,17 @@ CREATE INDEX IF NOT EXISTS memories_project_pinned ON memories (project, pinned)
 CREATE INDEX IF NOT EXISTS memories_superseded_by ON memories (superseded_by) WHERE superseded_by IS NOT NULL;
 CREATE INDEX IF NOT EXISTS memories_supersedes ON memories (supersedes) WHERE supersedes IS NOT NULL;
 CREATE INDEX IF NOT EXISTS memories_name ON memories (name);
--- the explorer's orders and facets, each otherwise a scan of every row (docs/performance.md). A facet counts each
--- value in one pass over an index that leads with its column: kind here (and, after a kind is chosen, status,
--- stage_status and model), project in memories_project_pinned, model and stage_status in their own; status, over
--- this one, sorts every row first (18 ms at 100,000, against 4 in its own order). An index led by status or
--- created was tried and dropped: with no statistics (no ANALYZE), SQLite took it for a selective one and read
--- every active memory through it in needs_human.sql and store_life.sql. A sortable column (metadata.yml) but
--- created pages through an index in its order
+-- the explorer's orders and facets, each otherwise a scan of every row: a facet counts in one pass over an index
+-- led by its column (project: memories_project_pinned). None is led by status or created: with no ANALYZE, SQLite
+-- took such an index for a selective one and read every active memory through it (needs_human.sql, store_life.sql)
 CREATE INDEX IF NOT EXISTS memories_updated ON memories (updated);
 CREATE INDEX IF NOT EXISTS memories_facets ON memories (kind, status, stage_status, model);
 CREATE INDEX IF NOT EXISTS memories_model ON memories (model);
 CREATE INDEX IF NOT EXISTS memories_stage_status ON memories (stage_status);
 -- the tags facet over a filtered page reads only this (plugins/array_facet.py), not the wide rows of the table
 CREATE INDEX IF NOT EXISTS memories_tags ON memories (tags);
--- each memory's tags, a row a tag, in tag order: the tags facet of the whole table counts them in one pass, where
--- splitting the arrays and sorting their 227,000 tags took 100 ms at 100,000 memories. The indexer keeps it in
--- step with `memories` as it keeps the FTS indexes (indexer/index/memory_tags.py)
+-- each memory's tags, a row a tag, in tag order: the whole table's tags facet counts them in one pass instead of
+-- splitting every array; kept in step with `memories` as the FTS indexes are (indexer/index/memory_tags.py)
 CREATE TABLE IF NOT EXISTS memory_tags (
     tag TEXT NOT NULL,
     memory INTEGER NOT NULL,      -- memories.rowid

@@ -17,31 +17,27 @@ from datasette.views.base import DatasetteError
 THROUGH = 'must be JSON like {"table": "t", "column": "c", "value": "v"}'
 
 
+def _json(value: str):
+    try:
+        return json.loads(value)
+    except ValueError:
+        return None
+
+
 def fault(key: str, value: str) -> str | None:
     """Why `key=value` cannot be read by Datasette's table page, or None."""
     if key == "_through":
-        try:
-            through = json.loads(value)
-        except ValueError:
-            return f"_through {THROUGH}"
-        if not isinstance(through, dict) or not all(isinstance(through.get(k), str) for k in ("table", "column")):
-            return f"_through {THROUGH}"
-        if "value" not in through:
+        through = _json(value)
+        readable = isinstance(through, dict) and "value" in through
+        if not readable or not all(isinstance(through.get(k), str) for k in ("table", "column")):
             return f"_through {THROUGH}"
         return None
     if key.endswith(("__in", "__notin")) and value.startswith("["):
-        try:
-            items = json.loads(value)
-        except ValueError:
-            items = None
-        if not isinstance(items, list):
+        if not isinstance(_json(value), list):
             return f'{key} must be a JSON list like ["a", "b"], or values separated by commas'
         return None
     if key.startswith("_facet") and value.startswith("{"):  # Datasette reads every _facet* value so, _facet_size too
-        try:
-            facet = json.loads(value)
-        except ValueError:
-            facet = None
+        facet = _json(value)
         if not isinstance(facet, dict) or not isinstance(facet.get("column") or facet.get("simple"), str):
             return f'{key} must be a column name, or JSON like {{"column": "kind"}}'
         return None

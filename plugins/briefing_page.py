@@ -2,10 +2,8 @@
 shown as the lines an agent receives (templates/seamless-briefing.html, docs/pages.md).
 
 A route of its own in front of Datasette's page for the canned query, which renders every cell of every row
-through the render_cell hooks before the template sees them: at 10,000 memories 94 ms for the 185 lines of
-one briefing (its JSON: 10 ms), growing with the pinned memories. The JSON (/seamless/briefing.json) and the
-markdown (/seamless/briefing.md) stay Datasette's. plugins/canned_parameters.py has already refused a bad
-as_of or budget and made as_of canonical by the time this runs.
+through the render_cell hooks first (several times slower than the query). The JSON and the markdown
+(/seamless/briefing.md) stay Datasette's; plugins/canned_parameters.py has checked as_of and budget already.
 """
 
 from urllib.parse import urlencode

@@ -1,12 +1,10 @@
 """The canned queries' parameters, read as the CLI reads them: a bad one is a 400 that says why.
 
-SQL cannot refuse a value, so without this the explorer answered wrongly and silently: strftime read
-`as_of=2026` as a Julian day and `2026-11-31` as 1 December, CAST read `budget=abc` as 0, and recall gave
-20 results for `limit=abc` and none for `limit=0`. Here `as_of` goes through indexer.store.timestamps.normalize
-(as the CLI's --as-of does) and reaches the SQL as canonical UTC text; `budget` and `limit` must be whole
-numbers, from 0 and from 1 (the CLI's --budget and --limit); recall's `all` 1 or 0. Empty means "not given",
-as before. A column that holds JSON (recall's `matched` and `highlights`: canned.JSON_COLUMNS) comes as JSON in the
-query's JSON, not as text holding it: Datasette's own `_json=` is added for it.
+SQL cannot refuse a value: strftime reads `as_of=2026` as a Julian day, CAST reads `budget=abc` as 0. Here `as_of`
+goes through indexer.store.timestamps.normalize (as the CLI's --as-of does) and reaches the SQL as canonical UTC
+text; `budget` and `limit` must be whole numbers, from 0 and from 1 (the CLI's --budget and --limit); recall's
+`all` 1 or 0. Empty means "not given". A column that holds JSON (canned.JSON_COLUMNS) comes as JSON in the query's
+JSON: Datasette's own `_json=` is added for it.
 """
 
 import re

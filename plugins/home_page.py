@@ -2,13 +2,10 @@
 a section at a time, `/-/needs-human?section=S&page=N` (and .json), where the home page's "All N" lead
 (docs/pages.md).
 
-The cards are the `overview` canned query (/seamless/overview.json?_shape=array); what needs a human is the
-`needs_human` canned query's list, read a window at a time (indexer/sql/needs_human_page.sql): the home page's
-first 20 of each section, or any page of 100, costs what its rows cost, at 100,000 memories and fifty thousand
-proposals as at ten, without ordering the rest. Each query runs under the explorer's time limit, and one that runs
-out does not fail the page: the page shows what it read and says what it left out, with status 200. The
-gardener's findings say how current they are. `?as_of=` shows the store at another time, read as the CLI reads
---as-of.
+The cards are the `overview` canned query; what needs a human is the `needs_human` canned query's list, read a
+window at a time (indexer/sql/needs_human_page.sql), so a page costs what its rows cost at any store size. A query
+that runs out of the explorer's time limit does not fail the page: it shows what it read and says what it left
+out. `?as_of=` shows the store at another time, read as the CLI reads --as-of.
 """
 
 import asyncio

@@ -1,16 +1,13 @@
 """Render memory and note bodies as sanitised markdown: in table cells and as a `markdown` template filter.
 
-markdown-it-py turns the body into HTML (raw HTML allowed through, so nh3 decides), then nh3
-keeps only harmless tags: no script, style, iframe, svg or form, no event handlers, no
-javascript:/data: URLs, and every link gets rel="nofollow noopener noreferrer". An image may only
-come from another site: a relative or local `src` (`<img src="/seamless.json?sql=...">`) would have
-the viewer's browser run a query of our own just by opening the page, so it is dropped.
+markdown-it-py turns the body into HTML (raw HTML allowed through, so nh3 decides), then nh3 keeps only harmless
+tags: no script, style, iframe, svg or form, no event handlers, no javascript:/data: URLs, rel="nofollow noopener
+noreferrer" on every link. An image may only come from another site: a local `src` (`<img src="/seamless.json?sql=
+...">`) would run a query of ours in the viewer's browser just by opening the page.
 
-Rendering runs off the event loop, one body at a time, within indexer/query/page_budget.py's budget: some
-markdown takes markdown-it seconds (64 KB of `![` take 3 s, a megabyte minutes). A body over its
-MAX_CHARS, or one that takes longer, is shown as plain text. A body rendered before is taken from the cache on the
-event loop: a table page has 50 to 100 body cells, and a trip to the worker thread and back for each cost more than
-the page's own queries on a busy machine. The JSON API is untouched: it returns the raw body text.
+Some markdown takes markdown-it seconds, so rendering runs off the event loop within indexer/query/page_budget.py's
+budget, and a body over it is shown as plain text; a body rendered before comes from the cache, on the event loop.
+The JSON API returns the raw body text.
 """
 
 import threading

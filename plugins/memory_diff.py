@@ -23,7 +23,6 @@ from indexer.query.page_budget import MAX_CHARS, within_budget
 TOKEN = re.compile(r"\w+|[^\w\s]+|\s+")
 # difflib's time grows with the product of the lengths it compares: a body of more lines than this is not
 # compared, and a changed block of more tokens than this is shown removed and added whole, not word by word
-# (two unrelated blocks of 600 tokens, 300 words, take about 15 ms)
 MAX_LINES = 5000
 MAX_BLOCK_TOKENS = 600
 

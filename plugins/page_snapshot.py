@@ -1,13 +1,10 @@
 """Each request reads the index from one snapshot: its queries run on one connection, in one read transaction.
 
-Datasette 0.65 runs a table page's queries (the rows, the count, each facet) one after another, each on whichever
-of its SQL threads is free, each thread with a connection of its own, each statement in a transaction of its own:
-a run that committed between two of them left a page whose count and rows came from two states of the index
-(count 200, 250 rows). Here the index is served by a `SnapshotDatabase` (put in place at startup): while a request
-is answered, every query it makes runs on a connection lent to that request alone, inside one read transaction
-begun at its first query (in WAL mode the snapshot is fixed by the first read) and ended once the response is sent.
-A run that commits meanwhile is seen by the next request. Requests at once each borrow their own connection; a few
-idle ones are kept for the next requests. Queries made outside a request (at startup) run as Datasette runs them.
+Datasette runs a page's queries (the rows, the count, each facet) each on whichever SQL thread is free, each in a
+transaction of its own, so a run that committed between two of them made a page of two states of the index. Here
+a `SnapshotDatabase` (put in place at startup) lends each request a connection of its own, inside one read
+transaction begun at its first query (in WAL mode the first read fixes the snapshot) and ended once the response
+is sent; a few idle connections are kept. Queries outside a request (at startup) run as Datasette runs them.
 docs/hardening.md says why here, and not with a setting or SQLite's snapshot API.
 """
 

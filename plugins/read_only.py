@@ -9,22 +9,16 @@ from datasette import hookimpl
 from datasette.utils.asgi import Response
 
 from indexer.index.database import DATABASE
-from indexer.query import bounded_sql
+from indexer.query import bounded_sql, queries
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
-
-
-# Pages that read many whole rows (the SQL views, facets, searches) read them through a memory map instead of a
-# read() per page (docs/performance.md). Address space only: the OS pages the file in as it is read.
-# The indexer never shrinks the file (no VACUUM), so no mapped page is cut off under a reader.
-MMAP_BYTES = 1 << 30
 
 
 @hookimpl
 def prepare_connection(conn, database):
     if database == DATABASE:
         conn.execute("PRAGMA query_only = 1")
-        conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+        conn.execute(f"PRAGMA mmap_size = {queries.MMAP_BYTES}")  # as the CLI reads it
         bounded_sql.bound(conn)  # one value, or one function call, cannot stall the server or take its memory
 
 

@@ -283,6 +283,3 @@ def test_a_run_hands_its_files_to_read_to_the_progress_callable(store):
 
     store.index(progress=progress)
     assert handed == [sorted(f"memories/seamless/m-{n}.md" for n in range(3))]
-    (store.root / "memories/seamless/m-1.md").write_text("---\nbroken: [\n---\n")
-    index_paths(store.root, store.db_path, ["memories/seamless/m-1.md"], progress=progress)
-    assert handed[-1] == ["memories/seamless/m-1.md"]

@@ -1,18 +1,12 @@
 """The merge rules for store files changed on two sides since their common base (SPEC section 10, rules 1-5).
 
-`merge(base, ours, theirs)` takes the three versions' bytes and gives the merged bytes, the rules it
-applied and whether a field went to the side with the later `updated` (a concurrent edit, which sync
-records as a `Seamless-Concurrent-Edit` trailer). Frontmatter is merged field by field, each field's text
-kept as one side wrote it; the body line by line with git's own merge (`git merge-file`). What it cannot
-read raises CannotMerge, and the merge driver (`run_driver`, what git starts for `merge=seamless` files)
-then leaves the file to git's own merge.
-
-What a driver cannot do, `seamless sync`'s merge commit does here too (`file_rules`): a file deleted on one side
-and edited on the other is kept, two new files at one path are both kept (rules 3-4); anything else git left in
-conflict is Unmerged, for a person. `driver_report` reads what the driver did, for sync's answer and trailers.
-
-The rules give every host the same answer whichever side is "ours": ties go to the earlier time or the
-greater text, never to a side.
+`merge(base, ours, theirs)` merges frontmatter field by field, each field's text kept as one side wrote it, and
+the body line by line with `git merge-file`; it says which rules it applied and whether a field went to the side
+with the later `updated` (a concurrent edit). What it cannot read raises CannotMerge, and the merge driver
+(`run_driver`) leaves that file to git's own merge. `file_rules` settles what a driver cannot, in a merge commit of
+`seamless sync`: a file deleted on one side and edited on the other is kept, two new files at one path are both
+kept; anything else is Unmerged. Every host gets the same answer whichever side is "ours": ties go to the earlier
+time or the greater text, never to a side.
 """
 
 import json

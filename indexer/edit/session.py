@@ -34,7 +34,7 @@ from indexer.store.walk import FolderFds
 
 @dataclass
 class OnDisk:
-    """A memory file as it is now: its bytes, its record as the indexer reads it (None on error), its problems."""
+    """A store file as it is now: its bytes, its record as the indexer reads it (None on error), its problems."""
 
     path: str
     data: bytes
@@ -78,14 +78,14 @@ class Session:
         assert self.conn is not None  # every write calls open_index(), which opens it, before reading rows
         return queries.rows(self.conn, sql, params)
 
-    def read(self, path: str) -> OnDisk:
-        """The memory file at `path` as it is now, read without following a symlink."""
+    def read(self, path: str, note: bool = False) -> OnDisk:
+        """The memory (or note) file at `path` as it is now, read without following a symlink."""
         try:
             with FolderFds(str(self.root)) as folders:  # no symlink followed, in any part of the path
                 data = folders.read(path, self.max_bytes + 1)
         except OSError as e:
             raise WriteRefused("unreadable", f"cannot read {path}: {e.strerror or e}") from None
-        record, problems = memory_record(parse_bytes(path, data, self.max_bytes))
+        record, problems = (note_record if note else memory_record)(parse_bytes(path, data, self.max_bytes))
         return OnDisk(path, data, record, problems)
 
     def check(self, path: str, data: bytes, expected: dict, before: Sequence[Problem] = (), note: bool = False) -> None:

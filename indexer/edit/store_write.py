@@ -27,11 +27,7 @@ from indexer.edit.write_input import (
 )
 from indexer.git.commit import Change, Committed
 from indexer.store import rules, timestamps
-from indexer.store.parse import parse_bytes
-from indexer.store.problems import Problem
 from indexer.store.rules import ULID_TEXT
-from indexer.store.validate import note_record
-from indexer.store.walk import FolderFds
 
 COMMIT_ACTIONS = {"appended": "append", "archived": "archive"}  # a change's action as its commit names it
 
@@ -360,11 +356,11 @@ def _supersede_done(s: Session, ref: str, project: str | None, scope: str | None
 # Changing a memory: append, archive, delete
 
 
-def _edited(data: bytes, fields: dict, body: str | None) -> bytes:
+def _edited(data: bytes, fields: dict, body: str | None, order=MEMORY_ORDER) -> bytes:
     try:
         doc = Document.from_bytes(data)
         for key, value in fields.items():
-            doc.set(key, value, MEMORY_ORDER)
+            doc.set(key, value, order)
     except (EditError, UnicodeDecodeError) as e:
         raise WriteRefused("cannot-edit", f"cannot edit this file in place: {e}") from None
     if body is not None:
@@ -468,7 +464,10 @@ def write_note(
         s.open_index([])
         known_project(s.conn, scope, new_project)
         for path in s.candidates(f"notes/{scope or '_global'}", slug(title)):  # a retried note_write: answered first
-            record, _ = _note_on_disk(s, path)
+            try:
+                record = s.read(path, note=True).record
+            except WriteRefused:
+                continue
             if (
                 record
                 and (record["title"], record["project"], record["body"]) == (title, scope, body)
@@ -495,40 +494,26 @@ def write_note(
         return Written(note_id, path, scope, "active", "noted", title=title, committed=committed)
 
 
-def _note_on_disk(s: Session, path: str) -> tuple[dict | None, list[Problem]]:
-    """The note record of the file at `path` as the indexer reads it (None: unreadable, or not a note), and its
-    problems."""
-    try:
-        with FolderFds(str(s.root)) as folders:
-            data = folders.read(path, s.max_bytes + 1)
-    except OSError:
-        return None, []
-    return note_record(parse_bytes(path, data, s.max_bytes))
-
-
 def update_note(root, db_path, path: str, body: str | bytes) -> Written:
     """Replace the body of the note at store path `path` (`updated` = now; every other byte kept), or answer
     `unchanged` when it holds that body already."""
     body = written_body(text_of(body, "body") or "")
     with session(root, db_path) as s:
         s.open_index([])
-        record, problems = _note_on_disk(s, path) if path.startswith("notes/") else (None, [])
-        if record is None:
+        try:
+            found = s.read(path, note=True) if path.startswith("notes/") else None
+        except WriteRefused:
+            found = None
+        record = found.record if found else None
+        if found is None or record is None:
             raise WriteRefused("unknown-note", f"no note at {path} that the indexer can read")
         if record["body"] == body:
             committed = s.commit_leftover([path], Change("note", record["title"], record["id"], record["project"]))
             return Written(
                 record["id"], path, record["project"], "active", "unchanged", title=record["title"], committed=committed
             )
-        try:
-            with FolderFds(str(s.root)) as folders:
-                doc = Document.from_bytes(folders.read(path, s.max_bytes + 1))
-            doc.set("updated", timestamps.now(), NOTE_ORDER)
-        except (OSError, EditError, UnicodeDecodeError) as e:
-            raise WriteRefused("cannot-edit", f"cannot edit {path} in place: {e}") from None
-        doc.body = body
-        data = doc.to_bytes()
-        s.check(path, data, {"title": record["title"], "body": body}, problems, note=True)
+        data = _edited(found.data, {"updated": timestamps.now()}, body, NOTE_ORDER)
+        s.check(path, data, {"title": record["title"], "body": body}, found.problems, note=True)
         s.write(path, data, create=False)
         atomic.crash_point("replacement")
         committed = s.commit([path], Change("update", record["title"], record["id"], record["project"]))

@@ -12,7 +12,7 @@ import contextlib
 import itertools
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from indexer import git
@@ -47,13 +47,7 @@ class SyncResult:
     indexed: int = 0  # store files brought in step in the index
 
     def as_json(self) -> dict:
-        return {
-            "pulled": self.pulled,
-            "pushed": self.pushed,
-            "merged": self.merged,
-            "conflicts_resolved": self.conflicts_resolved,
-            "commits": self.commits,
-        }
+        return {key: value for key, value in asdict(self).items() if key != "indexed"}
 
     def line(self) -> str:
         """One line for a person: what came in, what went out."""

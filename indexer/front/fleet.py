@@ -43,8 +43,8 @@ def sync(store, remote, db_path, every, as_json):
         except SyncError as e:
             raise click.ClickException(str(e)) from None
         _say_result(result, as_json)
-        return
-    _every(lambda: run(store, db_path, remote), every, as_json, SyncError)
+    else:
+        _every(lambda: run(store, db_path, remote), every, as_json)
 
 
 def _say_result(result, as_json: bool, prefix: str = "") -> None:
@@ -53,7 +53,7 @@ def _say_result(result, as_json: bool, prefix: str = "") -> None:
     click.echo(prefix + result.line(), err=True)
 
 
-def _every(round_, seconds: float, as_json: bool, expected) -> None:
+def _every(round_, seconds: float, as_json: bool) -> None:
     """Run `round_` every `seconds` until SIGINT or SIGTERM; the round under way when one comes is finished."""
     stop = threading.Event()
 
@@ -70,7 +70,7 @@ def _every(round_, seconds: float, as_json: bool, expected) -> None:
             stamp = time.strftime("%H:%M:%S ")
             try:
                 _say_result(round_(), as_json, stamp)
-            except expected as e:
+            except SyncError as e:
                 click.echo(f"{stamp}sync failed: {e}", err=True)
             stop.wait(max(0.0, seconds - (time.monotonic() - started)))
     except KeyboardInterrupt:

@@ -1,16 +1,12 @@
-"""`seamless init DIR`: wire a project folder to a store for agents' harnesses in one command (SPEC 11).
+"""`seamless init DIR`: wire a project folder to a store for agents' harnesses in one command (SPEC 11,
+docs/agents.md).
 
-Claude Code: `.mcp.json` gets the `seamless` MCP server and `.claude/settings.json` a SessionStart hook that
-runs `seamless hook session-start`; Codex: `AGENTS.md` gets the briefing block. A team commits those files, so
-they name nothing of one machine: the program `${SEAMLESS_BIN:-seamless}` (Claude Code expands it in `.mcp.json`,
-the shell in a hook) and the project. This machine's store, index and, where a bare `seamless` would not run this
-install, its program go into `.claude/settings.local.json`, Claude Code's personal file (its `env`, which Claude
-Code gives every hook and MCP server as SEAMLESS_STORE, SEAMLESS_DB and SEAMLESS_BIN), kept out of git. Each file is merged into: every other key, server and
-hook keeps its value. Every file is read and checked before any is written, so a file that is not valid JSON
-refuses the whole command with nothing written. What is already in place is not written again (same bytes, same
-mtime). The store's index is built when missing (else brought in step), where `--db`, else the folder's personal
-file, else a per-user default names it (never the current folder), and a project the store does not have is refused
-unless `--new-project` says it is meant. `--undo` takes out exactly what init puts in.
+Claude Code: `.mcp.json` gets the `seamless` MCP server and `.claude/settings.json` a SessionStart hook; Codex:
+`AGENTS.md` gets the briefing block. A team commits those files, so they name only the program
+`${SEAMLESS_BIN:-seamless}` and the project; this machine's store, index and, where a bare `seamless` would not
+run this install, its program go into `.claude/settings.local.json`'s `env`, kept out of git. Each file is merged
+into, every other key kept; every file is read and checked before any is written; what is in place already is
+not written again (same bytes, same mtime). `--undo` takes out exactly what init puts in.
 """
 
 import contextlib

@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # imported where git is run: `seamless check` imports this mo
 
 # no terminal prompts (a host must never hang on a password), no pager, messages in English for parsing
 ENVIRONMENT = {"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
+NOT_INSTALLED = "git is not installed: install it (Debian: apt-get install git)"
 
 
 class GitError(Exception):
@@ -53,12 +54,22 @@ def run(
             ["git", "-C", str(cwd), *args], input=input, capture_output=True, text=text, env=env, check=False
         )
     except FileNotFoundError:
-        raise GitError("git is not installed: install it (Debian: apt-get install git)") from None
+        raise GitError(NOT_INSTALLED) from None
     if check and done.returncode != 0:
         stderr = done.stderr if text else done.stderr.decode("utf-8", "replace")
         reason = next((line.strip() for line in stderr.splitlines() if line.strip()), f"exit {done.returncode}")
         raise GitError(f"git {args[0] if args else ''} failed: {reason}")
     return done
+
+
+def popen(cwd: str | Path, *args: str, **pipes) -> "subprocess.Popen":
+    """`git -C cwd ARGS...` started in run's environment, talked to through `pipes` (Popen's stdin, stdout...)."""
+    import subprocess
+
+    try:
+        return subprocess.Popen(["git", "-C", str(cwd), *args], env={**os.environ, **ENVIRONMENT}, **pipes)
+    except FileNotFoundError:
+        raise GitError(NOT_INSTALLED) from None
 
 
 def work_tree(root: str | Path) -> Path | None:

@@ -319,16 +319,8 @@ class TreeMaker:
     def __init__(self, cwd: str | Path):
         import subprocess
 
-        try:
-            self.child = subprocess.Popen(
-                ["git", "-C", str(cwd), "mktree", "-z", "--batch"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env={**os.environ, **git.ENVIRONMENT},
-            )
-        except FileNotFoundError:
-            raise git.GitError("git is not installed: install it (Debian: apt-get install git)") from None
+        pipe = subprocess.PIPE
+        self.child = git.popen(cwd, "mktree", "-z", "--batch", stdin=pipe, stdout=pipe, stderr=pipe)
 
     def make(self, listing: bytes) -> str:
         """The tree of `listing` (mktree -z's entries, each ending in NUL), written; its sha."""

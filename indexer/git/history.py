@@ -1,12 +1,11 @@
 """Reading a store's git history: the commits that changed store files (`log`), and objects' bytes (`read_objects`,
 `tree_entries`), as plain records for the revisions (indexer/index/revisions.py) and for a commit of ours."""
 
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer.git import ENVIRONMENT, GitError, run
+from indexer.git import GitError, popen, run
 
 
 @dataclass(slots=True)
@@ -124,17 +123,7 @@ def read_objects(cwd: str | Path, names: Iterable[str], limit: int | None = None
     names = list(names)
     if not names:
         return
-    env = {**os.environ, **ENVIRONMENT}
-    try:
-        child = subprocess.Popen(
-            ["git", "-C", str(cwd), "cat-file", "--batch"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-        )
-    except FileNotFoundError:
-        raise GitError("git is not installed: install it (Debian: apt-get install git)") from None
+    child = popen(cwd, "cat-file", "--batch", stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert child.stdin is not None and child.stdout is not None  # both are pipes
 
     def feed(stdin) -> None:  # on its own thread: the answers fill the other pipe meanwhile

@@ -1,15 +1,11 @@
-"""What a git command of ours leaves when it is killed (kill -9 of its process group, a power cut), and clearing
-it, so that the next write or sync finishes by itself (docs/sync.md, "When a sync is killed").
+"""What a git command of ours leaves when it is killed (kill -9, a power cut), and clearing it, so that the next
+write or sync finishes by itself (docs/sync.md, "When a sync is killed").
 
-Before the write path or `seamless sync` runs a git command that changes the repository, it records itself in
-the git folder (`seamless-git.json`: its pid, when it made the record, and the merge it is making), and removes the
-record once git is done. Both hold the store's lock meanwhile, so one record is enough. A record whose process is
-gone means one of ours was killed while git may have been running. Then, once no git process runs in the
-repository, what it left is ours to clear: the locks git takes (`index.lock`, `HEAD.lock`, a ref's `.lock`) made
-since it started, a merge driver's temporary `.merge_file_*` files at the top of the work tree, and the merge it
-had under way. Anything else (a lock and no record of ours, a git process still running) is left as it is, and
-`blocking` says in one line what a person runs. The processes are asked of the operating system through psutil,
-on Linux and macOS alike.
+While the write path or `seamless sync` runs git commands that change the repository, it keeps a record in the
+git folder (`seamless-git.json`: its pid, when, the merge it is making). A record whose process is gone means one
+of ours was killed. Once no git process runs in the repository, what it left is ours to clear: the locks git took
+since it started, a merge driver's `.merge_file_*` files, the merge it had under way. Anything else is left, and
+`blocking` says in one line what a person runs. Processes are read through psutil, on Linux and macOS alike.
 """
 
 import contextlib

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer import git
-from indexer.index import database, fts, memory_tags, revisions
+from indexer.index import database, fts, revisions
 from indexer.index.plan import Plan, folders_as_before, plan_paths, plan_store, remember
 from indexer.sql import views
 from indexer.store import timestamps
@@ -86,12 +86,7 @@ def index_store(
 
 
 def index_paths(
-    root: Path | str,
-    db_path: str | Path,
-    paths: Iterable[str | Path],
-    progress: Progress | None = None,
-    on_wait: OnWait | None = None,
-    repo: git.Repo | None = None,
+    root: Path | str, db_path: str | Path, paths: Iterable[str | Path], repo: git.Repo | None = None
 ) -> RunSummary:
     """Bring the index in step for `paths` only (store-relative, or absolute inside `root`): each one
     created, changed or deleted (a rename is both), a folder standing for every file under it.
@@ -103,10 +98,10 @@ def index_paths(
     `repo`: where the store sits in its git work tree, when the caller knows (a
     write that just committed); else git is asked.
     """
-    with database.writer_lock(db_path, on_wait), _no_gc():
+    with database.writer_lock(db_path), _no_gc():
         db_path = database.resolved(db_path)
         if db_path == ":memory:" or not os.path.exists(db_path):
-            return index_store(root, db_path, progress=progress)
+            return index_store(root, db_path)
         with contextlib.closing(database.open_db(db_path)) as db:
             database.check_store(db, root, db_path)
             _ensure_views(db)
@@ -114,8 +109,8 @@ def index_paths(
                 run = Run.start(Path(root))
                 plan = plan_paths(db, run.root, paths)
                 if not plan.settings_changed:
-                    return _carry_out(db, run, plan, progress, repo)
-        return index_store(root, db_path, progress=progress)
+                    return _carry_out(db, run, plan, None, repo)
+        return index_store(root, db_path)
 
 
 def _ensure_views(db: database.IndexConnection) -> None:
@@ -232,13 +227,8 @@ def _read_and_write(db: database.IndexConnection, run: Run, plan: Plan, progress
 
 def _empty_tables(db: database.IndexConnection) -> None:
     fts.begin_rebuild(db)
-    memory_tags.clear(db)
-    for table in (
-        "memories",
-        "notes",
-        "problems",
-        "index_files",
-    ):  # not the gardener's: it settles again only what changed
+    # not the gardener's tables: it settles again only what changed
+    for table in ("memories", "memory_tags", "notes", "problems", "index_files"):
         db.execute(f"delete from {table}")
 
 
@@ -320,11 +310,11 @@ def _summary(
     """The run's figures and the problems now on record: all of them, or those of `paths`; its time since
     `started` (time.perf_counter)."""
     counts = dict(db.execute("select severity, count(*) from problems group by severity").fetchall())
-    select = "select path, line, severity, code, message from problems"
+    select = "select path, line, severity, code, message from problems where path = ?"
     if paths is None:
-        problems = [Problem(*row) for row in db.execute(f"{select} order by path, line, code")]
+        problems = recorded_problems(db)
     else:
-        problems = sorted(Problem(*row) for path in paths for row in db.execute(f"{select} where path = ?", (path,)))
+        problems = sorted(Problem(*row) for path in paths for row in db.execute(select, (path,)))
     return RunSummary(
         mode=mode,
         files_seen=seen,

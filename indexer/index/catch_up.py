@@ -1,17 +1,14 @@
 """Bringing an index in step quickly, for a reader that has little time: the session-start hook (SPEC 11).
 
-Comparing a whole store with its index stats every file: most of a second at 100,000 files, more than a hook may
-take. So it is done whole only for a small store (at most SMALL_FILES files), as `seamless status` does it. A
-larger store is looked at folder by folder: creating, deleting or renaming a file changes its folder's ctime, so a
-folder whose ctime is later than the last walk of the whole store (an index run that was not on given paths), and
-than the last time this module looked into it (each folder's ctime then, in `index_meta`), has changed since; only those folders'
-files are compared, and only while they hold at most CATCH_UP_FILES files. An edit in place of a file of a large
-store leaves its folder alone: a watcher (`seamless watch`, SPEC 9) or the next index run finds it. A live
-watcher keeps the index in step, so with one nothing is looked at.
+Comparing a whole store with its index stats every file, more than a hook may take on a large store. So it is done
+whole only for a small store (at most SMALL_FILES files), as `seamless status` does it. A larger store is looked at
+folder by folder: creating, deleting or renaming a file changes its folder's ctime, so only the folders whose ctime
+is later than the last walk of the whole store, and than the last time this module looked into them (`index_meta`),
+are compared, while they hold at most CATCH_UP_FILES files. An edit in place in a large store is left to a watcher
+or the next index run; with a live watcher nothing is looked at.
 
-What differs is indexed (an index run on those paths) unless it is more than MAX_PATHS files, another writer holds
-the index, or the store's settings changed (a run over the whole store): then the answer says the index is
-behind, for the reader to say so. Nothing here waits for a lock.
+What differs is indexed unless it is more than MAX_PATHS files, another writer holds the index, or the settings
+changed: then the answer says the index is behind, for the reader to say so. Nothing here waits for a lock.
 """
 
 import contextlib

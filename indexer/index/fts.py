@@ -61,12 +61,6 @@ def unindex_paths(conn: sqlite3.Connection, table: str, paths) -> None:
     )
 
 
-def clear(conn: sqlite3.Connection) -> None:
-    """Empty both FTS indexes (before every row of their tables is deleted)."""
-    for table in COLUMNS:
-        conn.execute(f"insert into {table}_fts ({table}_fts) values ('delete-all')")
-
-
 # FTS5 merges its segments as it goes (automerge, crisismerge); while every row is indexed anew
 # that merging is done again and again. Off during a rebuild, then one 'optimize' merge at the
 # end, into one segment (fastest to query; docs/performance.md).
@@ -82,7 +76,8 @@ def _configure(conn: sqlite3.Connection, settings: dict[str, int]) -> None:
 
 def begin_rebuild(conn: sqlite3.Connection) -> None:
     """Empty both FTS indexes and stop merging until `end_rebuild` (before every row is indexed anew)."""
-    clear(conn)
+    for table in COLUMNS:
+        conn.execute(f"insert into {table}_fts ({table}_fts) values ('delete-all')")
     _configure(conn, BULK)
 
 

@@ -1,9 +1,9 @@
 """`memory_tags`: each memory's tags, one row a tag, kept in step with `memories` by the indexer itself.
 
 The explorer's tags facet counts the whole table's tags from it in tag order (plugins/array_facet.py). Like the
-FTS indexes (fts.py), whatever writes `memories` calls `add_rows` after inserting, `remove_paths` before deleting
-and `clear` before deleting every row; no triggers, so a batch is one statement. The indexer stores each
-memory's tags as a JSON array of distinct strings.
+FTS indexes (fts.py), whatever writes `memories` calls `add_rows` after inserting and `remove_paths` before
+deleting; no triggers, so a batch is one statement. The indexer stores each memory's tags as a JSON array of
+distinct strings.
 """
 
 from indexer.sqlite import sqlite3
@@ -25,7 +25,3 @@ def remove_paths(conn: sqlite3.Connection, paths) -> None:
         "(select j.value, m.rowid from memories as m, json_each(m.tags) as j where m.path = ?)",
         ((p,) for p in paths),
     )
-
-
-def clear(conn: sqlite3.Connection) -> None:
-    conn.execute("delete from memory_tags")

@@ -1,21 +1,12 @@
-"""The store's git history in the index (SPEC section 10): `revisions`, one row per store file a commit changed.
+"""The store's git history in the index (SPEC section 10, docs/history.md): `revisions`, one row per store file a
+commit changed, and `revision_texts`, the text of every revision of a file that has more than one (the memory page
+diffs them without git).
 
-Brought up to date on every index run, reading only the commits not read before. The head last read is kept in
-`index_meta` (`revisions_head`): when HEAD is still there (one `git rev-parse`, `git.repo`), a run reads nothing
-more. Otherwise one `git log RECORDED...HEAD` gives both the new commits (HEAD's side) and those no longer in the
-history (the recorded head's side, after a reset or an amend): their rows go, the new ones come. A recorded head
-git no longer has, another work tree, or a full run reads the whole history again.
-
-Each row's `id` is the id of the file at that commit (for a deletion, of the file deleted), so a memory's
-revisions follow it through renames and moves, and a path that held another memory before keeps that memory's
-rows. Where the index holds that very file (its digest is git's blob id: the same bytes) the index's row says it;
-otherwise the file is read from git and its frontmatter's `id:` line taken (`rules.frontmatter_id`). A store
-imported in one commit costs no read of git's objects. A merge adds rows only for the files it wrote itself (its
-result differs from every parent); the commits it brought in have their own. `generation` orders the commits
-the same way on every clone: parents first.
-
-`revision_texts` holds the text of every revision of a memory or note that has more than one, so the explorer's
-memory page diffs them without running git; a store imported in one commit costs nothing there.
+Each run reads only the commits not read before: the head last read is kept in `index_meta`, and one
+`git log RECORDED...HEAD` gives the new commits and those no longer in the history (after a reset or an amend). A
+row's `id` is the id of the file at that commit, so a memory's revisions follow it through renames; it is taken
+from the index's row where that holds the very bytes (its digest is git's blob id), else from git. A merge adds rows
+only for the files it wrote itself. `generation` orders the commits alike on every clone: parents first.
 """
 
 import json

@@ -1,15 +1,10 @@
 """`seamless watch`: keep the index in step with the store as its files change, and say so in `index_watch`.
 
-watchfiles (the Rust notify crate: inotify, FSEvents, ReadDirectoryChangesW) reports changed paths in
-debounced batches; each batch is applied by its paths, in one transaction. Nothing is trusted blindly:
-
-- notify reports an overflow of the kernel's event queue as a rescan event with no path, which watchfiles
-  drops. A batch as large as the queue can hold may have lost events to it, so such a batch, and any error
-  of the watcher itself, is answered with an incremental run over the whole store, said on stderr;
-- a sweep (the fast no-op run over the whole store) every `sweep` seconds heals any event missed anyway;
-- a store folder that disappears is waited for, never indexed as an empty store.
-
-A heartbeat row in `index_watch` tells every reader that the index is being followed (sql/freshness.sql).
+watchfiles reports changed paths in debounced batches; each batch is applied by its paths, in one transaction.
+Nothing is trusted blindly: a batch as large as the kernel's event queue may have lost events to an overflow
+(which watchfiles drops), so it, and any error of the watcher itself, is answered with a run over the whole store;
+a sweep every `sweep` seconds heals any event missed anyway; a store folder that disappears is waited for, never
+indexed as an empty store. A heartbeat row in `index_watch` tells every reader the index is followed.
 """
 
 import contextlib

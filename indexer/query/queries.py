@@ -9,9 +9,8 @@ from indexer.sql import canned
 from indexer.sql.canned import PARAMS, QUERIES, RECALL_DEFAULT
 from indexer.sqlite import sqlite3
 
-# Connections opened here read the index through a memory map, as the explorer's do (plugins/read_only.py): a
-# recall reads a few hundred rows and FTS5 pages scattered over the file, and a read() per page cost a third of
-# it at 100,000 memories (docs/performance.md). The indexer never shrinks the file, so no mapped page is cut off.
+# The index is read through a memory map, here and in the explorer (plugins/read_only.py): a recall reads FTS5 pages
+# scattered over the file, a read() each. The indexer never shrinks the file, so no mapped page is cut off.
 MMAP_BYTES = 1 << 30
 
 

@@ -68,12 +68,10 @@ briefing_walk(briefing, briefing_project, budget, age_cutoff, id, updated, posit
     -- characters stays within the budget. The first that does not fit is the last step: it and everything
     -- after it are dropped for budget, even a shorter one that would still fit. Each step is a few index
     -- seeks, so the walk costs what the briefing holds, not what the store holds: in each scope (the
-    -- project's, the global one) the next memory after (w.updated, w.id) in briefing order is the first
-    -- at the same updated with a greater id, else the first below, each a seek on memories_project_newest
-    -- (project, updated DESC, id). One search `updated <= w.updated AND (updated < w.updated OR id > w.id)`
-    -- read and sorted every memory sharing w's updated at each step: 1,000 memories written on one day
-    -- made a briefing of 428 rows take 441 ms instead of 5 (docs/performance.md). Which memories compete
-    -- is briefing_memories' verdict alone: the four arms only choose the index range to look in.
+    -- project's, the global one) the next memory after (w.updated, w.id) is the first at the same updated
+    -- with a greater id, else the first below, each a seek on memories_project_newest (one search for both
+    -- read every memory sharing w's updated at each step). Which memories compete is briefing_memories'
+    -- verdict alone: the four arms only choose the index range to look in.
     -- It starts after the pinned memories, which always go in and count against the budget first.
     SELECT
         s.briefing, s.briefing_project, s.budget, s.age_cutoff, '', '~',

@@ -591,7 +591,7 @@ async def test_reads_go_through_a_memory_map(ds):
     mmap_size = await ds.get_database("seamless").execute_fn(
         lambda conn: conn.execute("pragma mmap_size").fetchone()[0]
     )
-    assert mmap_size == load_plugin("read_only").MMAP_BYTES > 0
+    assert mmap_size == queries.MMAP_BYTES > 0
 
 
 async def test_slow_query_is_interrupted(ds):

@@ -195,7 +195,7 @@ def _sync(store: Path | str, db_path: str | Path, remote: str | None) -> SyncRes
                 try:
                     changed = _restore(run)
                 except GitError as failed:
-                    held.keep()  # as if killed: the next sync (or write) clears what is left
+                    held.kept = True  # as if killed: the next sync (or write) clears what is left
                     raise SyncError(
                         f"{e}; the branch could not be put back ({failed}): the next sync finishes it"
                     ) from None

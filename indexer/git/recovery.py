@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from indexer import git
@@ -23,14 +24,11 @@ LOCKS = ("index.lock", "HEAD.lock", "ORIG_HEAD.lock", "MERGE_HEAD.lock", "config
 _held: dict[Path, int] = {}  # git folders this process has recorded itself in, with how deep
 
 
-class _Held:
-    """A record of this process in a git folder, which `keep` leaves behind as a killed process would."""
+@dataclass
+class Held:
+    """A record of this process in a git folder; `kept`: left behind, as a killed process would leave it."""
 
-    def __init__(self):
-        self.kept = False
-
-    def keep(self) -> None:
-        self.kept = True
+    kept: bool = False
 
 
 @contextlib.contextmanager
@@ -47,7 +45,7 @@ def running(git_dir: Path, merging: str | None = None):
             data["merging"] = merging
         record.write_text(json.dumps(data))  # killed while writing it, it is unreadable: before any git ran
     _held[git_dir] = depth + 1
-    held = _Held()
+    held = Held()
     try:
         yield held
     finally:

@@ -4,10 +4,7 @@ import contextlib
 import fcntl
 import itertools
 import os
-
-# the locks from `_thread`, what `threading`'s are: importing threading cost every command that opens the index
-# about 1 ms (docs/performance.md, "Start-up")
-from _thread import RLock, allocate_lock
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
@@ -233,13 +230,13 @@ class _Hold:
     """This process's hold of one lock file: threads take turns on `turn`; the POSIX lock is taken once."""
 
     def __init__(self):
-        self.turn = RLock()
+        self.turn = threading.RLock()
         self.depth = 0
         self.file: IO[str] | None = None
 
 
 _holds: dict[str, _Hold] = {}
-_holds_guard = allocate_lock()
+_holds_guard = threading.Lock()
 
 
 @contextlib.contextmanager

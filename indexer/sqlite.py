@@ -1,10 +1,7 @@
 """The one SQLite library every part of Seamless uses: `pysqlite3` when installed, else the standard library's.
 
-Datasette and sqlite-utils each use `pysqlite3` rather than `sqlite3` when it can be imported; the
-indexer, the bench and the tests pick the same one. One process must never open a file through two
-SQLite libraries: each keeps its own POSIX locks, and closing the file in one drops the other's.
-pyproject installs `pysqlite3-binary` (a current SQLite, whose FTS5 ranks faster) where it has wheels,
-Linux x86-64 (docs/development.md#sqlite).
+Datasette and sqlite-utils prefer `pysqlite3` too, and one process must never open a file through two SQLite
+libraries: each keeps its own POSIX locks, and closing the file in one drops the other's (docs/development.md#sqlite).
 """
 
 try:

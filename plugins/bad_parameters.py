@@ -1,11 +1,9 @@
 """A table page's parameter that Datasette cannot read is a 400 that says what is wrong, not a 500.
 
-Datasette 0.65 reads some parameters of a table or view page without checking them first: `_through`
-(JSON, the keys table, column and value, and a foreign key this index does not have), `col__in` and
-`col__notin` given as a JSON list, any `_facet*` given as JSON (a column name under "column" or "simple"), `_timelimit` and a view's `_next` (whole numbers), `_sort`/`_sort_desc`
-(a column that can be sorted on, not both). A fault there raised a bare exception, shown as a 500.
-When a page fails and one of those parameters is at fault, it is answered by Datasette's own error page
-or JSON, with status 400 and a sentence naming the parameter; any other failure stays a 500 (a bug).
+Datasette reads some parameters of a table or view page without checking them: `_through`, `col__in` and
+`col__notin` given as JSON, any `_facet*` given as JSON, `_timelimit` and a view's `_next`, `_sort`/`_sort_desc`.
+When a page fails and one of those is at fault, the answer is Datasette's own error page or JSON with status 400
+and a sentence naming the parameter; any other failure stays a 500 (a bug).
 """
 
 import json

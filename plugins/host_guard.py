@@ -1,13 +1,10 @@
 """Answer only requests addressed to this machine: a DNS rebinding page cannot read the explorer.
 
-A page on another site can point its own host name at 127.0.0.1 and then read what the explorer
-answers, as if it were the same site. Browsers send the name they asked for in `Host`, and the page's
-own site in `Origin` when it fetches from a script. So a request is refused (403) when its Host is not
-one the server was started for: localhost, 127.0.0.1, [::1], the interface it was bound to, and any name
-given with `seamless serve --allow-host`. A request with an Origin is refused unless the Origin is
-http(s) on one of those names too: the JSON API, the pages and /-/mcp alike (the MCP specification asks
-servers to validate Origin). Requests without Origin (curl, agents, the browser's own page loads) are not
-affected.
+A page on another site can point its own host name at 127.0.0.1 and read what the explorer answers. So a request
+whose `Host` is not one the server was started for (localhost, 127.0.0.1, [::1], the interface it was bound to, a
+name given with `seamless serve --allow-host`) is refused (403), and so is one with an `Origin` that is not http(s)
+on one of those names: the JSON API, the pages and /-/mcp alike (the MCP specification asks servers to validate
+Origin). Requests without Origin (curl, agents, a browser's own page loads) are not affected.
 """
 
 from urllib.parse import urlsplit

@@ -1,14 +1,9 @@
 """What changed between a superseded memory and its successor: a word-level diff, as a `word_diff` template filter.
 
-difflib compares the two texts line by line, then the changed lines word by word (words, runs of punctuation
-and runs of whitespace are the tokens); what only the old text has is in <del>, what only the new
-one has in <ins>, every token escaped. Templates pass the result through the bodies' sanitiser
-(`|sanitise`, plugins/markdown_bodies.py) like every body. The source text is compared, not the rendered
-markdown: a changed heading marker or link target shows as the characters that changed.
-
-The filter diffs off the event loop within the budget bodies are rendered in (indexer/query/page_budget.py): a
-body over its MAX_CHARS, or a pair slower than that (5,000 equal short lines take difflib
-seconds), is "too long to compare" (None), and other requests are answered meanwhile.
+difflib compares the two source texts line by line, then the changed lines word by word (words, runs of
+punctuation, runs of whitespace); what only the old text has is in <del>, what only the new one has in <ins>, every
+token escaped, and templates pass the result through the bodies' sanitiser. The diff runs off the event loop within
+the budget bodies are rendered in (indexer/query/page_budget.py): a text over it is "too long to compare" (None).
 """
 
 import difflib

@@ -1,12 +1,10 @@
 """`seamless import claude-code`: a Claude Code auto-memory folder brought into a store through the write path.
 
 Each topic file becomes a memory (`indexer.store.claude_code` says which), written with `source_session:
-import/claude-code` by `store_write.write_memory`; MEMORY.md becomes a note. Running it again writes
-nothing for what did not change (the write path answers `unchanged`, and commits a file that an earlier run
-killed midway wrote but did not commit) and updates in place what did. A
-file that cannot be read is skipped with the reason; the others are imported. Never overwritten: a memory
-of the same name that this import did not write, and a memory of its own that the store has since archived
-or superseded (it is not brought back while the file says the same).
+import/claude-code`; MEMORY.md becomes a note. Running it again writes nothing for what did not change (the write
+path answers `unchanged`) and updates in place what did. A file that cannot be read is skipped with the reason.
+Never overwritten: a memory of the same name this import did not write, and one of its own that the store has since
+archived or superseded (not brought back while the file says the same).
 """
 
 import json

@@ -1,14 +1,9 @@
-"""Git: the one place that runs the `git` command on a store (SPEC section 10).
+"""Git: the one place that runs the `git` command on a store (SPEC section 10; its modules: docs/development.md).
 
-This module runs git in a known environment (no prompt, no pager, C locale for messages we parse), turns a
-failure into one line, and says where a store sits in its work tree (`repo`) and which store files differ from
-the last commit (`uncommitted`). Its modules: `history` reads the commits and objects (for the revisions in the
-index), `commit` makes a write a commit, `driver_setup` registers the store's merge driver in a clone, `recovery`
-clears what a git command of ours left when it was killed.
-
-A layer above the store and below the index (every index run reads HEAD and the history): it imports only
-`indexer.store`. The write path's uses of git that need the index or the store's lock, the merge rules and
-`seamless sync`, are in `indexer.edit`.
+This module runs git in a known environment (no prompt, no pager, C locale for messages we parse), turns a failure
+into one line, and says where a store sits in its work tree (`repo`) and which store files differ from the last
+commit (`uncommitted`). Above the store and below the index (every index run reads HEAD and the history): it imports
+only `indexer.store`.
 """
 
 import os

@@ -15,7 +15,7 @@ import gc
 import os
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from indexer import git
@@ -60,6 +60,10 @@ class RunSummary:
             f"{self.warnings} warnings; {self.files_changed} changed, {self.files_deleted} deleted "
             f"of {self.files_seen} files ({self.mode}) in {self.seconds:.2f} s"
         )
+
+
+# what `index_runs` keeps of a run besides when it started
+RUN_COLUMNS = tuple(f.name for f in fields(RunSummary) if f.name not in ("problems", "unlisted", "gardener_behind"))
 
 
 def index_store(
@@ -180,9 +184,7 @@ def _carry_out(
         remember(db, plan, written.untrusted)
         database.set_meta(db, "store", database.store_root(run.root))
         mode = plan.mode if written.changed or plan.mode == "paths" else "no-op"
-        summary = _record(
-            db, run, plan, mode, written.files_changed, written.deleted, written.vanished, written.as_before
-        )
+        summary = _record(db, run, plan, mode, written)
         summary.gardener_behind = written.behind if written.changed else _gardener_behind(db)
         return summary
 
@@ -262,72 +264,43 @@ def _write_changes(db: database.IndexConnection, plan: Plan, writer, changed: bo
     return behind
 
 
-def _record(
-    db: database.IndexConnection,
-    run: Run,
-    plan: Plan,
-    mode: str,
-    changed: int,
-    deleted: int,
-    vanished: int = 0,
-    as_before: set[str] | None = None,
-) -> RunSummary:
-    """Sum up the run and add it to `index_runs`."""
+def _record(db: database.IndexConnection, run: Run, plan: Plan, mode: str, written: _Written) -> RunSummary:
+    """Sum up the run, with the problems on record it lists, and add it to `index_runs`."""
     # a full run reports every problem; a paths run those of the files it looked at; an incremental run
     # (a no-op too) those of the files and folders whose verdict it wrote anew: the others, `as_before` among
     # them (files read only to find their bytes the same, e.g. after a touch), were reported by an earlier run
     if plan.full:
-        paths = None
-    elif plan.fingerprints is None:
-        paths = set(plan.files) | set(plan.deleted)
-    else:
-        paths = {sf.path for sf in plan.stale} | plan.losers | set(plan.deleted)
-        paths |= {p.path for p in plan.folder_problems or ()} | ({SETTINGS_FILE} if plan.settings_changed else set())
-        paths -= as_before or set()
-    summary = _summary(db, mode, plan.seen - vanished, changed, deleted, paths, run.started)
-    db.execute(
-        "insert into index_runs (started, mode, files_seen, files_changed, files_deleted, memories, "
-        "notes, errors, warnings, seconds) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            run.started_at,
-            mode,
-            summary.files_seen,
-            summary.files_changed,
-            summary.files_deleted,
-            summary.memories,
-            summary.notes,
-            summary.errors,
-            summary.warnings,
-            summary.seconds,
-        ),
-    )
-    return summary
-
-
-def _summary(
-    db: database.IndexConnection, mode: str, seen: int, changed: int, deleted: int, paths: set[str] | None, started
-) -> RunSummary:
-    """The run's figures and the problems now on record: all of them, or those of `paths`; its time since
-    `started` (time.perf_counter)."""
-    counts = dict(db.execute("select severity, count(*) from problems group by severity").fetchall())
-    select = "select path, line, severity, code, message from problems where path = ?"
-    if paths is None:
         problems = recorded_problems(db)
     else:
+        if plan.fingerprints is None:
+            paths = set(plan.files) | set(plan.deleted)
+        else:
+            paths = {sf.path for sf in plan.stale} | plan.losers | set(plan.deleted)
+            paths |= {p.path for p in plan.folder_problems or ()} | (
+                {SETTINGS_FILE} if plan.settings_changed else set()
+            )
+            paths -= written.as_before
+        select = "select path, line, severity, code, message from problems where path = ?"
         problems = sorted(Problem(*row) for path in paths for row in db.execute(select, (path,)))
-    return RunSummary(
+    counts = dict(db.execute("select severity, count(*) from problems group by severity").fetchall())
+    summary = RunSummary(
         mode=mode,
-        files_seen=seen,
-        files_changed=changed,
-        files_deleted=deleted,
+        files_seen=plan.seen - written.vanished,
+        files_changed=written.files_changed,
+        files_deleted=written.deleted,
         memories=db.execute("select count(*) from memories").fetchone()[0],
         notes=db.execute("select count(*) from notes").fetchone()[0],
         errors=counts.get("error", 0),
         warnings=counts.get("warning", 0),
         problems=problems,
         unlisted=sum(counts.values()) - len(problems),
-        seconds=round(time.perf_counter() - started, 3),
+        seconds=round(time.perf_counter() - run.started, 3),
     )
+    db.execute(
+        f"insert into index_runs (started, {', '.join(RUN_COLUMNS)}) values (?{', ?' * len(RUN_COLUMNS)})",
+        (run.started_at, *(getattr(summary, column) for column in RUN_COLUMNS)),
+    )
+    return summary
 
 
 def recorded_problems(conn) -> list[Problem]:

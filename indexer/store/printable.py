@@ -1,8 +1,5 @@
-"""Store text printed on one line: its control characters shown escaped.
-
-A file named with a newline cannot print a second, forged line (a problem, a recall result), nor a terminal
-escape sequence hide one. Apart from problems.py, whose registry a command that only prints store text (recall,
-history, show) need not import.
+"""Store text printed on one line: its control characters shown escaped, so a file named with a newline cannot
+print a second, forged line, nor a terminal escape sequence hide one.
 """
 
 import re

@@ -10,7 +10,7 @@ purpose), so precision is over everything the gardener proposes. The description
 indexed as one project's memories and their vague-description proposals compared with the labels. Both are
 given for each split, in the order the fixture files first name them (`splits()`): a split added to the files is
 measured with no change here. Which splits the rules were written on, and which were measured once, is in
-docs/performance.md; `--splits` measures some only.
+docs/queries.md; `--splits` measures some only.
 
 With every split (or `--loso`), the pair rules are also measured leaving one split out at a time: their limits,
 and which rules are kept, chosen on the other splits and measured on the one left out (bench/gardener_loso.py).

@@ -323,6 +323,21 @@ def test_rows_written_in_many_small_batches_make_the_same_index_as_one_batch(tmp
     assert dump(tmp_path / "many.db") == dump(tmp_path / "fresh.db")
 
 
+def test_an_error_on_the_writer_thread_fails_the_run_and_leaves_the_index_as_it_was(tmp_path, monkeypatch):
+    root = generate_store(tmp_path / "store", files=30, seed=7)
+    index_store(root, tmp_path / "index.db", full=True)
+    before = dump(tmp_path / "index.db")
+    monkeypatch.setattr(writer, "BATCH", 3)
+
+    def failing(conn, after):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(writer, "_move_batch", failing)
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O error"):
+        index_store(root, tmp_path / "index.db", full=True)
+    assert dump(tmp_path / "index.db") == before
+
+
 def test_a_new_size_limit_judges_every_file_again(store):
     store.memory("chroma-boot-race", body="Wait for the heartbeat. " * 20)  # about 700 bytes
     store.index()

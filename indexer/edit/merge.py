@@ -261,19 +261,8 @@ def _appended(base: str, body: str) -> str | None:
 
 def whole_file_conflict(ours: bytes, theirs: bytes, why: str) -> bytes:
     """Both sides whole between git's conflict markers, the first marker saying why they were not merged."""
-
-    def ended(data: bytes) -> bytes:
-        return data if data.endswith(b"\n") or not data else data + b"\n"
-
-    return (
-        b"<<<<<<< ours ("
-        + why.encode("utf-8")
-        + b")\n"
-        + ended(ours)
-        + b"=======\n"
-        + ended(theirs)
-        + b">>>>>>> theirs\n"
-    )
+    mine, yours = (data if data.endswith(b"\n") or not data else data + b"\n" for data in (ours, theirs))
+    return b"<<<<<<< ours (%s)\n%s=======\n%s>>>>>>> theirs\n" % (why.encode("utf-8"), mine, yours)
 
 
 def run_driver(base: Path, ours: Path, theirs: Path, path: str) -> int:

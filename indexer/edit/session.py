@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer import git
 from indexer.edit import atomic
 from indexer.edit.write_input import WriteRefused, refusal
 from indexer.git.commit import Change, Committed, commit_leftover, commit_write
@@ -57,18 +56,13 @@ class Session:
         refuse an index built from another store."""
         try:
             if paths or not os.path.exists(self.db_path):
-                self.update_index(paths)
+                build.index_paths(self.root, self.db_path, paths)
             self.conn = sqlite3.connect(self.db_path)
             database.check_store(self.conn, self.root, self.db_path)
         except database.OtherStoreError as e:
             raise WriteRefused("other-store", str(e)) from None
         except (sqlite3.DatabaseError, OSError) as e:
             raise WriteRefused("index-error", f"cannot update the index at {self.db_path}: {e}") from None
-
-    def update_index(self, paths: list[str], repo: git.Repo | None = None) -> None:
-        """Bring the index in step for the files at `paths` (created, changed or deleted), in one transaction;
-        `repo`: where the store sits in its work tree, when the caller knows (else git is asked)."""
-        build.index_paths(self.root, self.db_path, paths, repo=repo)
 
     def close(self) -> None:
         if self.conn is not None:
@@ -143,7 +137,7 @@ class Session:
         """Commit the files just written (in a git work tree), then bring the index in step with them."""
         committed = commit_write(self.root, paths, change, bool(self.settings["git.commit"]), self.db_path)
         try:
-            self.update_index(paths, committed.repo)
+            build.index_paths(self.root, self.db_path, paths, repo=committed.repo)
         except (sqlite3.DatabaseError, OSError, database.OtherStoreError) as e:
             raise WriteRefused(
                 "index-error",

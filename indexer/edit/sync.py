@@ -120,19 +120,10 @@ def _commit(repo: git.Repo, paths: list[str], message: str) -> None:
 def hand_edited(repo: git.Repo) -> list[str]:
     """The store's files under memories/ and notes/ that differ from HEAD (new, changed or deleted), as
     work-tree paths; hidden files (a writer's temporary files) left out."""
-    out = repo.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *repo.pathspecs()).stdout
-    entries = out.split("\0")
-    paths, i = [], 0
-    while i < len(entries):
-        entry = entries[i]
-        i += 1
-        if len(entry) < 4:
-            continue
-        status, path = entry[:2], entry[3:]
-        if status[0] in "RC":  # a rename: the old path follows
-            paths.append(entries[i])
-            i += 1
-        paths.append(path)
+    out = repo.run(
+        "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", *repo.pathspecs()
+    ).stdout
+    paths = [entry[3:] for entry in out.split("\0") if len(entry) > 3]  # a rename: its old and its new path
     return [
         p for p in dict.fromkeys(paths) if not any(part.startswith(".") for part in p[len(repo.prefix) :].split("/"))
     ]

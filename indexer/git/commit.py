@@ -11,7 +11,7 @@ A commit that fails leaves the written files standing: the caller gets one warni
 import os
 import re
 import shlex
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from indexer import git
@@ -65,8 +65,7 @@ class Setup:
     failed: str | None = None  # why that commit was not made (its lines taken out again: the next sync commits them)
 
     def as_json(self) -> dict:
-        fields = {"driver": self.driver, "attributes": self.attributes, "commit": self.commit, "failed": self.failed}
-        return {key: value for key, value in fields.items() if value}
+        return {key: value for key, value in asdict(self).items() if value}
 
     def said(self) -> str:
         """What was set up, in one line."""

@@ -92,15 +92,10 @@ def index_store(
 def index_paths(
     root: Path | str, db_path: str | Path, paths: Iterable[str | Path], repo: git.Repo | None = None
 ) -> RunSummary:
-    """Bring the index in step for `paths` only (store-relative, or absolute inside `root`): each one
-    created, changed or deleted (a rename is both), a folder standing for every file under it.
-
-    The cross-file rules (duplicate ids and names, dangling links, cycles) come out as a run over
-    the whole store would settle them. The touched folders' fingerprints are left untrusted, so the
-    next walk looks into them again. A new index, or a change of the store's settings, makes this
-    a run over the whole store. Raises database.OtherStoreError for an index of another store.
-    `repo`: where the store sits in its git work tree, when the caller knows (a
-    write that just committed); else git is asked.
+    """Bring the index in step for `paths` only (store-relative, or absolute inside `root`; a folder stands for
+    every file under it), the cross-file rules settled as a run over the whole store would (docs/development.md).
+    Raises database.OtherStoreError for an index of another store. `repo`: where the store sits in its git work
+    tree, when the caller knows (a write that just committed); else git is asked.
     """
     with database.writer_lock(db_path), _no_gc():
         db_path = database.resolved(db_path)

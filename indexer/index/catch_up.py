@@ -180,16 +180,12 @@ def _weight(conn, root: Path, paths: list[str]) -> int:
 
 def _files_under(folder: Path, limit: int) -> int:
     """The markdown files under `folder`, counted up to `limit`."""
-    count, stack = 0, [folder]
-    while stack and count < limit:
-        with contextlib.suppress(OSError), os.scandir(stack.pop()) as entries:
-            for entry in entries:
-                if entry.name.startswith("."):
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
-                elif entry.name.endswith(".md"):
-                    count += 1
+    count = 0
+    for _, folders, files in os.walk(folder):  # symlinked folders are listed, not followed
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        count += sum(name.endswith(".md") and not name.startswith(".") for name in files)
+        if count >= limit:
+            break
     return count
 
 

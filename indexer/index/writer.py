@@ -10,16 +10,19 @@ order the files arrived in.
 import functools
 import operator
 from dataclasses import fields
+from typing import TYPE_CHECKING
 
 from indexer import sql
 from indexer.index import fts, memory_tags
-from indexer.index.background import Background
 from indexer.index.prepare import Prepared
 from indexer.store import crossfile
 from indexer.store.crossfile import Entry
 from indexer.store.parse import ParsedFile, read_store_file
 from indexer.store.problems import Problem
 from indexer.store.walk import StoreFile
+
+if TYPE_CHECKING:  # imported by the first run of more than one batch: concurrent.futures costs a write 10-20 ms
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 PROBLEM_COLUMNS = tuple(column.name for column in fields(Problem))  # Problem.row's columns
 FILE_COLUMNS = ("path", "type", "size", "mtime_ns", "ctime_ns", "digest")
@@ -148,14 +151,16 @@ class IndexWriter:
         self.link_ids: set[str] = set()
         self.unlinked_paths: set[str] = set()
         self.memory_row, self.note_row = row_of("memories"), row_of("notes")
-        self.background: Background | None = None  # started by the first full batch (a run of one batch: none)
+        # the writer thread, started by the first full batch (a run of one batch has none), and the batch it moves
+        self.background: ThreadPoolExecutor | None = None
+        self.moving: Future | None = None
 
     def __enter__(self) -> "IndexWriter":
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if self.background is not None:
-            self.background.close(cancel=exc_type is not None)
+            self.background.shutdown(cancel_futures=exc_type is not None)
 
     def forget(self, path: str) -> None:
         """Remove what the index holds for `path` (edited, deleted or vanished)."""
@@ -190,12 +195,8 @@ class IndexWriter:
             self._hand_over()
 
     def mtime(self, sf) -> int:
-        """The mtime to remember: -1 for a file too recent to trust (see build.RACY_NS).
-
-        Recent is both times: a file dated in the future (copied from a machine whose clock is ahead,
-        `touch -d`) but changed long enough ago is trusted by its ctime, which only the system sets; by
-        its mtime alone it was read again by every run until that future came.
-        """
+        """The mtime to remember: -1 for a file too recent to trust (see build.RACY_NS) by both times (a file dated
+        in the future but changed long ago is trusted by its ctime, which only the system sets)."""
         if min(sf.mtime_ns, sf.ctime_ns) >= self.racy_after:
             self.racy.append(sf)
             return -1
@@ -233,13 +234,15 @@ class IndexWriter:
         """Hand the pending deletes and batched rows to the writer thread (started, with its staging tables, the
         first time), while the next batch is read."""
         if self.background is None:
+            from concurrent.futures import ThreadPoolExecutor
+
             create_stages(self.db)
-            self.background = Background()
-        self.background.wait()  # the connection is free again
+            self.background = ThreadPoolExecutor(1, thread_name_prefix="seamless-fts")
+        self.wait()  # the connection is free again
         self._note_removed(self.forgotten)
         after = _write_batch(self.db, self.forgotten, self.rows)
         self._clear()
-        self.background.submit(lambda: _move_batch(self.db, after))
+        self.moving = self.background.submit(_move_batch, self.db, after)
 
     def _clear(self) -> None:
         self.forgotten.clear()
@@ -256,9 +259,10 @@ class IndexWriter:
                 self.unlinked_paths.add(path)
 
     def wait(self) -> None:
-        """Return once every batch handed over is written."""
-        if self.background is not None:
-            self.background.wait()
+        """Return once every batch handed over is written; raise what writing it raised."""
+        if self.moving is not None:
+            moving, self.moving = self.moving, None
+            moving.result()
 
     def finish(self) -> None:
         """Flush, settle the contested records, and recompute dangling links and cycles."""

@@ -34,6 +34,11 @@ DESCRIPTIONS = {
         "Gardener",
         "Proposals only, never acted on: stale stages and long-unchanged memories that could be archived.",
     ),
+    "gardener_groups": (
+        "The gardener's proposals by kind and project",
+        "How many proposals of each kind each project has, with the commands that dismiss a whole group and that "
+        "carry out a group of archive proposals (each shows what it will do, and acts with --yes).",
+    ),
     "overview": (
         "Overview",
         "The home page's cards: per project, and for global, the active and pinned memories, live stages by "

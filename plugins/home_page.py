@@ -10,6 +10,7 @@ out. `?as_of=` shows the store at another time, read as the CLI reads --as-of.
 
 import asyncio
 import json
+import shlex
 import time
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
@@ -94,8 +95,12 @@ async def window(datasette, section: str, as_of: str, skip: int, take: int) -> W
     else:
         found.size = size["unsettled"] + size["findings"] + size["later"] + size["archive"]
         await _proposals(datasette, run, size, found, take)
+    db = shlex.quote(datasette.get_database(DATABASE).path)
     for n, row in enumerate(found.rows, skip + 1):
         row.update(section_position=n, in_section=found.size)
+        for key in ("command", "dismiss"):  # exact: for this index, from whatever folder they are run
+            if row.get(key):
+                row[key] += f" --db {db}"
     return found
 
 
@@ -184,12 +189,27 @@ def section_url(datasette, section: str, as_of: str, page: int = 1, json_: bool 
     return datasette.urls.path("/-/needs-human" + (".json" if json_ else "")) + "?" + urlencode(query)
 
 
+async def proposal_groups(datasette, as_of: str) -> list[dict] | None:
+    """The proposals in groups of one kind and project, each counted, with the commands that answer it whole for
+    this index (the `gardener_groups` canned query); None when the time limit ran out first."""
+    try:
+        rows = await execute(datasette, QUERIES["gardener_groups"], {"as_of": as_of})
+    except QueryInterrupted:
+        return None
+    db = shlex.quote(datasette.get_database(DATABASE).path)
+    return [row | {key: row[key] and f"{row[key]} --db {db}" for key in ("dismiss", "archive")} for row in rows]
+
+
 async def needs_human(datasette, request):
     as_of = as_of_parameter(request)
     section, page, size = page_parameters(request)
-    found, state = await asyncio.gather(
-        window(datasette, section, as_of, (page - 1) * size, size), gardener_state(datasette)
+    found, state, groups = await asyncio.gather(
+        window(datasette, section, as_of, (page - 1) * size, size),
+        gardener_state(datasette),
+        proposal_groups(datasette, as_of) if section == "proposal" else asyncio.sleep(0, []),
     )
+    if groups is None:
+        found.left_out.append(over_time(datasette, "The proposals by kind and project"))
     pages = -(-found.size // size) if found.size else 1
     more = found.size is not None and page < pages
     if request.url_vars.get("format") == "json":
@@ -203,12 +223,15 @@ async def needs_human(datasette, request):
                 "gardener": state.get("line") or None,
                 "next": section_url(datasette, section, as_of, page + 1, json_=True, size=size) if more else None,
                 "rows": found.rows,
+                **({"groups": groups} if section == "proposal" else {}),
             }
         )
     name_others(found.rows, await names_of(datasette, found.rows))
     context = {
         "title": SECTIONS[section],
         "found": found,
+        "groups": groups,
+        "proposals": PROPOSALS,
         "gardener": state,
         "section": section,
         "sections": {name: section_url(datasette, name, as_of) for name in SECTIONS},

@@ -178,9 +178,11 @@ def test_the_cli_lists_proposals_with_their_command_and_json_ids(labelled):
     text = CliRunner().invoke(cli, ["gardener", "--as-of", AS_OF, "--db", str(db)])
     assert text.exit_code == 0, text.output
     lines = text.output.splitlines()
-    first = lines[0]
-    assert first.startswith("contradiction ") and "which is newer" in first  # what disagrees comes first
-    assert lines[1].startswith("  seamless write ") and lines[1].endswith(f"--db {db}")
+    assert lines[0].startswith("contradiction in ")  # what disagrees comes first, in groups of one kind and project
+    assert lines[1].startswith("  all ") and " --kind contradiction --project " in lines[1]  # a group's dismissal
+    assert "which is newer" in lines[2]
+    assert lines[3].startswith("    seamless write ") and lines[3].endswith(f"--db {db}")
+    assert lines[4].startswith("    seamless gardener dismiss ") and lines[4].endswith(f"--db {db}")
     data = json.loads(CliRunner().invoke(cli, ["gardener", "--as-of", AS_OF, "--json", "--db", str(db)]).output)
     assert {r["proposal"] for r in data} >= {"duplicate", "contradiction", "archive"}
     assert all(isinstance(r["ids"], list) and r["reason"] for r in data)

@@ -26,6 +26,8 @@ TOOLS = {
     "briefing": {"project", "as_of", "budget", "max_chars"},
     "recall": {"query", "project", "limit", "as_of", "all"},
     "history": {"memory", "project"},
+    "gardener_proposals": {"project", "kind", "limit", "offset"},
+    "gardener_dismiss": {"kind", "ids", "why"},
 }
 
 
@@ -174,6 +176,50 @@ async def test_a_session_scoped_to_a_project_writes_only_to_it_and_to_global(sto
     subjects = git(store.root, "log", "--format=%s", f"{head.strip()}..HEAD").splitlines()
     # the three writes, after the set-up commit of the store's merge driver that a clone's first write makes
     assert len(subjects) == 4 and subjects[-1].startswith("seamless git-setup:")
+
+
+async def test_an_agent_works_the_gardeners_queue_of_its_project(store):
+    """An agent reads each proposal of its session's project with both memories, acts on one with the call given,
+    and dismisses another: it is not listed again, and another project's proposals are not its to dismiss."""
+    store.write("seamless.toml", "[gardener]\nduplicates = true\n")
+    long = "Found when the night's backfill ran twice. " * 40
+    store.memory("queue-a", description="Backfills run at night through the batch queue", body=long)
+    store.memory(
+        "queue-b", description="Backfills run at night through the batch queue", updated="2026-07-12T18:00:00Z"
+    )
+    store.memory("old-stage", kind="stage", body="Status: done\n\nShipped.")
+    store.memory("old-tide", kind="stage", project="tidepool", body="Status: done\n\nShipped.")
+    store.index()
+    async with connected(store, "--project", "seamless", env={"SEAMLESS_MODEL": "claude-fable-5"}) as session:
+        found = await call(session, "gardener_proposals")
+        assert (found["project"], found["groups"], found["total"]) == ("seamless", {"duplicate": 1, "archive": 1}, 2)
+        duplicate, archive = found["proposals"]
+        older, newer = duplicate["memories"]
+        assert (older["name"], newer["name"]) == ("queue-a", "queue-b") and duplicate["ids"] == [
+            older["id"],
+            newer["id"],
+        ]
+        ((whole,),) = store.rows("select length(body) from memories where name = 'queue-a'")
+        assert older["body"].endswith(f"… [cut: {whole:,} characters in all]") and len(older["body"]) < 700
+        assert duplicate["actions"]["supersede"] == {
+            "tool": "memory_write",
+            "arguments": {"kind": "gotcha", "name": "queue-b", "description": newer["description"],
+                          "project": "seamless", "supersedes": older["id"]},
+        }  # fmt: skip
+        assert archive["actions"]["archive"]["arguments"]["memory"] == archive["ids"][0]
+        dismiss = duplicate["actions"]["dismiss"]
+        assert dismiss["tool"] == "gardener_dismiss" and dismiss["arguments"]["ids"] == duplicate["ids"]
+        done = await call(session, "gardener_dismiss", **dismiss["arguments"] | {"why": "two queues, one word"})
+        assert (done["action"], done["count"]) == ("dismissed", 1)
+        again = await call(session, "gardener_dismiss", **dismiss["arguments"] | {"why": "two queues, one word"})
+        assert again["action"] == "unchanged"
+        await call(session, archive["actions"]["archive"]["tool"], **archive["actions"]["archive"]["arguments"])
+        assert (await call(session, "gardener_proposals"))["total"] == 0
+        theirs = (await call(session, "gardener_proposals", project="tidepool"))["proposals"][0]
+        text = await refused(session, "gardener_dismiss", kind="archive", ids=theirs["ids"], why="not mine")
+        assert "outside-session" in text
+    (line,) = (store.root / "gardener/dismissed.jsonl").read_text().splitlines()
+    assert json.loads(line)["by"] == "claude-fable-5"
 
 
 async def test_the_briefing_is_the_hooks_markdown_with_ids_within_max_chars(store):

@@ -3,6 +3,7 @@
 (datasette.client), the real CLI (CliRunner)."""
 
 import json
+import shlex
 
 import pytest
 from click.testing import CliRunner
@@ -71,9 +72,10 @@ def explorer(audited):
     return started_explorer(audited)
 
 
-def shown(row: dict) -> dict:
-    """A row as the window gives it: needs_human's, less its place in the whole list."""
-    return {key: value for key, value in row.items() if key != "position"}
+def shown(row: dict, db) -> dict:
+    """A row as the window gives it: needs_human's, less its place in the whole list, its commands for the index."""
+    found = {key: value for key, value in row.items() if key != "position"}
+    return found | {key: found[key] and f"{found[key]} --db {shlex.quote(str(db))}" for key in ("command", "dismiss")}
 
 
 async def test_every_window_is_needs_human_s_rows(audited, explorer):
@@ -81,7 +83,7 @@ async def test_every_window_is_needs_human_s_rows(audited, explorer):
     for as_of in ("2026-05-01", "2026-09-01", AS_OF):
         whole = needs_human(db, as_of=normalize(as_of))
         for section in SECTIONS:
-            rows = [shown(r) for r in whole if r["section"] == section]
+            rows = [shown(r, db) for r in whole if r["section"] == section]
             assert rows or section in ("concurrent", "fork"), section  # (at a past as_of, forks are still listed)
             for size in (1, 3, 20):
                 read = []
@@ -194,11 +196,15 @@ def test_needs_human_prints_the_whole_list_and_as_json(audited):
         "  concurrent-edit 01K0000000000000000000QQQ1 [gotcha] queue-lock (fleet): edited on two hosts" in result.stdout
     )
     assert "  memories/gates/broken.md: line 1: missing-description: description is required" in result.stdout
-    assert result.stdout.count("\n") == len(whole) + len({r["section"] for r in whole})
+    commands = sum(bool(r["command"]) + bool(r["dismiss"]) for r in whole)  # a line each, under its proposal
+    assert result.stdout.count("\n") == len(whole) + len({r["section"] for r in whole}) + commands
     rows = json.loads(runner.invoke(cli, ["needs-human", "--db", str(db), "--json"]).stdout)
-    assert rows == whole and [r["position"] for r in rows] == list(range(1, len(rows) + 1))
+    assert rows == [{"position": r["position"]} | shown(r, db) for r in whole]  # (the commands for --db)
+    assert [r["position"] for r in rows] == list(range(1, len(rows) + 1))
+    assert all(r["dismiss"].endswith(f"--why '...' --db {db}") for r in rows if r["proposal"] == "vague-description")
     past = json.loads(runner.invoke(cli, ["needs-human", "--db", str(db), "--json", "--as-of", "2026-05-01"]).stdout)
-    assert past == needs_human(db, as_of="2026-05-01T00:00:00Z") and past != rows
+    then = needs_human(db, as_of="2026-05-01T00:00:00Z")
+    assert past == [{"position": r["position"]} | shown(r, db) for r in then] and past != rows
     assert runner.invoke(cli, ["needs-human", "--db", str(db), "--as-of", "soon"]).exit_code == 2
 
 

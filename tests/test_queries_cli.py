@@ -207,7 +207,7 @@ def test_a_bad_as_of_is_a_bad_parameter(seamless, value):
 
 def test_canned_queries_take_exactly_their_parameters():
     assert set(queries.QUERIES) == {
-        *("briefing", "briefing_ledger", "recall", "history", "gardener"),
+        *("briefing", "briefing_ledger", "recall", "history", "gardener", "gardener_groups"),
         *("overview", "needs_human", "store_life"),  # the people pages (docs/pages.md)
         "attribution",  # the store's history (docs/history.md)
     }

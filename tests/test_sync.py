@@ -450,8 +450,8 @@ def test_git_setup_registers_the_driver_once(tmp_path):
     (a,) = fleet(tmp_path, hosts=1)
     done = a.cli("git-setup", str(a.store))
     assert done.returncode == 0
-    assert done.stdout.splitlines()[1:] == [".gitattributes: memories/**/*.md merge=seamless; notes/**/*.md merge=seamless",
-                                            "committed .gitattributes"]  # fmt: skip
+    assert done.stdout.splitlines()[1:] == [".gitattributes: memories/**/*.md merge=seamless; notes/**/*.md merge=seamless; "
+                                            "gardener/dismissed.jsonl merge=union", "committed .gitattributes"]  # fmt: skip
     assert git(a.top, "log", "--format=%s") == "seamless git-setup: merge memories and notes field by field\n"
     again = a.cli("git-setup", str(a.store))
     assert (again.returncode, again.stdout) == (0, "")

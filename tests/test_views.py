@@ -290,9 +290,10 @@ def test_supersession_history_of_the_written_store(written_db):
 def test_gardener_proposals_are_the_gardener_now(db):
     rows = view(db, "select * from gardener_proposals")
     as_of = rows[0]["as_of"] if rows else now()
-    for row in rows:  # the CLI gives `ids` as a list and completes a command with its --db
+    for row in rows:  # the CLI gives `ids` as a list and completes the commands with its --db
         row["ids"] = json.loads(row["ids"])
-        row["command"] = row["command"] and f"{row['command']} --db {db}"
+        for key in ("command", "dismiss"):
+            row[key] = row[key] and f"{row[key]} --db {db}"
     assert rows == cli_json("gardener", "--as-of", as_of, "--db", str(db))
 
 

@@ -199,7 +199,7 @@ def _updated(s: Session, existing: OnDisk, content: Content, now: str, old: _Sup
         **({"tags": content.tags} if content.tags is not None else {}),
         **{key: value for key, value in meta.items() if value is not None},
     }
-    data = _edited(existing.data, fields, content.body)
+    data = edited(existing.data, fields, content.body)
     expected = {k: v for k, v in fields.items() if k != "tags"} | {"id": record["id"]}
     if content.tags is not None:
         expected["tags"] = json.dumps(content.tags, ensure_ascii=False)
@@ -255,7 +255,7 @@ def _write(s: Session, new: _Draft, old: _Superseded | None) -> None:
     it. Both are checked before either is written; killed in between, the same command completes it."""
     if old:
         stamp = {"invalid_at": new.valid_from, "superseded_by": new.id}
-        old.stamped = _edited(old.file.data, stamp, None)
+        old.stamped = edited(old.file.data, stamp, None)
         s.check(old.row["path"], old.stamped, stamp, old.file.problems)
     s.write(new.path, new.data, create=new.created)
     atomic.crash_point("replacement")
@@ -356,7 +356,8 @@ def _supersede_done(s: Session, ref: str, project: str | None, scope: str | None
 # Changing a memory: append, archive, delete
 
 
-def _edited(data: bytes, fields: dict, body: str | None, order=MEMORY_ORDER) -> bytes:
+def edited(data: bytes, fields: dict, body: str | None, order=MEMORY_ORDER) -> bytes:
+    """A file's bytes with the frontmatter `fields` set (and the body, unless None), every other byte kept."""
     try:
         doc = Document.from_bytes(data)
         for key, value in fields.items():
@@ -381,7 +382,7 @@ def _change(
         assert record is not None  # on_disk refuses a file the indexer does not read
         changes = fields(record)
         body = body_of(record["body"]) if body_of else None
-        new_data = _edited(found.data, changes, body)
+        new_data = edited(found.data, changes, body)
         s.check(row["path"], new_data, changes | ({"body": body} if body is not None else {}), found.problems)
         s.write(row["path"], new_data, create=False)
         change = Change(COMMIT_ACTIONS[action], record["name"], row["id"], record["project"])
@@ -512,7 +513,7 @@ def update_note(root, db_path, path: str, body: str | bytes) -> Written:
             return Written(
                 record["id"], path, record["project"], "active", "unchanged", title=record["title"], committed=committed
             )
-        data = _edited(found.data, {"updated": timestamps.now()}, body, NOTE_ORDER)
+        data = edited(found.data, {"updated": timestamps.now()}, body, NOTE_ORDER)
         s.check(path, data, {"title": record["title"], "body": body}, found.problems, note=True)
         s.write(path, data, create=False)
         atomic.crash_point("replacement")

@@ -130,6 +130,8 @@ def status(store: Path, db_path: str):
     lines += [f"deleted: {p}" for p in found.deleted]
     if found.settings_changed:
         lines.append("changed: seamless.toml (the settings the index holds differ)")
+    if found.dismissals_changed:
+        lines.append("changed: gardener/dismissed.jsonl (the dismissals the index holds differ)")
     try:
         uncommitted = sorted(git.uncommitted(store))  # the store files git holds differently from the last commit
     except git.GitError as e:

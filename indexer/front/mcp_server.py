@@ -5,6 +5,7 @@ Each tool calls the same library function as the matching CLI command and return
 The SDK keeps standard output for JSON-RPC alone while it serves.
 """
 
+import json
 import os
 from pathlib import Path
 
@@ -16,7 +17,9 @@ from indexer.edit.write_input import WriteRefused
 from indexer.front.hook import MAX_CHARS, MIN_CHARS
 from indexer.query import projects, queries
 from indexer.query.briefing_text import briefing_markdown, briefing_within
+from indexer.sql.canned import ANSWERABLE
 from indexer.sqlite import sqlite3
+from indexer.store import rules
 from indexer.store.timestamps import normalize
 
 INSTRUCTIONS = """A Seamless memory store: durable knowledge for agents, one markdown file per memory.
@@ -26,7 +29,9 @@ Write with memory_write (a new memory; the same name updates it in place; `super
 that stopped being true), memory_append, memory_archive, memory_delete (only for what was never true) and
 note_write (long artifacts). Writes without a project land in this session's project; a session with a project
 writes only to it and to global (project "global"). A project the store has no memory or note of is refused as a
-likely typo, naming the closest; new_project: true begins one on purpose."""
+likely typo, naming the closest; new_project: true begins one on purpose.
+Tidy with gardener_proposals (what the gardener proposes: read both memories, then supersede, archive, or dismiss with
+gardener_dismiss)."""
 
 
 def build_server(store: Path | str, db_path: str | Path, project: str | None = None) -> MCPServer:
@@ -150,6 +155,47 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
         )
 
     @server.tool()
+    def gardener_proposals(
+        project: str | None = None, kind: str | None = None, limit: int = 10, offset: int = 0
+    ) -> dict:
+        """What the gardener proposes to tidy in this session's project (`project`: another, or `global`): memories
+        that contradict or duplicate each other, vague descriptions, stale memories to archive. Use it when asked to
+        tidy or review the store's memories, or when two memories you read seem to say one thing or to disagree. The
+        gardener matches words, not meaning, so some proposals are wrong: read both memories (each with its
+        description and the start of its body), decide, then make one of the calls it gives: `supersede`
+        (memory_write keeping the newer, replacing the older), `rewrite` (memory_write with a description an agent
+        can act on), `archive` (memory_archive), or `dismiss` (gardener_dismiss, saying why it is fine as it is: it is
+        not proposed again while both memories stay as they are). `groups` counts each kind; `kind` lists one;
+        `limit` (at most 50) and `offset` page through them."""
+        from indexer import gardener  # here: the one tool that reads the gardener's proposals
+
+        where = project or session_project
+        if not where or not 1 <= limit <= 50 or offset < 0:
+            raise ToolError("give `project` (this session has none), limit from 1 to 50 and offset 0 or more")
+        conn = known(index(), where)
+        rows = [r for r in _read(lambda: gardener.proposals(conn)) if (r["project"] or "global") == scope_of(where)]
+        rows = [r for r in rows if r["proposal"] in ANSWERABLE]
+        groups = {p: n for p in ANSWERABLE if (n := sum(r["proposal"] == p for r in rows))}
+        rows = [r for r in rows if kind in (None, r["proposal"])]
+        memories = {
+            m["id"]: m for m in queries.rows(conn, _MEMORIES, (json.dumps([i for r in rows for i in r["ids"]]),))
+        }
+        page = [_for_agent(r, [memories[i] for i in r["ids"]]) for r in rows[offset : offset + limit]]
+        more = offset + limit < len(rows)
+        return {"project": scope_of(where), "groups": groups, "total": len(rows), "proposals": page,
+                "next_offset": offset + limit if more else None}  # fmt: skip
+
+    @server.tool()
+    def gardener_dismiss(kind: str, ids: list[str], why: str) -> dict:
+        """Dismiss one of the gardener's proposals (its kind and ids, as gardener_proposals lists it) that is wrong or
+        not worth acting on, saying why in one line: kept in the store (gardener/dismissed.jsonl, in git), it is not
+        proposed again while its memories keep their `updated`. Dismissing one twice changes nothing."""
+        from indexer.edit import gardener_acts  # here: as the gardener, imported by the tools that use it
+
+        by = os.environ.get("SEAMLESS_MODEL") or "an agent (seamless mcp)"
+        return call(gardener_acts.dismiss, kind, ids, why, by=by)
+
+    @server.tool()
     def history(memory: str, project: str | None = None) -> list[dict]:
         """A memory's supersession chain (memory: an id or a name), oldest first, with its current truth."""
         conn = known(index(), project)
@@ -164,6 +210,42 @@ def build_server(store: Path | str, db_path: str | Path, project: str | None = N
             raise ToolError(str(e)) from None
 
     return server
+
+
+BODY_CHARS = 600  # of each memory's body that gardener_proposals gives
+_MEMORIES = """select id, name, kind, description, project, updated, body from memories
+    where id in (select value from json_each(?))"""
+
+
+def scope_of(project: str) -> str:
+    return rules.scope(project) or "global"
+
+
+def _for_agent(row: dict, memories: list[dict]) -> dict:
+    """A proposal as an agent works it: its memories, oldest first, each body cut to BODY_CHARS (saying so), and the
+    exact calls that answer it."""
+    for m in memories:
+        body = m["body"] or ""
+        m["body"] = body if len(body) <= BODY_CHARS else f"{body[:BODY_CHARS]}… [cut: {len(body):,} characters in all]"
+        m["project"] = m["project"] or "global"
+    oldest, newest = memories[0], memories[-1]
+    actions: dict[str, dict] = {}
+    if row["proposal"] in ("duplicate", "contradiction"):
+        keep = {key: newest[key] for key in ("kind", "name", "description", "project")}
+        actions["supersede"] = _call("memory_write", **keep, supersedes=oldest["id"])
+    elif row["proposal"] == "vague-description":
+        said = "<what an agent needs to act on it>"
+        actions["rewrite"] = _call("memory_write", kind=oldest["kind"], name=oldest["name"], description=said,
+                                   project=oldest["project"])  # fmt: skip
+    else:
+        actions["archive"] = _call("memory_archive", memory=oldest["id"], project=oldest["project"])
+    actions["dismiss"] = _call("gardener_dismiss", kind=row["proposal"], ids=row["ids"], why="<why it stays as it is>")
+    return {"proposal": row["proposal"], "reason": row["reason"], "ids": row["ids"], "memories": memories,
+            "actions": actions}  # fmt: skip
+
+
+def _call(tool: str, **arguments) -> dict:
+    return {"tool": tool, "arguments": arguments}
 
 
 def known(conn: sqlite3.Connection, project: str | None) -> sqlite3.Connection:

@@ -1,6 +1,8 @@
 """`seamless needs-human`: the whole list of what needs a human, as the explorer's home page lists it
 (docs/pages.md), after the settle `seamless gardener` runs first too."""
 
+import shlex
+
 import click
 
 from indexer.front.console import connect, echo_json, echo_line, scope
@@ -26,6 +28,10 @@ def needs_human(as_of, as_json, db_path):
     connect(db_path).close()  # a clear error when there is no index
     settle_first(db_path)
     rows = rows_of(db_path, as_of=as_of)
+    for row in rows:  # a proposal's commands, for this index
+        for key in ("command", "dismiss"):
+            if row[key] and db_path != DEFAULT_DB:
+                row[key] += " --db " + shlex.quote(db_path)
     if as_json:
         echo_json(rows)
         return
@@ -41,5 +47,8 @@ def needs_human(as_of, as_json, db_path):
             echo_line(f"  {what}{row['detail']}")
         else:
             echo_line(f"  {what}{row['id']} [{row['kind']}] {row['name']} ({scope(row['project'])}): {row['detail']}")
+            for command in (row["command"], row["dismiss"]):
+                if command:
+                    echo_line(f"    {command}")
     sections = {row["section"] for row in rows}
     click.echo(f"{len(rows)} to look at, in {len(sections)} of {len(SECTIONS)} sections", err=True)

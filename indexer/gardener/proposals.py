@@ -1,5 +1,5 @@
 """The gardener's proposals as the CLI and MCP give them (SPEC sections 4 and 12): the `gardener` canned query's rows
-with `ids` as a list and the suggested command completed with the index it should update; how current the findings
+with `ids` as a list and the suggested commands completed with the index they should update; how current the findings
 are, as one sentence (the CLI's and the explorer's); and the hints for a memory just written."""
 
 import contextlib
@@ -22,13 +22,14 @@ def _rows(conn_or_db, sql: str, params) -> list[dict]:
 
 
 def proposals(conn_or_db, as_of: str | None = None, db_path: str | None = None) -> list[dict]:
-    """Every proposal at `as_of` (None: now), in the gardener's order; a command gains `--db db_path` unless that is
-    the default index."""
+    """Every proposal at `as_of` (None: now), in the gardener's order; its commands (the act, the dismissal) gain
+    `--db db_path` unless that is the default index."""
     rows = _rows(conn_or_db, canned.QUERIES["gardener"], {"as_of": as_of or ""})
     for row in rows:
         row["ids"] = json.loads(row["ids"]) if row["ids"] else []
-        if row["command"] and db_path and db_path != DEFAULT_DB:
-            row["command"] += " --db " + shlex.quote(str(db_path))
+        for key in ("command", "dismiss"):
+            if row[key] and db_path and db_path != DEFAULT_DB:
+                row[key] += " --db " + shlex.quote(str(db_path))
     return rows
 
 

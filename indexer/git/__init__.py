@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from indexer.store.dismissals import FILE as DISMISSALS
+
 if TYPE_CHECKING:  # imported where git is run: `seamless check` imports this module and runs no git
     import subprocess
 
@@ -173,8 +175,9 @@ class Repo:
         return top_path[len(self.prefix) :] if top_path.startswith(self.prefix) else None
 
     def pathspecs(self) -> list[str]:
-        """The store's own folders, memories/ and notes/, as pathspecs from the top of the work tree."""
-        return [f"{self.prefix}memories", f"{self.prefix}notes"]
+        """The store's own files, memories/ and notes/ and the gardener's dismissals, as pathspecs from the top of the
+        work tree."""
+        return [f"{self.prefix}memories", f"{self.prefix}notes", f"{self.prefix}{DISMISSALS}"]
 
     def run(self, *args: str, **kwargs) -> "subprocess.CompletedProcess":
         """`run` at the top of the work tree (paths relative to the top)."""

@@ -1,5 +1,6 @@
 """Registering the store's merge driver in a clone (SPEC section 10): `.gitattributes` at the store's root names
-it for memories and notes (committed, so every clone has it), and the clone's `.git/config` holds its command.
+it for memories and notes (committed, so every clone has it), and the clone's `.git/config` holds its command; the
+same file has git's own union merge keep both sides' lines of the gardener's dismissals.
 `seamless git-setup`, `seamless sync` and a clone's first `seamless write` do it."""
 
 import shlex
@@ -7,6 +8,7 @@ import sys
 from pathlib import Path
 
 from indexer import git
+from indexer.store.dismissals import FILE as DISMISSALS
 
 DRIVER = "seamless"  # merge=seamless in .gitattributes, merge.seamless.* in the clone's configuration
 CONFIG_KEY = f"merge.{DRIVER}.driver"
@@ -14,6 +16,8 @@ ATTRIBUTES = (
     "# seamless: memories and notes merge field by field (seamless git-setup; docs/sync.md)",
     f"memories/**/*.md merge={DRIVER}",
     f"notes/**/*.md merge={DRIVER}",
+    "# seamless: the gardener's dismissals keep every host's lines (git's union merge; SPEC 12)",
+    f"{DISMISSALS} merge=union",
 )
 SETUP_MESSAGE = "seamless git-setup: merge memories and notes field by field"
 

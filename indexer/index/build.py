@@ -19,10 +19,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from indexer import git
-from indexer.index import database, fts, revisions
+from indexer.index import database, dismissed, fts, revisions
 from indexer.index.plan import Plan, folders_as_before, plan_paths, plan_store, remember
 from indexer.sql import views
-from indexer.store import timestamps
+from indexer.store import dismissals, timestamps
 from indexer.store.problems import Problem
 from indexer.store.settings import FILE as SETTINGS_FILE
 from indexer.store.walk import FolderFds, StoreFile
@@ -159,6 +159,7 @@ class _Written:
     vanished: int = 0  # gone between the plan and the read
     untrusted: set[str] = field(default_factory=set)  # folders to look into again on the next walk
     behind: bool = False  # the gardener's findings left to a settle of their own
+    dismissals_read: bool = False  # the gardener's dismissals, read again (indexer/index/dismissed.py)
 
 
 def _carry_out(
@@ -174,11 +175,14 @@ def _carry_out(
             written = _Written(as_before=folders_as_before(db, plan))
         else:
             written = _read_and_write(db, run, plan, progress)
+        written.dismissals_read = dismissed.update(db, run.root, plan.full, run.racy_after)  # if they changed
+        if written.dismissals_read and not written.changed:  # (a change of the index's content too)
+            database.next_generation(db)
         # the store's git history, in the same transaction; after the rows, whose digests give ids
         revisions.update(db, run.root, plan.max_bytes, full=plan.full, repo=repo)
         remember(db, plan, written.untrusted)
         database.set_meta(db, "store", database.store_root(run.root))
-        mode = plan.mode if written.changed or plan.mode == "paths" else "no-op"
+        mode = plan.mode if written.changed or written.dismissals_read or plan.mode == "paths" else "no-op"
         summary = _record(db, run, plan, mode, written)
         summary.gardener_behind = written.behind if written.changed else _gardener_behind(db)
         return summary
@@ -275,6 +279,8 @@ def _record(db: database.IndexConnection, run: Run, plan: Plan, mode: str, writt
                 {SETTINGS_FILE} if plan.settings_changed else set()
             )
             paths -= written.as_before
+        if written.dismissals_read:
+            paths.add(dismissals.FILE)
         select = "select path, line, severity, code, message from problems where path = ?"
         problems = sorted(Problem(*row) for path in paths for row in db.execute(select, (path,)))
     counts = dict(db.execute("select severity, count(*) from problems group by severity").fetchall())

@@ -17,7 +17,7 @@ DATABASE = "seamless"  # the index's name in the explorer: its URLs, metadata.ym
 
 # bump when schema.sql, fts.py or a rule changes: an older index gets the new parts on open, and its next
 # run reads every file (its rows and problems were made by older rules)
-SCHEMA_VERSION = 20  # what each version brought: `git log -L '/^SCHEMA_VERSION/,+1:indexer/index/database.py'`
+SCHEMA_VERSION = 21  # what each version brought: `git log -L '/^SCHEMA_VERSION/,+1:indexer/index/database.py'`
 _savepoints = itertools.count()
 # PRAGMA application_id of every index (the bytes "SEAM"): a SQLite file without it is not ours, unless it is
 # an index made before it was set (our user_version and bookkeeping tables), which is stamped when next written

@@ -8,7 +8,7 @@ did not (a `touch`, or one stored as too recent to trust) is in step.
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer.index import plan
+from indexer.index import dismissed, plan
 from indexer.store.settings import load_settings
 from indexer.store.walk import FolderFds, walk_folders
 
@@ -21,10 +21,11 @@ class Drift:
     changed: list[str]
     deleted: list[str]
     settings_changed: bool
+    dismissals_changed: bool = False  # gardener/dismissed.jsonl, since the index read it
 
     @property
     def in_step(self) -> bool:
-        return not (self.new or self.changed or self.deleted or self.settings_changed)
+        return not (self.new or self.changed or self.deleted or self.settings_changed or self.dismissals_changed)
 
 
 def drift(root: Path, conn) -> Drift:
@@ -44,6 +45,7 @@ def drift(root: Path, conn) -> Drift:
         changed=changed,
         deleted=sorted(known.keys() - files.keys()),
         settings_changed=dict(conn.execute("select key, value from settings")) != settings,
+        dismissals_changed=dismissed.changed(conn, root),
     )
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from indexer.index import database, freshness
 from indexer.index.build import RunSummary, index_paths, index_store
 from indexer.store import timestamps
+from indexer.store.dismissals import FILE as DISMISSALS
 from indexer.store.settings import FILE as SETTINGS_FILE
 from indexer.store.walk import FOLDERS
 
@@ -373,6 +374,9 @@ def relevant_paths(root: Path, paths) -> tuple[set[str], bool]:
         rel = os.path.relpath(path, root).replace(os.sep, "/")
         if rel == SETTINGS_FILE:
             settings = True
+            continue
+        if rel == DISMISSALS:  # every run reads it again when it changed
+            found.add(rel)
             continue
         parts = rel.split("/")
         if parts[0] not in FOLDERS or any(part.startswith(".") for part in parts):

@@ -9,6 +9,7 @@ one; views and other callers can fill it differently (see `compose`). No Dataset
 
 from collections.abc import Callable, Iterator, Mapping
 
+from indexer.sql import expand
 from indexer.sql import source as sql_source
 
 # '' means "not given" (that is how Datasette sends a missing parameter): as_of '' is now. A date or a
@@ -92,10 +93,12 @@ LIFE_PARAMS = f"SELECT {AS_OF} AS as_of, :by AS by, coalesce(:project, '') AS sc
 OVERVIEW_COLUMNS = """project, active, pinned, stages_open, stages_in_progress, stages_blocked, changed_7d, memories,
     notes, errors, warnings, as_of"""
 NEEDS_HUMAN_COLUMNS = """position, section, section_position, in_section, id, path, kind, name, description, project,
-    stage_status, updated, detail, proposal, ids, settled, changed_since"""
+    stage_status, updated, detail, proposal, ids, command, dismiss, settled, changed_since"""
 ATTRIBUTION_COLUMNS = "by, who, written, superseded, archived, refuted, median_days_to_superseded"
 GARDENER_COLUMNS = """proposal, id, kind, name, description, project, stage_status, updated, idle_days, reason, path, ids,
     command, settled, changed_since, as_of, rank"""  # (rank: the kind's place in the gardener's order)
+# each proposal with the command that dismisses it (shared.sql; NULL for a kind no dismissal answers)
+GARDENER_SELECT = f"{GARDENER_COLUMNS}, DISMISS_COMMAND(proposal, ids) AS dismiss"
 # the gardener's order: whether its findings are settled, then what disagrees, what is said twice, what says nothing,
 # what is stale, and what the fleet left for a person; each kind oldest first, then by the memories involved
 # (needs_human.sql lists its proposals the same way; gardener_findings.rank is a finding's place in it)
@@ -114,6 +117,20 @@ PROPOSAL_RANK = (
     + f"\n    ELSE {len(PROPOSAL_ORDER)} END"
 )
 FINDINGS = ("contradiction", "duplicate", "vague-description")  # what gardener_findings holds, by its rank
+ANSWERABLE = (*FINDINGS, "archive")  # what a dismissal answers (store/dismissals.py; shared.sql's DISMISS_COMMAND)
+# The gardener's proposals that a dismissal answers, in groups of one kind and project, counted, each with the commands
+# that answer it whole (`seamless gardener`, the explorer's proposals): in the gardener's order, the largest first
+GARDENER_GROUPS = """SELECT proposal, project, count(*) AS proposals,
+    'seamless gardener dismiss ' || (SELECT store FROM gardener_settings) || ' --kind ' || proposal || ' --project '
+        || SHELL_QUOTE(project) || ' --why ''...''' AS dismiss,
+    CASE proposal WHEN 'archive' THEN 'seamless gardener archive ' || (SELECT store FROM gardener_settings)
+        || ' --project ' || SHELL_QUOTE(project) END AS archive
+FROM (
+    SELECT proposal, coalesce(project, 'global') AS project, rank FROM gardener_found_valid
+    UNION ALL SELECT 'archive', coalesce(project, 'global'), 4 FROM gardener_candidates
+)
+GROUP BY proposal, project
+ORDER BY min(rank), proposals DESC, project"""
 # The gardener's runs (gardener.sql), in its order: the canned query is their compound, which SQLite merges as it
 # reads each in order (ORDER BY rank, updated, ids: ids start with `id`, and `updated` is never '')
 GARDENER_RUNS = tuple(f"gardener_run_{run}" for run in ("unsettled", "current", "archive", "forks", "concurrent"))
@@ -203,9 +220,10 @@ _QUERIES = {
         "gardener_params",
         GARDENER_PARAMS,
         ["gardener"],
-        "\nUNION ALL\n".join(f"SELECT {GARDENER_COLUMNS} FROM {run}" for run in GARDENER_RUNS)
+        "\nUNION ALL\n".join(f"SELECT {expand(GARDENER_SELECT)} FROM {run}" for run in GARDENER_RUNS)
         + "\nORDER BY rank, updated, ids",
     ),
+    "gardener_groups": lambda: compose("gardener_params", GARDENER_PARAMS, ["gardener"], expand(GARDENER_GROUPS)),
     "overview": lambda: compose(
         "overview_params",
         OVERVIEW_PARAMS,
@@ -237,7 +255,7 @@ QUERIES = Composed(_QUERIES)
 # needs_human's order, without ordering the rest. Each takes :as_of; a window :skip and :take. A section other than
 # the proposals: its size, and a window of its rows; the proposals: their runs' sizes, and a window of each run.
 NEEDS_HUMAN_PAGE_COLUMNS = """section, id, path, kind, name, description, project, stage_status, updated, detail, proposal,
-    ids, settled, changed_since"""
+    ids, command, dismiss, settled, changed_since"""
 _PAGE_CORES = ["gardener", "problem_scope", "needs_human", "needs_human_page"]
 
 
@@ -337,6 +355,7 @@ PARAMS = {
     "recall": ("q", "project", "limit", "as_of", "all"),
     "history": ("id", "project"),
     "gardener": ("as_of",),
+    "gardener_groups": ("as_of",),
     "overview": ("as_of",),
     "needs_human": ("as_of",),
     "store_life": ("as_of", "by", "project"),

@@ -16,7 +16,8 @@ gardener_settings AS MATERIALIZED (  -- once, not once per memory
         s.stale_days,
         s.stale_memories,
         strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, printf('-%d days', s.stale_stage_days)) AS stage_cutoff,
-        strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, printf('-%d days', s.stale_days)) AS stale_cutoff
+        strftime('%Y-%m-%dT%H:%M:%SZ', p.as_of, printf('-%d days', s.stale_days)) AS stale_cutoff,
+        SHELL_QUOTE((SELECT value FROM index_meta WHERE key = 'store')) AS store  -- as its commands name it
     FROM gardener_params AS p, (
         SELECT
             (SELECT value FROM settings WHERE key = 'gardener.stale_stage_days') AS stale_stage_days,
@@ -44,13 +45,14 @@ gardener_candidate_rows AS (
 ),
 
 gardener_candidates AS (
-    -- each with its row (CROSS JOIN keeps that order: SQLite does not reorder it)
+    -- each with its row (CROSS JOIN keeps that order: SQLite does not reorder it), unless a dismissal holds for it
     SELECT
         g.*, m.id, m.kind, m.name, m.description, m.project, m.stage_status, m.updated, m.path, c.gateless_stage,
         CAST(julianday(g.as_of) - julianday(m.updated) AS INTEGER) AS idle_days
     FROM gardener_settings AS g
     CROSS JOIN gardener_candidate_rows AS c
     CROSS JOIN memories AS m ON m.rowid = c.candidate
+    WHERE NOT DISMISSED('archive', json_array(m.id))
 ),
 
 gardener_state AS MATERIALIZED (
@@ -94,11 +96,11 @@ gardener_found AS (
 ),
 
 gardener_found_valid AS (
-    -- the finding's own memory (`id`: its first)
+    -- the finding's own memory (`id`: its first), unless a dismissal holds for it
     SELECT f.*, m.id, m.kind, m.name, m.description, m.project, m.stage_status, m.updated, m.path
     FROM gardener_found AS f
     JOIN memories AS m ON m.id = json_extract(f.ids, '$[0]')
-    WHERE f.current
+    WHERE f.current AND NOT DISMISSED(f.proposal, f.ids)
 ),
 
 gardener_found_proposals AS (
@@ -125,7 +127,7 @@ gardener_found_proposals AS (
         f.path, f.ids,
         -- the write that keeps the newest as it is and supersedes the oldest with it (docs/writing.md)
         CASE WHEN f.proposal IN ('duplicate', 'contradiction') THEN
-            'seamless write ' || SHELL_QUOTE((SELECT value FROM index_meta WHERE key = 'store'))
+            'seamless write ' || (SELECT store FROM gardener_settings)
             || ' --project ' || SHELL_QUOTE(coalesce(n.project, 'global')) || ' --kind ' || SHELL_QUOTE(n.kind)
             || ' --name ' || SHELL_QUOTE(n.name) || ' --description ' || SHELL_QUOTE(n.description)
             || ' --supersedes ' || SHELL_QUOTE(f.id)
@@ -178,7 +180,8 @@ gardener_archive AS (
         END AS reason,
         path,
         json_array(id) AS ids,
-        NULL AS command, NULL AS settled, NULL AS changed_since
+        'seamless archive ' || store || ' ' || id AS command,
+        NULL AS settled, NULL AS changed_since
     FROM gardener_candidates
 ),
 

@@ -14,7 +14,8 @@
 --             gardener's `concurrent-edit`)
 -- Each row says its place in its section and how many the section holds (`section_position`, `in_section`),
 -- so a page can show the first few and the count. A finding says when it was settled and how many memories
--- changed since (`settled`, `changed_since`).
+-- changed since (`settled`, `changed_since`). A proposal gives the command that acts on it (`command`: the supersede or
+-- the archive) and the one that dismisses it (`dismiss`, its reason left to say).
 --
 -- A fragment: CTEs ending in `needs_human`, placed after
 --     WITH RECURSIVE gardener_params(as_of) AS (...), <gardener.sql>, <problem_scope.sql>,
@@ -24,7 +25,7 @@ needs_human_stages AS (
         'stage' AS section, m.id, m.path, m.kind, m.name, m.description, coalesce(m.project, 'global') AS project,
         m.stage_status, m.updated,
         printf('Status: %s · Gate: human', m.stage_status) AS detail,
-        m.stage_status <> 'blocked' AS rank_in_section, NULL AS proposal, NULL AS ids
+        m.stage_status <> 'blocked' AS rank_in_section, NULL AS proposal, NULL AS ids, NULL AS command, NULL AS dismiss
     FROM gardener_params AS p
     CROSS JOIN memories AS k INDEXED BY memories_human_stages  -- (the rows of those valid at T only)
         ON k.kind = 'stage' AND k.stage_gate = 'human' AND k.stage_status IN ('open', 'in_progress', 'blocked')
@@ -49,7 +50,8 @@ needs_human_section_proposal AS (
         2 AS section_order, 'proposal' AS section, id, path, kind, name, description,
         coalesce(project, 'global') AS project, stage_status, updated, reason AS detail,
         CASE proposal WHEN 'unsettled' THEN 0 WHEN 'contradiction' THEN 1 WHEN 'duplicate' THEN 2 WHEN 'vague-description' THEN 3 WHEN 'archive' THEN 4 WHEN 'supersession-fork' THEN 5 WHEN 'concurrent-edit' THEN 6
-    ELSE 7 END AS rank_in_section, proposal, ids, settled, changed_since, NULL AS error_path
+    ELSE 7 END AS rank_in_section, proposal, ids, command, DISMISS_COMMAND(proposal, ids) AS dismiss, settled,
+        changed_since, NULL AS error_path
     FROM gardener
     WHERE proposal NOT IN ('supersession-fork', 'concurrent-edit')  -- their own sections, below
 ),
@@ -57,21 +59,24 @@ needs_human_section_proposal AS (
 needs_human_section_error AS (
     SELECT 3 AS section_order, 'error' AS section, NULL AS id, path, NULL AS kind, NULL AS name, message AS description,
         project, NULL AS stage_status, NULL AS updated, printf('line %d: %s', line, code) AS detail,
-        n AS rank_in_section, NULL AS proposal, NULL AS ids, NULL AS settled, NULL AS changed_since, path AS error_path
+        n AS rank_in_section, NULL AS proposal, NULL AS ids, NULL AS command, NULL AS dismiss, NULL AS settled,
+        NULL AS changed_since, path AS error_path
     FROM needs_human_errors
 ),
 
 needs_human_section_fork AS (
     SELECT 4 AS section_order, 'fork' AS section, id, path, kind, name, description,
         coalesce(project, 'global') AS project, NULL AS stage_status, updated, reason AS detail, 0 AS rank_in_section,
-        'supersession-fork' AS proposal, ids, NULL AS settled, NULL AS changed_since, path AS error_path
+        'supersession-fork' AS proposal, ids, NULL AS command, NULL AS dismiss, NULL AS settled, NULL AS changed_since,
+        path AS error_path
     FROM gardener_forks
 ),
 
 needs_human_section_concurrent AS (
     SELECT 5 AS section_order, 'concurrent' AS section, id, path, kind, name, description,
         coalesce(project, 'global') AS project, NULL AS stage_status, updated, reason AS detail, 0 AS rank_in_section,
-        'concurrent-edit' AS proposal, ids, NULL AS settled, NULL AS changed_since, NULL AS error_path
+        'concurrent-edit' AS proposal, ids, NULL AS command, NULL AS dismiss, NULL AS settled, NULL AS changed_since,
+        NULL AS error_path
     FROM gardener_concurrent
 ),
 
@@ -90,8 +95,8 @@ needs_human AS (
         row_number() OVER whole AS position,
         row_number() OVER section_order AS section_position,
         count(*) OVER (section_order ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS in_section,
-        section, id, path, kind, name, description, project, stage_status, updated, detail, proposal, ids, settled,
-        changed_since
+        section, id, path, kind, name, description, project, stage_status, updated, detail, proposal, ids, command,
+        dismiss, settled, changed_since
     FROM needs_human_sorted
     WINDOW
         section_order AS (PARTITION BY section_order ORDER BY rank_in_section, error_path, coalesce(updated, ''), id, ids),

@@ -17,12 +17,18 @@ needs_human_proposal_size AS (
     SELECT
         (SELECT count(*) FROM gardener_unsettled) AS unsettled,
         CASE WHEN (SELECT as_of_epoch FROM gardener_settings) >= (SELECT since FROM needs_human_latest)
-            THEN (SELECT count(*) FROM gardener_findings WHERE EXISTS (SELECT 1 FROM gardener_settings))
-            ELSE (SELECT count(*) FROM gardener_findings WHERE since <= (SELECT as_of_epoch FROM gardener_settings))
+            THEN (SELECT count(*) FROM gardener_findings AS found
+                WHERE EXISTS (SELECT 1 FROM gardener_settings) AND NOT DISMISSED(PROPOSAL_OF(found.rank), found.ids))
+            ELSE (SELECT count(*) FROM gardener_findings AS found WHERE since <= (SELECT as_of_epoch FROM gardener_settings)
+                AND NOT DISMISSED(PROPOSAL_OF(found.rank), found.ids))
         END AS findings,
         CASE WHEN (SELECT as_of_epoch FROM gardener_settings) >= (SELECT since FROM needs_human_latest) THEN 0
             ELSE (SELECT count(*) FROM gardener_found_valid WHERE later) END AS later,
-        (SELECT count(*) FROM gardener_candidate_rows) AS archive
+        (SELECT count(*) FROM gardener_candidate_rows) - (  -- less those a dismissal holds for, counted from them
+            SELECT count(DISTINCT m.rowid) FROM gardener_dismissed AS x CROSS JOIN memories AS m ON m.id = x.ids ->> 0
+            WHERE x.kind = 'archive' AND DISMISSED('archive', x.ids)
+                AND m.rowid IN (SELECT candidate FROM gardener_candidate_rows)
+        ) AS archive
 ),
 
 needs_human_latest AS MATERIALIZED (
@@ -32,7 +38,7 @@ needs_human_latest AS MATERIALIZED (
 
 needs_human_unsettled AS (
     SELECT 'proposal' AS section, id, path, kind, name, description, project, stage_status, updated, reason AS detail,
-        proposal, ids, settled, changed_since
+        proposal, ids, command, NULL AS dismiss, settled, changed_since
     FROM gardener_unsettled
 ),
 
@@ -40,11 +46,12 @@ needs_human_findings AS (
     -- :take findings from the :skip-th on of those valid throughout T, in the gardener's order: picked from the
     -- index alone, then read (their memories, reason and command) for those few
     SELECT 'proposal' AS section, f.id, f.path, f.kind, f.name, f.description, coalesce(f.project, 'global') AS project,
-        f.stage_status, f.first_updated AS updated, f.reason AS detail, f.proposal, f.stored_ids AS ids, f.settled,
-        f.changed_since
+        f.stage_status, f.first_updated AS updated, f.reason AS detail, f.proposal, f.stored_ids AS ids, f.command,
+        DISMISS_COMMAND(f.proposal, f.stored_ids) AS dismiss, f.settled, f.changed_since
     FROM gardener_found_proposals AS f
     WHERE f.finding IN (
-        SELECT rowid FROM gardener_findings WHERE since <= (SELECT as_of_epoch FROM gardener_settings)
+        SELECT found.rowid FROM gardener_findings AS found WHERE since <= (SELECT as_of_epoch FROM gardener_settings)
+            AND NOT DISMISSED(PROPOSAL_OF(found.rank), found.ids)
         ORDER BY rank, updated, ids LIMIT :take OFFSET :skip
     )
     ORDER BY f.rank, f.first_updated, f.stored_ids
@@ -53,20 +60,21 @@ needs_human_findings AS (
 needs_human_findings_sorted AS (
     -- the first :take findings when some are valid for only part of T: those valid throughout it as above, and
     -- every other one, sorted together
-    SELECT section, id, path, kind, name, description, project, stage_status, updated, detail, proposal, ids, settled,
-        changed_since
+    SELECT section, id, path, kind, name, description, project, stage_status, updated, detail, proposal, ids, command,
+        DISMISS_COMMAND(proposal, ids) AS dismiss, settled, changed_since
     FROM (
         SELECT 'proposal' AS section, f.id, f.path, f.kind, f.name, f.description,
             coalesce(f.project, 'global') AS project, f.stage_status, f.first_updated AS updated, f.reason AS detail,
-            f.proposal, f.stored_ids AS ids, f.settled, f.changed_since, f.rank
+            f.proposal, f.stored_ids AS ids, f.command, f.settled, f.changed_since, f.rank
         FROM gardener_found_proposals AS f
         WHERE f.finding IN (
-            SELECT rowid FROM gardener_findings WHERE since <= (SELECT as_of_epoch FROM gardener_settings)
+            SELECT found.rowid FROM gardener_findings AS found WHERE since <= (SELECT as_of_epoch FROM gardener_settings)
+                AND NOT DISMISSED(PROPOSAL_OF(found.rank), found.ids)
             ORDER BY rank, updated, ids LIMIT :take
         )
         UNION ALL
         SELECT 'proposal', f.id, f.path, f.kind, f.name, f.description, coalesce(f.project, 'global'), f.stage_status,
-            f.updated, f.reason, f.proposal, f.ids, f.settled, f.changed_since, f.rank
+            f.updated, f.reason, f.proposal, f.ids, f.command, f.settled, f.changed_since, f.rank
         FROM gardener_found_proposals AS f
         WHERE f.later
     )
@@ -77,7 +85,8 @@ needs_human_findings_sorted AS (
 needs_human_archive AS (
     -- :take archive proposals from the :skip-th on
     SELECT 'proposal' AS section, id, path, kind, name, description, coalesce(project, 'global') AS project,
-        stage_status, updated, reason AS detail, proposal, ids, settled, changed_since
+        stage_status, updated, reason AS detail, proposal, ids, command, DISMISS_COMMAND(proposal, ids) AS dismiss,
+        settled, changed_since
     FROM gardener_archive
     ORDER BY coalesce(updated, ''), id, ids
     LIMIT :take OFFSET :skip

@@ -248,3 +248,17 @@ CREATE TABLE IF NOT EXISTS gardener_pending (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     id TEXT NOT NULL
 );
+
+-- The gardener's dismissals: the lines of the store's gardener/dismissed.jsonl (indexer/store/dismissals.py), read
+-- again by every run that finds the file changed (indexer/index/dismissed.py). A proposal of `kind` with `ids` (JSON
+-- text, as the gardener's proposals write them) is not listed while each memory keeps its `updated` here (shared.sql)
+CREATE TABLE IF NOT EXISTS gardener_dismissed (
+    line INTEGER PRIMARY KEY,     -- its line in the file
+    kind TEXT NOT NULL,
+    ids TEXT NOT NULL,
+    updated TEXT NOT NULL,        -- JSON object: each memory's id -> its `updated` when dismissed
+    why TEXT NOT NULL,
+    by TEXT NOT NULL,
+    at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS gardener_dismissed_proposal ON gardener_dismissed (kind, ids);

@@ -93,6 +93,12 @@ RULES = (
     Rule("bad-settings", ERROR, "`seamless.toml` cannot be read, or a value is not a whole number (defaults are used)"),
     Rule("unknown-setting", WARNING, "`seamless.toml` names a key that does not exist (ignored)"),
     Rule(
+        "bad-dismissal",
+        WARNING,
+        "a line of `gardener/dismissed.jsonl` is not a dismissal (JSON with kind, ids, updated, why, by, at): that line "
+        "is not read, the others count",
+    ),
+    Rule(
         "more-warnings",
         WARNING,
         "a file with over 20 warnings: the first 20 are listed, and this one counts the rest by code",

@@ -3,6 +3,7 @@ the active memories of the write's project, then global. An unknown or ambiguous
 listed. X is found in the index and then read again from its file, under the store's lock."""
 
 import contextlib
+import difflib
 import os
 
 from indexer.edit.session import OnDisk, Session
@@ -86,8 +87,6 @@ def _unknown(s: Session, name: str, project: str | None) -> str:
     where = f" in project {project!r} or global" if project is not None else ""
     inactive = s.rows("select * from memories where name = ? and status != 'active'", (name,))
     names = [r["name"] for r in s.rows("select distinct name from memories where status = 'active'")]
-    import difflib  # here: only a name not found asks
-
     close = difflib.get_close_matches(name, names, n=5, cutoff=0.6)
     message = f"no active memory is named {name!r}{where}"
     if inactive:

@@ -25,7 +25,9 @@ from indexer.edit.write_input import (
     within_session,
     written_body,
 )
+from indexer.gardener import hints
 from indexer.git.commit import Change, Committed
+from indexer.query.similar import similar_memories
 from indexer.store import rules, timestamps
 from indexer.store.rules import ULID_TEXT
 
@@ -277,11 +279,7 @@ def _written_memory(
     """What a memory write did, with the similar memories of a new one and the gardener's hints."""
     similar = []
     if new.created and not old:
-        from indexer.query.similar import similar_memories
-
         similar = similar_memories(s.conn, new.id)
-    from indexer.gardener import hints
-
     return Written(
         new.id,
         new.path,

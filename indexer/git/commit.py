@@ -11,6 +11,7 @@ A commit that fails leaves the written files standing: the caller gets one warni
 import os
 import re
 import shlex
+import subprocess
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -316,8 +317,6 @@ class TreeMaker:
     one git process for every folder of a commit. Use as a context manager."""
 
     def __init__(self, cwd: str | Path):
-        import subprocess
-
         pipe = subprocess.PIPE
         self.child = git.popen(cwd, "mktree", "-z", "--batch", stdin=pipe, stdout=pipe, stderr=pipe)
 

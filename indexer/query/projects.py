@@ -2,6 +2,8 @@
 becomes a project, and a read that names an unknown project says so (SPEC 8). The write path, init, the hook, the
 read commands and the MCP tools all ask here."""
 
+import difflib
+
 LISTED = 20  # projects named in a sentence; the rest are counted
 
 # A project is a store's when a memory (of any status) or a note names it
@@ -27,8 +29,6 @@ def unknown(conn, project: str | None) -> str | None:
     scope = (project or "").strip()  # global as rules.scope reads it; the reads that ask here do without its import
     if scope in ("", "global") or has(conn, scope):
         return None
-    import difflib  # only for a project the store does not have
-
     projects = every(conn)
     close = difflib.get_close_matches(scope, projects, n=1, cutoff=0.6)
     listed = ", ".join(projects[:LISTED]) + (f", and {len(projects) - LISTED} more" if len(projects) > LISTED else "")

@@ -61,6 +61,8 @@ def commands(store: Path, db: Path, written: Path, written_db: Path) -> dict[str
         "show": ([SEAMLESS, "show", "chroma-boot-race", *db_], b""),
         "status": ([SEAMLESS, "status", store, *db_], b""),
         "check": ([SEAMLESS, "check", store], b""),
+        "needs-human": ([SEAMLESS, "needs-human", *db_], b""),
+        "gardener": ([SEAMLESS, "gardener", *db_], b""),
         "hook session-start": (
             [SEAMLESS, "hook", "session-start", "--store", store, *db_, "--project", "seamless"],
             json.dumps(event).encode(),
@@ -72,6 +74,7 @@ def commands(store: Path, db: Path, written: Path, written_db: Path) -> dict[str
             ],
             b"",
         ),
+        "recall --help": ([SEAMLESS, "recall", "--help"], b""),
         "--help": ([SEAMLESS, "--help"], b""),
         "import click": ([sys.executable, "-c", "import click"], b""),
     }

@@ -185,6 +185,7 @@ def test_history_shows_a_dangling_link(store):
 def test_gardener_lists_proposals(seamless):
     out = run(seamless, "gardener", "--as-of", "2027-08-01").output
     assert "archive" in out and "[stage] recall-eval" in out and "no-secrets" not in out
+    assert "1 proposal in 1 group; nothing was changed" in out
     rows = json.loads(run(seamless, "gardener", "--as-of", "2027-08-01", "--json").output)
     assert {r["name"] for r in rows} == {"recall-eval"}  # the stale stage; long-unchanged memories are off by default
     assert all(r["proposal"] == "archive" and r["reason"] for r in rows)

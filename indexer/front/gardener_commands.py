@@ -84,7 +84,9 @@ def gardener(ctx, as_of, proposal, project, as_json, db_path):
                 if command:
                     echo_line(f"    {command}")
     click.echo(
-        f"{len(rows)} proposals in {len(groups)} groups; nothing was changed (the gardener only proposes)", err=True
+        f"{len(rows)} proposal{'s' * (len(rows) != 1)} in {len(groups)} group{'s' * (len(groups) != 1)}; "
+        "nothing was changed (the gardener only proposes)",
+        err=True,
     )
 
 

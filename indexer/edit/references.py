@@ -7,7 +7,7 @@ import difflib
 import os
 
 from indexer.edit.session import OnDisk, Session
-from indexer.edit.write_input import WriteRefused
+from indexer.edit.write_input import WriteRefused, within_session
 from indexer.sqlite import sqlite3
 from indexer.store import rules
 from indexer.store.rules import ULID_TEXT
@@ -94,6 +94,14 @@ def _unknown(s: Session, name: str, project: str | None) -> str:
     if close:
         message += "; did you mean: " + ", ".join(close)
     return message
+
+
+def target(s: Session, ref: str, project: str | None, within: str | None, active: bool = True) -> tuple[dict, OnDisk]:
+    """The index row of the memory `ref` names and its file as it is now, refused unless a session of `within`
+    may write it (SPEC 8)."""
+    row = resolve(s, ref, project, active)
+    within_session(row["project"], within, describe(row))
+    return row, on_disk(s, row, active)
 
 
 def on_disk(s: Session, row: dict, active: bool) -> OnDisk:

@@ -22,7 +22,6 @@ from indexer.edit.write_input import (
     known_project,
     project_scope,
     text_of,
-    within_session,
     written_body,
 )
 from indexer.gardener import hints
@@ -118,7 +117,7 @@ def write_memory(
             retried = _supersede_done(s, supersedes, project, scope, name, content)
             if retried:  # a retry of a supersede that was done: answered before anything is written
                 return retried
-            old = _to_supersede(s, supersedes, project, within)
+            old = _Superseded(*references.target(s, supersedes, project, within))  # X, found again on disk
         existing = _named(s, scope, name, folder, old)
         if existing and existing.record and not old and content.equals(existing.record):  # a retry: nothing written
             return _unchanged(s, existing, scope)
@@ -156,13 +155,6 @@ class _Superseded:
     row: dict
     file: OnDisk
     stamped: bytes = b""
-
-
-def _to_supersede(s: Session, ref: str, project: str | None, within: str | None) -> _Superseded:
-    """X, the active memory a supersede replaces, found and read again from its file."""
-    row = references.resolve(s, ref, project)
-    within_session(row["project"], within, describe(row))
-    return _Superseded(row, references.on_disk(s, row, active=True))
 
 
 def _named(s: Session, scope: str | None, name: str, folder: str, old: _Superseded | None) -> OnDisk | None:
@@ -373,9 +365,7 @@ def _change(
     """Edit one existing active memory: `fields(record)` are the frontmatter changes, `body_of(body)` the new body."""
     with session(root, db_path) as s:
         s.open_index([])
-        row = references.resolve(s, memory, project)
-        within_session(row["project"], within, describe(row))
-        found = references.on_disk(s, row, active=True)
+        row, found = references.target(s, memory, project, within)
         record = found.record
         assert record is not None  # on_disk refuses a file the indexer does not read
         changes = fields(record)
@@ -417,9 +407,7 @@ def delete_memory(root, db_path, memory: str, project: str | None = None, within
     """Remove a memory's file (for what was never true), refused when another memory's superseded_by names it."""
     with session(root, db_path) as s:
         s.open_index([])
-        row = references.resolve(s, memory, project, active=False)
-        within_session(row["project"], within, describe(row))
-        references.on_disk(s, row, active=False)
+        row, _ = references.target(s, memory, project, within, active=False)
         pointing = s.rows("select * from memories where superseded_by = ?", (row["id"],))
         if pointing:
             raise WriteRefused(

@@ -1,11 +1,7 @@
-"""`seamless sync`: many hosts share one store through an ordinary git remote (SPEC section 10, docs/sync.md).
-
-One sync commits what was changed by hand under memories/ and notes/, fetches, merges the remote branch
-(a merge commit, never a rebase; the merge driver of `indexer.edit.merge` merges each file changed on both
-sides, and the file-level rules are applied here), brings the index in step and pushes, trying again when
-another host pushed first. It never force-pushes, never leaves a conflict marker in a store file and never
-leaves the repository mid-merge: when it cannot finish, the branch is put back as it was and SyncError
-says why in one line. A sync killed half way is finished off by the next one.
+"""`seamless sync`: many hosts share one store through an ordinary git remote (SPEC section 10, docs/sync.md; what
+one sync does is the command's help, indexer/front/fleet.py). The merge driver (`indexer.edit.merge`) merges each
+file changed on both sides; the rules for whole files are applied here, in the merge commit. A sync killed half way
+is finished off by the next one.
 """
 
 import contextlib

@@ -40,16 +40,12 @@ def _markers(lines: list[bytes]) -> tuple[int, int] | None:
         return begins[0], ends[0]
     if len(begins) > 1 or len(ends) > 1:
         where = ", ".join(str(n + 1) for n in sorted(begins + ends))
-        return _refuse(f"{len(begins)} begin and {len(ends)} end markers (lines {where}): keep one block")
+        raise BlockError(f"{len(begins)} begin and {len(ends)} end markers (lines {where}): keep one block")
     if not ends:
-        return _refuse(f"a begin marker on line {begins[0] + 1} but no {END.decode()} line")
+        raise BlockError(f"a begin marker on line {begins[0] + 1} but no {END.decode()} line")
     if not begins:
-        return _refuse(f"an end marker on line {ends[0] + 1} but no {BEGIN.decode()} line")
-    return _refuse(f"the end marker (line {ends[0] + 1}) comes before the begin marker (line {begins[0] + 1})")
-
-
-def _refuse(message: str):
-    raise BlockError(message)
+        raise BlockError(f"an end marker on line {ends[0] + 1} but no {BEGIN.decode()} line")
+    raise BlockError(f"the end marker (line {ends[0] + 1}) comes before the begin marker (line {begins[0] + 1})")
 
 
 def _newline(data: bytes) -> bytes:

@@ -4,7 +4,6 @@ answered with the project's briefing.
 Claude Code runs it when a session starts, resumes, is cleared or compacted, sends the event as JSON on
 standard input and adds the printed `additionalContext` to what the agent reads first. Whatever goes wrong,
 it prints that JSON object and exits 0, with a text saying what happened: a hook must never break a session.
-Its whole process is timed (`python -m bench.startup`, `bench/hook.py`).
 """
 
 import json

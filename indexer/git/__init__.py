@@ -71,13 +71,8 @@ def popen(cwd: str | Path, *args: str, **pipes) -> "subprocess.Popen":
 
 def work_tree(root: str | Path) -> Path | None:
     """The top folder of the git work tree that holds `root`, or None (not in one, or no git)."""
-    if not Path(root).is_dir():
-        return None
-    try:
-        done = run(root, "rev-parse", "--show-toplevel", check=False)
-    except GitError:  # git is not installed
-        return None
-    return Path(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip() else None
+    found = repo(root)
+    return found.top if found else None
 
 
 def git_path(cwd: str | Path, name: str) -> Path:

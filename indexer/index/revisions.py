@@ -73,16 +73,11 @@ def _update(db: IndexConnection, repo: git.Repo | None, root, max_bytes: int, fu
     database.set_meta(db, WHERE_KEY, where)
 
 
-def _json(values: list) -> str:
-    """`values` as JSON, for json_each(?)."""
-    return json.dumps(values)
-
-
 def _forget(db: IndexConnection, dropped: list[str]) -> None:
     """Take out the rows of commits no longer in the history."""
     if not dropped:
         return
-    listed = _json(dropped)
+    listed = json.dumps(dropped)
     for table in ("revisions", "revision_commits", "concurrent_edits"):
         db.execute(f'delete from {table} where "commit" in (select value from json_each(?))', (listed,))
     db.execute("delete from revision_texts where blob not in (select blob from revisions where blob is not null)")
@@ -160,7 +155,7 @@ WHERE m.path IS NOT NULL OR n.path IS NOT NULL"""
 def _known_ids(db: IndexConnection, rows: list[list]) -> dict[str, str | None]:
     """The ids of the files the index holds as they were committed: blob -> the id of the index's row."""
     pairs = [(row[5], row[4]) for row in rows if row[5] and row[6] != "deleted"]
-    return dict(db.execute(KNOWN_IDS, (_json(pairs),))) if pairs else {}
+    return dict(db.execute(KNOWN_IDS, (json.dumps(pairs),))) if pairs else {}
 
 
 def _indexed(path: str) -> bool:
@@ -184,7 +179,7 @@ def _keep_texts(db: IndexConnection, root, ids: set[str], max_bytes: int) -> Non
     """Store the texts of every revision of `ids` that now have more than one revision."""
     if not ids:
         return
-    wanted = [row[0] for row in db.execute(TEXTS_WANTED, (_json(sorted(ids)),))]
+    wanted = [row[0] for row in db.execute(TEXTS_WANTED, (json.dumps(sorted(ids)),))]
     db.executemany(
         "insert or replace into revision_texts (blob, text) values (?, ?)",
         (

@@ -1,8 +1,6 @@
-"""`seamless status`: what differs between the store and its index, found without writing anything.
-
-The same comparison an incremental run starts with (plan.py): folder fingerprints first,
-then the files of the folders that changed. A file whose size or times changed but whose content hash
-did not (a `touch`, or one stored as too recent to trust) is in step.
+"""`seamless status`: what differs between the store and its index, found without writing anything: the comparison
+an incremental run starts with (plan.py). A file whose size or times changed but whose content hash did not (a
+`touch`, or one stored as too recent to trust) is in step.
 """
 
 from dataclasses import dataclass

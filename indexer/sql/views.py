@@ -1,15 +1,10 @@
-"""SQL views in seamless.db for ad hoc queries: the canned queries' own SQL, evaluated at the time of reading.
+"""SQL views in seamless.db for ad hoc queries (docs/queries.md lists them): the canned queries' own SQL,
+evaluated at the time of reading.
 
-Each view is `canned.compose` over the same core as its canned query; only the parameter relation
-differs. Where the canned query would be run with no parameters, the view is that query with every
-parameter left empty, which the canned queries read as "now" and "the store's settings". "Now" is
-strftime('now') inside the view, so it is the moment the view is read, never the moment it was created.
-
-    active_memories        the memories valid now
-    briefings              the ledger of every project's briefing now, and of the global-only briefing
-    supersession_history   every supersession chain, once, each link with the chain's current truth
-    gardener_proposals     the gardener's proposals now
-    attribution            per model and per git author: memories written, superseded, archived, refuted
+Each view is `canned.compose` over the same core as its canned query; only the parameter relation differs. Where
+the canned query would be run with no parameters, the view is that query with every parameter left empty, which
+the canned queries read as "now" and "the store's settings". "Now" is strftime('now') inside the view, so it is the
+moment the view is read, never the moment it was created.
 """
 
 import re

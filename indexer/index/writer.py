@@ -178,14 +178,14 @@ class IndexWriter:
             if sf.type == "memory":
                 self.link_ids.add(record["id"])
                 key = (record["project"], record["name"]) if record["status"] == "active" else None
-                if record["id"] in self.ids or key in self.names or self._taken(record["id"], key, sf.path):
+                if record["id"] in self.ids or key in self.names or self._taken("memories", record["id"], sf.path, key):
                     self.contested.append(prepared)
                 else:
                     self.ids.add(record["id"])
                     if key:
                         self.names.add(key)
                     self.rows["memories"].append(self.memory_row(record))
-            elif record["id"] and (record["id"] in self.note_ids or self._note_taken(record["id"], sf.path)):
+            elif record["id"] and (record["id"] in self.note_ids or self._taken("notes", record["id"], sf.path)):
                 self.contested.append(prepared)
             else:
                 if record["id"]:
@@ -202,11 +202,12 @@ class IndexWriter:
             return -1
         return sf.mtime_ns
 
-    def _taken(self, memory_id: str, key: tuple | None, path: str) -> bool:
+    def _taken(self, table: str, record_id: str, path: str, key: tuple | None = None) -> bool:
+        """Whether the index holds `record_id`, or a memory's active (project, name) `key`, at another path."""
         if self.empty:
             return False
         self.wait()
-        if self.db.execute("select 1 from memories where id = ? and path != ?", (memory_id, path)).fetchone():
+        if self.db.execute(f"select 1 from {table} where id = ? and path != ?", (record_id, path)).fetchone():
             return True
         return key is not None and bool(
             self.db.execute(
@@ -214,12 +215,6 @@ class IndexWriter:
                 (*key, path),
             ).fetchone()
         )
-
-    def _note_taken(self, note_id: str, path: str) -> bool:
-        if self.empty:
-            return False
-        self.wait()
-        return bool(self.db.execute("select 1 from notes where id = ? and path != ?", (note_id, path)).fetchone())
 
     def flush(self) -> None:
         """Write the pending deletes and rows: through the writer thread once one runs (after it), else here."""

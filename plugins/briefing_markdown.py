@@ -1,7 +1,5 @@
-"""The briefing as plain markdown for a prompt: /seamless/briefing.md?project=P (as_of, budget optional).
-
-An output renderer on the `briefing` canned query, so it runs the very same SQL; the lines come from
-indexer.query.briefing_text, which the CLI uses too.
+"""The briefing as plain markdown for a prompt, /seamless/briefing.md?project=P: an output renderer on the
+`briefing` canned query (the very same SQL), its lines from indexer.query.briefing_text, which the CLI uses too.
 """
 
 from datasette import hookimpl

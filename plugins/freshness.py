@@ -1,8 +1,6 @@
-"""On every page, how fresh the index is: when it was last brought in step and whether a watcher follows the
-store (templates/_freshness.html, included by templates/base.html); the same as JSON at /-/freshness.json.
-
-/-/freshness is the line alone, which static/freshness.js fetches every few seconds so that a page left
-open does not keep saying "watching" after the watcher died.
+"""On every page, how fresh the index is (templates/_freshness.html, included by base.html), and the same as JSON at
+/-/freshness.json. /-/freshness is the line alone, which static/freshness.js fetches every few seconds so that a
+page left open does not keep saying "watching" after the watcher died.
 """
 
 from datasette import hookimpl

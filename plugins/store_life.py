@@ -1,10 +1,7 @@
 """The store's life, `/-/life`: memories written, superseded and archived per week or month, by kind, as an
-inline SVG bar chart drawn here on the server, with the same figures as a table (docs/pages.md).
-`?project=P` shows one project's life (`global`: the global memories).
-
-The figures are the `store_life` canned query's (/seamless/store_life.json?_shape=array), a few rows per
-period; this module only lays them out: written above the line (one colour per kind, named in the legend
-and in each bar's tooltip), superseded and archived below it (solid and striped).
+inline SVG bar chart drawn on the server with the same figures as a table (docs/pages.md); `?project=P` shows one
+project's life. The figures are the `store_life` canned query's: written above the line (one colour per kind),
+superseded and archived below it (solid and striped).
 """
 
 import datetime as dt

@@ -338,7 +338,9 @@ def file_rules(repo: git.Repo) -> list[dict]:
         if present == {1, 2} or present == {1, 3}:  # deleted on one side, edited on the other: kept
             repo.run("checkout", "--ours" if 2 in present else "--theirs", "--", path)
             repo.run("add", "--", path)
-            resolved.append({"id": _id_of(repo.top / path), "path": store_path, "rule": "delete-vs-edit"})
+            resolved.append(
+                {"id": _id_of((repo.top / path).read_bytes()), "path": store_path, "rule": "delete-vs-edit"}
+            )
         elif present == {2, 3}:
             resolved.append(_both_added(repo, path))
         elif (followed := _edit_follows_move(repo, path, blobs)) is not None:
@@ -356,7 +358,7 @@ def _edit_follows_move(repo: git.Repo, path: str, blobs: dict[int, str]) -> dict
     the other memory stays; None when the conflict is not that."""
     if set(blobs) != {1, 2, 3}:
         return None
-    ids = {stage: _id_of_blob(repo, blob) for stage, blob in blobs.items()}
+    ids = {stage: _id_of(repo.run("cat-file", "blob", blob, text=False).stdout) for stage, blob in blobs.items()}
     if ids[1] is None or ids[2] == ids[3] or ids[1] not in (ids[2], ids[3]):
         return None
     mover, editor = (3, 2) if ids[2] == ids[1] else (2, 3)
@@ -392,7 +394,7 @@ def _both_added(repo: git.Repo, path: str) -> dict:
     repo.run("update-index", "--add", "--cacheinfo", entries[0], "--cacheinfo", entries[1])
     (repo.top / path).write_bytes(earlier)
     (repo.top / moved).write_bytes(later)
-    return {"id": _id_of(repo.top / moved), "path": repo.store_path(moved), "rule": "add-add"}
+    return {"id": _id_of(later), "path": repo.store_path(moved), "rule": "add-add"}
 
 
 def _blob(repo: git.Repo, data: bytes) -> str:
@@ -410,15 +412,8 @@ def _earlier_first(path: str, data: bytes) -> tuple:
     return (*crossfile.precedence(created, path), memory_id, data)
 
 
-def _id_of_blob(repo: git.Repo, blob: str) -> str | None:
+def _id_of(data: bytes) -> str | None:
     try:
-        return read(repo.run("cat-file", "blob", blob, text=False).stdout).id
+        return read(data).id
     except CannotMerge:
-        return None
-
-
-def _id_of(file: Path) -> str | None:
-    try:
-        return read(file.read_bytes()).id
-    except (CannotMerge, OSError):
         return None

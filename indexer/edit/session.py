@@ -1,11 +1,9 @@
-"""A write's session on a store: the store's write lock, the index brought in step, and the files read, checked,
-written and committed under the lock.
+"""A write's session on a store: under the store's write lock, the index brought in step, and the files read,
+checked, written and committed.
 
-Writers on one store take turns through the lock and look at their target again (on disk) once they hold it.
-Every rule is the indexer's own: the text to be written is parsed and validated by `parse` and `validate` exactly
-as an index run would (`Session.check`), and any problem it would report refuses the write with that problem's
-code. A change is made one commit (in a store inside a git work tree) and then the index follows it for the files
-touched, in `Session.commit`: the one place a write records what it changed.
+Writers take turns through the lock and look at their target again (on disk) once they hold it. The text to be
+written is parsed and validated exactly as an index run would (`Session.check`): any problem it would report refuses
+the write with that problem's code. `Session.commit` makes the change one commit and brings the index in step.
 """
 
 import contextlib

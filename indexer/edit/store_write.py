@@ -1,7 +1,6 @@
-"""The seed's write operations on a store (SPEC section 8): write (new, update in place, supersede), append,
-archive, delete, note. Each checks what it was given (`write_input`), then, in a session under the store's lock
-(`session`), finds its target (`references`), writes the files, and commits them and brings the index in step for
-the files touched (`Session.commit`).
+"""The seed's write operations on a store (SPEC section 8): write (new, update in place, supersede), append, archive,
+delete, note. Each checks what it was given (`write_input`), then, in a session under the store's lock (`session`),
+finds its target (`references`), writes the files, commits them and brings the index in step (`Session.commit`).
 """
 
 import json

@@ -1,8 +1,6 @@
-"""The briefing block in a file of the user's (AGENTS.md, CLAUDE.md), between two marker lines (SPEC 11).
-
-`seamless export` and `seamless init --harness codex` keep it: every byte outside the block stays as it was,
-the marker lines included, and a briefing that did not change leaves the file untouched (its bytes and its
-mtime), so the block holds no time of its own.
+"""The briefing block in a file of the user's (AGENTS.md, CLAUDE.md), between two marker lines (SPEC 11), kept by
+`seamless export` and `seamless init --harness codex`: every byte outside the block stays as it was, and a briefing
+that did not change leaves the file untouched (bytes and mtime), so the block holds no time of its own.
 """
 
 import contextlib

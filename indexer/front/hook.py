@@ -1,9 +1,6 @@
-"""`seamless hook`: hooks for agents' harnesses (SPEC 11), and `hook session-start`, a harness's session-start hook
-answered with the project's briefing.
-
-Claude Code runs it when a session starts, resumes, is cleared or compacted, sends the event as JSON on
-standard input and adds the printed `additionalContext` to what the agent reads first. Whatever goes wrong,
-it prints that JSON object and exits 0, with a text saying what happened: a hook must never break a session.
+"""`seamless hook`: hooks for agents' harnesses (SPEC 11). `hook session-start` answers a harness's session start
+(Claude Code: a new session, a resume, /clear, a compaction) with the project's briefing as the JSON the harness
+reads; whatever goes wrong, it prints that JSON and exits 0, saying what happened: a hook must never break a session.
 """
 
 import json

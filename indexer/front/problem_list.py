@@ -1,7 +1,5 @@
-"""`seamless problems`: every problem the index holds, read from the index alone (no file is read).
-
-`seamless index` prints the problems of the files whose content it found changed; this lists them all,
-as each file's last read left them, in the lines `seamless index` prints.
+"""`seamless problems`: every problem the index holds, as each file's last read left them, read from the index
+alone (`seamless index` prints only those of the files it read).
 """
 
 import os

@@ -1,9 +1,6 @@
-"""The explorer: Datasette over seamless.db, configured from metadata.yml, settings.json, plugins/, templates/.
-
-Those sit at the repository root, which is a Datasette configuration directory (`datasette .`); the wheel
-installs the same files as the package `seamless_explorer`. `seamless serve`, the tests and `datasette .`
-all get the same configuration; this module only adds what `datasette .` cannot do: serve a database file
-of any name as `seamless`.
+"""The explorer: Datasette over seamless.db, configured from the repository root as a Datasette configuration
+directory (metadata.yml, settings.json, plugins/, templates/; the wheel installs them as `seamless_explorer`). This
+module adds only what `datasette .` cannot do: serve a database file of any name as `seamless`.
 """
 
 import importlib.util

@@ -1,13 +1,9 @@
-"""Building the index: store files -> parsed records + problems -> seamless.db, in one transaction.
+"""Building the index: store files -> parsed records + problems -> seamless.db, in one transaction, so a reader sees
+the old index or the new one, never a mix. Incremental by default: a file whose size, mtime and ctime are unchanged
+is not read; one whose content hash is unchanged is not parsed again.
 
-Incremental by default: a file whose size, mtime and ctime are unchanged is not read; one
-whose content hash is unchanged is not parsed again. Every write happens inside
-one SQLite transaction on the database in place, so a reader sees the old index
-or the new one, never a mix.
-
-A run is three steps: plan (walk once, compare with the index once, decide what to read),
-read and write what the plan names, then settle and record. `index_store` plans from a walk
-of the whole store; `index_paths` plans from the paths it is given and walks nothing else.
+A run plans (plan.py: from a walk of the whole store, or from the paths `index_paths` is given), reads and writes what
+the plan names, then settles the rules across files and records itself.
 """
 
 import contextlib

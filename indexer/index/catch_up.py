@@ -1,14 +1,12 @@
 """Bringing an index in step quickly, for a reader that has little time: the session-start hook (SPEC 11).
 
-Comparing a whole store with its index stats every file, more than a hook may take on a large store. So it is done
-whole only for a small store (at most SMALL_FILES files), as `seamless status` does it. A larger store is looked at
+A small store (at most SMALL_FILES files) is compared whole, as `seamless status` does it. A larger one is looked at
 folder by folder: creating, deleting or renaming a file changes its folder's ctime, so only the folders whose ctime
 is later than the last walk of the whole store, and than the last time this module looked into them (`index_meta`),
-are compared, while they hold at most CATCH_UP_FILES files. An edit in place in a large store is left to a watcher
-or the next index run; with a live watcher nothing is looked at.
-
-What differs is indexed unless it is more than MAX_PATHS files, another writer holds the index, or the settings
-changed: then the answer says the index is behind, for the reader to say so. Nothing here waits for a lock.
+are compared, while they hold at most CATCH_UP_FILES files; an edit in place is left to a watcher or the next index
+run. With a live watcher nothing is looked at. What differs is indexed unless it is more than MAX_PATHS files,
+another writer holds the index, or the settings changed: then the answer says the index is behind. Nothing here
+waits for a lock.
 """
 
 import contextlib

@@ -122,13 +122,9 @@ def _add_columns(db: IndexConnection) -> None:
 
 @contextlib.contextmanager
 def fresh_db(path: str | Path):
-    """Build a new index at `path` (which does not exist yet): yield a private connection to a file
-    beside it, then, if the block succeeds, switch it to WAL, sync it and rename it into place.
-
-    A run killed half way leaves only `<path>.new`, removed by the next run: `path` itself is
-    either absent or complete. A `path` that is a symlink names the file it points to: that file is
-    built, beside it, and renamed onto it, so the symlink stays one and every name of the index
-    names the new one (renamed onto the symlink, the index would have two names no longer).
+    """Build a new index at `path` (which does not exist yet): yield a private connection to a file beside it, then,
+    if the block succeeds, switch it to WAL, sync it and rename it into place (onto the file a symlink names). A run
+    killed half way leaves only `<path>.new`, removed by the next run: `path` is either absent or complete.
     """
     path = resolved(path)
     building = Path(f"{path}.new")

@@ -1,10 +1,6 @@
-"""The FTS5 indexes over `memories` and `notes`, kept in step by the indexer itself.
-
-They are external-content tables (`content=memories`): the text lives once, in the table.
-There are no triggers: FTS5 flushes its pending terms at every statement a trigger runs in,
-once per row, where indexing each batch of new rows with one INSERT ... SELECT flushes once
-(docs/performance.md). Whatever writes `memories` or `notes` calls `index_rows` after
-inserting and `unindex_paths` before deleting.
+"""The FTS5 indexes over `memories` and `notes`, external-content tables (the text lives once, in the table) kept in
+step by the indexer itself, without triggers (docs/development.md#sqlite): whatever writes `memories` or `notes`
+calls `index_rows` after inserting and `unindex_paths` before deleting.
 """
 
 from indexer.sqlite import sqlite3

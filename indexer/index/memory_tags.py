@@ -1,9 +1,6 @@
-"""`memory_tags`: each memory's tags, one row a tag, kept in step with `memories` by the indexer itself.
-
-The explorer's tags facet counts the whole table's tags from it in tag order (plugins/array_facet.py). Like the
-FTS indexes (fts.py), whatever writes `memories` calls `add_rows` after inserting and `remove_paths` before
-deleting; no triggers, so a batch is one statement. The indexer stores each memory's tags as a JSON array of
-distinct strings.
+"""`memory_tags`: each memory's tags, one row a tag, for the explorer's tags facet (plugins/array_facet.py). Kept in
+step as the FTS indexes are (fts.py): whatever writes `memories` calls `add_rows` after inserting and
+`remove_paths` before deleting.
 """
 
 from indexer.sqlite import sqlite3

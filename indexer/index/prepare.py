@@ -1,7 +1,5 @@
-"""Reading the files a run's plan names: each one read, parsed and validated, and handed to the writer.
-
-Runs in the indexing process itself: pickling every record back from worker processes costs more
-than the parsing they take over (docs/performance.md).
+"""Reading the files a run's plan names: each one read, parsed and validated, and handed to the writer, in the
+indexing process itself (pickling the records back from worker processes cost more than the parsing they took over).
 """
 
 from collections.abc import Sequence

@@ -1,10 +1,7 @@
-"""Writing prepared files into the index as they arrive, then settling the cross-file rules.
-
-Rows are inserted in batches while files are still being read, so a run holds a batch in
-memory, not the store. A record whose id, or active (project, name), is already taken is held
-back as *contested*; at the end each contested key is settled over the index and the held-back
-records together (crossfile.duplicate_losers), so the earliest `created` wins whatever the
-order the files arrived in.
+"""Writing prepared files into the index in batches as they arrive (a run holds a batch in memory, not the store),
+then settling the cross-file rules: a record whose id, or active (project, name), is taken is held back as
+*contested*, and each contested key is settled at the end over the index and the held-back records together, so
+the earliest `created` wins whatever order the files arrived in.
 """
 
 import functools
@@ -40,13 +37,10 @@ def insert_problems(conn, problems) -> None:
     conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), (p.row for p in problems))
 
 
-# Memories, notes and the bookkeeping rows are first inserted into a temporary table with no indexes
-# (`temp.<table>_stage`), and the writer thread moves each batch into its table with one INSERT ... SELECT
-# (then indexes the new memories and notes for FTS5). Binding the values stays on the main thread; the
-# B-tree work of the tables' keys and indexes runs on the second core while the next batch is parsed
-# (docs/performance.md, staged inserts). The moved rows keep the order, and so the rowids, a direct
-# insert gives them. A run whose rows fit in one batch (most runs: a small store, an edit, a write) has no
-# parsing left to overlap: it inserts them directly, with no staging table and no thread (`_insert_batch`).
+# Rows are first inserted into a temporary table with no indexes (`temp.<table>_stage`), and the writer thread moves
+# each batch into its table with one INSERT ... SELECT (and indexes it for FTS5): the B-tree work runs on the second
+# core while the next batch is parsed, and the rows keep the rowids a direct insert gives them. A run whose rows fit
+# in one batch has nothing to overlap: it inserts them directly, with no staging table and no thread (`_insert_batch`).
 @functools.cache
 def staged() -> dict[str, tuple[tuple[str, ...], str]]:
     """table: (columns, verb). A record's keys are its table's columns, as indexer/sql/schema.sql defines them:

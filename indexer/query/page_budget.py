@@ -1,8 +1,6 @@
-"""Work a page does on a stored text (rendering markdown, diffing bodies), kept off the server's event loop.
-
-Some texts take a library seconds or minutes (64 KB of `![` in markdown-it, 5,000 equal short lines in
-difflib): a text over MAX_CHARS is not worked on, and work slower than SECONDS gives way to a fallback,
-so one page can never stall the others.
+"""Work a page does on a stored text (rendering markdown, diffing bodies), kept off the server's event loop: some
+texts take a library seconds or minutes, so a text over MAX_CHARS is not worked on, and work slower than SECONDS
+gives way to a fallback. One page can never stall the others.
 """
 
 import asyncio

@@ -1,8 +1,5 @@
-"""The store's meaning as SQL: the schema and each query's core, one `.sql` file each, and how to read them.
-
-At the bottom with `indexer.sqlite`, below the store layer: the index reads the schema, the query layer runs
-the canned queries (`canned`), an index run installs the views (`views`). It imports nothing but
-`indexer.sqlite`, so every layer may read it.
+"""The store's meaning as SQL: the schema and each query's core, one `.sql` file each, and how to read them. At the
+bottom with `indexer.sqlite`: it imports nothing else, so every layer may read it.
 """
 
 import functools

@@ -1,10 +1,9 @@
 """Claude Code's auto-memory files, read as the memories they become in a store (SPEC 11). Pure: no store, no index.
 
-Claude Code keeps one folder per project (`~/.claude/projects/<project>/memory/`): `MEMORY.md`, an index of
-lines `- [Title](file.md) — hook`, and a topic file per memory, its frontmatter `name`, `description` and
-`type` (user, feedback, project or reference; at the top, or nested as `metadata:` / `type:` as Claude Code
-writes it now), its body the memory. A topic file becomes a memory of the
-kind its type maps to, its name in kebab-case and its description cut to what an index shows.
+Claude Code keeps one folder per project: `MEMORY.md`, an index of lines `- [Title](file.md) — hook`, and a topic
+file per memory, its frontmatter `name`, `description` and `type` (at the top, or under `metadata:` as Claude Code
+writes it now). A topic file becomes a memory of the kind its type maps to, its name in kebab-case and its
+description cut to what an index shows.
 """
 
 import json

@@ -83,11 +83,12 @@ needs_human_findings_sorted AS (
 ),
 
 needs_human_archive AS (
-    -- :take archive proposals from the :skip-th on
-    SELECT 'proposal' AS section, id, path, kind, name, description, coalesce(project, 'global') AS project,
-        stage_status, updated, reason AS detail, proposal, ids, command, DISMISS_COMMAND(proposal, ids) AS dismiss,
-        settled, changed_since
-    FROM gardener_archive
-    ORDER BY coalesce(updated, ''), id, ids
-    LIMIT :take OFFSET :skip
+    -- :take archive proposals from the :skip-th on (the command that dismisses one worded for those alone)
+    SELECT *, DISMISS_COMMAND(proposal, ids) AS dismiss FROM (
+        SELECT 'proposal' AS section, id, path, kind, name, description, coalesce(project, 'global') AS project,
+            stage_status, updated, reason AS detail, proposal, ids, command, settled, changed_since
+        FROM gardener_archive
+        ORDER BY coalesce(updated, ''), id, ids
+        LIMIT :take OFFSET :skip
+    )
 )

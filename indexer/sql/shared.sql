@@ -44,11 +44,11 @@ PROPOSAL_OF(rank) = (CASE rank WHEN 1 THEN 'contradiction' WHEN 2 THEN 'duplicat
 
 -- A dismissal (gardener/dismissed.jsonl, in gardener_dismissed) holds for the gardener's proposal of kind `proposed`
 -- with the memories `listed` (JSON text, as findings.py and json_array write it) while each of those memories keeps the
--- `updated` it had when dismissed (SPEC 12). The first test reads no memory: a store with no dismissal of the kind pays
--- for none. Its arguments name their table (`f.ids`): a bare `ids` would be read from gardener_dismissed
-DISMISSED(proposed, listed) = (EXISTS (SELECT 1 FROM gardener_dismissed WHERE kind = proposed) AND EXISTS (SELECT 1 FROM gardener_dismissed AS dismissal WHERE dismissal.kind = proposed AND dismissal.ids = listed AND NOT EXISTS (SELECT 1 FROM json_each(dismissal.updated) AS was WHERE was.value IS NOT (SELECT updated FROM memories WHERE id = was.key))))
+-- `updated` it had when dismissed (SPEC 12). The first test is made once a query: a store with no dismissal pays for
+-- none. Its arguments name their table (`f.ids`): a bare `ids` would be read from gardener_dismissed
+DISMISSED(proposed, listed) = (EXISTS (SELECT 1 FROM gardener_dismissed) AND EXISTS (SELECT 1 FROM gardener_dismissed AS dismissal WHERE dismissal.kind = proposed AND dismissal.ids = listed AND NOT EXISTS (SELECT 1 FROM json_each(dismissal.updated) AS was WHERE was.value IS NOT (SELECT updated FROM memories WHERE id = was.key))))
 
 -- The command that dismisses the gardener's proposal of kind `proposed` with the memories `listed` (JSON), in the store
 -- the index holds (gardener.sql's gardener_settings), its reason left to say; NULL for a kind no dismissal answers
 -- (canned.ANSWERABLE)
-DISMISS_COMMAND(proposed, listed) = (CASE WHEN proposed IN ('contradiction', 'duplicate', 'vague-description', 'archive') THEN 'seamless gardener dismiss ' || (SELECT store FROM gardener_settings) || ' --kind ' || proposed || ' ' || replace(replace(replace(replace(listed, '", "', ' '), '","', ' '), '["', ''), '"]', '') || ' --why ''...''' END)
+DISMISS_COMMAND(proposed, listed) = (CASE WHEN proposed IN ('contradiction', 'duplicate', 'vague-description', 'archive') THEN 'seamless gardener dismiss ' || (SELECT store FROM gardener_settings) || ' --kind ' || proposed || ' ' || trim(replace(replace(listed, '", "', ' '), '","', ' '), '[]"') || ' --why ''...''' END)

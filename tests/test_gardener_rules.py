@@ -350,7 +350,7 @@ def digest(split: str) -> str:
 
 
 def test_a_verdict_changes_only_with_the_rules_version():
-    """When this fails, the rules say something else on a labelled split: bump findings.RULES_VERSION (every index
+    """When this fails, the rules say something else on a labelled split: bump stamp.RULES_VERSION (every index
     then settles its findings again) and write the new digests here. A split added since is measured, not pinned."""
     found = {split: digest(split) for split in splits() if split in RULES_DIGESTS}
     assert (RULES_VERSION, found) == (6, RULES_DIGESTS)

@@ -1,5 +1,5 @@
 """The gardener (SPEC sections 4 and 12): what a person should tidy in the store, proposed, never done. How a memory
-reads (reading), whether two say one thing or disagree (rules), the findings kept in the index (findings), their
+reads (reading), whether two say one thing or disagree (rules), the findings kept in the index (findings) and which rules settled them (stamp), their
 settle in a process of its own (background, `python -m indexer.gardener DB`) and the proposals (proposals). Above the
 store, below the index: it imports `indexer.store`, `indexer.sql` and `indexer.sqlite`, its program the index too.
 
@@ -9,8 +9,8 @@ Its interface, all that other layers call: the index run's `settle(db, changed)`
 """
 
 from indexer.gardener.background import running, settle_all, start
-from indexer.gardener.findings import RULES_VERSION, in_step
 from indexer.gardener.proposals import hints, proposals, state, state_line
+from indexer.gardener.stamp import RULES_VERSION, in_step
 
 
 def settle(db, changed) -> bool:

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from indexer.gardener import findings
+from indexer.gardener.stamp import in_step
 from indexer.store import timestamps
 
 
@@ -44,8 +44,10 @@ def settle_all(db_path: str | Path, index) -> bool:
         with contextlib.closing(index.open_db(db_path)) as conn, index.writer_lock(db_path):
             try:
                 conn.execute("PRAGMA cache_size = -2048")  # each memory read once, in order: a cache holds nothing
-                if findings.in_step(conn):
+                if in_step(conn):
                     return False
+                from indexer.gardener import findings  # the rules, read only when there is something to settle
+
                 with conn.atomic():
                     findings.settle(conn, [])
                     conn.execute("delete from index_meta where key = 'gardener_error'")

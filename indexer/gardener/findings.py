@@ -22,18 +22,15 @@ from itertools import chain, starmap
 
 from indexer.gardener import rules
 from indexer.gardener.reading import GENERIC, Reading, read
+from indexer.gardener.stamp import stamp
 from indexer.sql.canned import FINDINGS, PROPOSAL_ORDER
 from indexer.store import timestamps
 
-RULES_VERSION = 6  # bumped by hand whenever a verdict may change (tests/test_gardener_rules.py pins the verdicts)
 IN_RUN = 2_000  # the most memories an index run settles itself; more are left to a settle of its own
 COMMON = 100  # a term in more groups of a scope than this brings no two together
 TOGETHER = 3  # terms (each in at most COMMON groups) two groups share at least, to be compared
 EVERY = "*"  # gardener_pending's id when every memory is to be read again
 TABLES = ("gardener_words", "gardener_groups", "gardener_terms", "gardener_common", "gardener_findings")
-# each kind of finding and the setting that turns it on (SPEC 12: a kind not sure enough is off by default)
-KINDS = {"duplicate": "gardener.duplicates", "contradiction": "gardener.contradictions",
-         "vague-description": "gardener.vague_descriptions"}  # fmt: skip
 RANK = {proposal: PROPOSAL_ORDER.index(proposal) for proposal in FINDINGS}  # a finding's place in the gardener's order
 MEMBER = """coalesce(m.updated, m.created, ''), m.id, m.name, m.description, coalesce(m.project, ''), m.valid_from,
     coalesce(m.updated, '')"""
@@ -89,18 +86,6 @@ def unpack(blob: bytes | None) -> frozenset[int]:
 
 
 # --- The index run's share, and the state of the tables ---
-
-
-def stamp(db) -> str:
-    """What the tables should say settled them: these rules, and the kinds the store's settings turn on."""
-    on = dict(db.execute("select key, value from settings where key like 'gardener.%'").fetchall())
-    return f"{RULES_VERSION} " + " ".join(kind for kind, key in KINDS.items() if on.get(key))
-
-
-def in_step(db) -> bool:
-    """Whether the tables were settled by these rules with nothing pending since."""
-    settled = db.execute("select value from index_meta where key = 'gardener'").fetchone()
-    return settled == (stamp(db),) and db.execute("select 1 from gardener_pending limit 1").fetchone() is None
 
 
 def settle(db, changed: Iterable[str] | None, most: int | None = None) -> bool:

@@ -1,6 +1,4 @@
-"""The gardener (SPEC sections 4 and 12): what a person should tidy in the store, proposed, never done. How a memory
-reads (reading), whether two say one thing or disagree (rules), the findings kept in the index (findings) and which rules settled them (stamp), their
-settle in a process of its own (background, `python -m indexer.gardener DB`) and the proposals (proposals). Above the
+"""The gardener (SPEC sections 4 and 12): what a person should tidy in the store, proposed, never done. Above the
 store, below the index: it imports `indexer.store`, `indexer.sql` and `indexer.sqlite`, its program the index too.
 
 Its interface, all that other layers call: the index run's `settle(db, changed)`; `start`, `running`, `in_step` and
@@ -14,9 +12,8 @@ from indexer.gardener.stamp import RULES_VERSION, in_step
 
 
 def settle(db, changed) -> bool:
-    """The index run's share, in its transaction: the memories with ids `changed` (None: a run over the whole store,
-    which settles those whose fingerprint changed), settled now when few (findings.IN_RUN); else noted for a settle
-    of its own, and True."""
+    """The index run's share, in its transaction: the memories with ids `changed` (None: those whose fingerprint
+    changed) settled now when few (findings.IN_RUN), else noted for a settle of its own (True)."""
     from indexer.gardener import findings
 
     return findings.settle(db, changed, findings.IN_RUN)

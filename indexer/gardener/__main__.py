@@ -1,5 +1,4 @@
-"""`python -m indexer.gardener DB`: settle the gardener's findings of the index at DB (what `background.start` runs).
-A program: it names the index, which the package sits below."""
+"""`python -m indexer.gardener DB` settles the findings of the index at DB: a program, so it may name the index."""
 
 import gc
 import sys

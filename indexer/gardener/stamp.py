@@ -1,5 +1,4 @@
-"""Which rules and kinds settled the gardener's findings: asked by every command that shows them, so it imports none
-of the rules (reading them costs a command about 25 ms)."""
+"""Which rules and kinds settled the findings, asked by every command that shows them: no rule imported (~25 ms)."""
 
 RULES_VERSION = 6  # bumped by hand whenever a verdict may change (tests/test_gardener_rules.py pins the verdicts)
 # each kind of finding and the setting that turns it on (SPEC 12: a kind not sure enough is off by default)

@@ -138,7 +138,8 @@ def write_store(root: Path, stores: list[dict]) -> dict[str, dict]:
             if successor:
                 folder = folder / "superseded"
             folder.mkdir(parents=True, exist_ok=True)
-            body = "Status: done\n" if memory["kind"] == "stage" else "Written for the gardener's labelled set.\n"
+            status = memory.get("status", "done") if memory["kind"] == "stage" else None  # None: a stage without one
+            body = f"Status: {status}\n" if status else "Written for the gardener's labelled set.\n"
             text = "---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True) + "---\n" + body
             (folder / f"{name}.md").write_text(text, "utf-8")
             written[name] = meta
@@ -219,24 +220,10 @@ def archive_scores(split: str, work: Path) -> list[Score]:
     for n, store in enumerate(labelled_archives(split)):
         root = work / f"archives-{split}-{n}"
         shutil.rmtree(root, ignore_errors=True)
-        folder = root / "memories" / ("_global" if store["scope"] == "global" else store["scope"])
-        folder.mkdir(parents=True)
-        (root / "notes").mkdir()
-        (root / "seamless.toml").write_text(EVERY_KIND, "utf-8")
-        name_of = {}
-        for i, (name, memory) in enumerate(store["memories"].items(), 1):
-            stamp = f"{memory['updated']}T09:00:00Z"
-            meta = {
-                "id": ulid_for(str(memory["updated"]), i), "kind": memory["kind"], "name": name,
-                "description": memory["description"], "project": "" if store["scope"] == "global" else store["scope"],
-                "created": stamp, "updated": stamp, "valid_from": stamp, "invalid_at": None, "superseded_by": None,
-                "source_session": "cc/bench-gardener", "model": "claude-fable-5", "tags": [],
-            }  # fmt: skip
-            status = memory.get("status")
-            body = f"Status: {status}\n" if status else "Written for the gardener's labelled set.\n"
-            text = "---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True) + "---\n" + body
-            (folder / f"{name}.md").write_text(text, "utf-8")
-            name_of[meta["id"]] = name
+        memories = {name: {"kind": m["kind"], "created": m["updated"], "description": m["description"],
+                           "status": m.get("status")} for name, m in store["memories"].items()}  # fmt: skip
+        written = write_store(root, [{"scope": store["scope"], "memories": memories}])
+        name_of = {meta["id"]: name for name, meta in written.items()}
         db = work / f"archives-{split}-{n}.db"
         db.unlink(missing_ok=True)
         index_store(root, db, full=True)

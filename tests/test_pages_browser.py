@@ -8,7 +8,10 @@ test-artifacts/fit-*.png.
 import datetime as dt
 import json
 import re
+import shlex
 import shutil
+import subprocess
+import sys
 import tomllib
 import urllib.request
 from pathlib import Path
@@ -124,6 +127,38 @@ def test_needs_a_human_is_what_the_seeds_rules_say(example_served, page):
     page.wait_for_url("**/seamless/memories/*")
     assert page.locator("h1.memory-name").inner_text() == expected["stage"][0]
     assert errors == []
+
+
+@pytest.mark.browser
+def test_a_person_answers_a_proposal_with_the_command_its_page_gives(tmp_path, page):
+    """Each proposal on the needs-human page carries the command that dismisses it, counted in its group: run as the
+    page gives it (a reason said), from another folder, it takes that proposal off the page and its group's count."""
+    shutil.copytree(EXAMPLE, tmp_path / "store")
+    index_store(tmp_path / "store", tmp_path / "answer.db", full=True)
+    server = Server(tmp_path / "answer.db", tmp_path / "serve.log")
+    url = f"{server.url}/-/needs-human?section=proposal"
+    try:
+        page.goto(url)
+        names = page.locator("ol.needs-proposal .needs-link").all_inner_texts()
+        groups = page.locator(".proposal-groups li").all_inner_texts()
+        assert names and groups, "the example store has proposals, so the test can fail"
+        first = page.locator("ol.needs-proposal li.needs-item").first
+        dismiss = next(c for c in first.locator(".needs-commands code").all_inner_texts() if " dismiss " in c)
+        words = shlex.split(dismiss.replace("'...'", "'kept: still true'"))
+        assert words[:3] == ["seamless", "gardener", "dismiss"]
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        done = subprocess.run([Path(sys.executable).with_name("seamless"), *words[1:]], cwd=elsewhere,
+                              capture_output=True, text=True)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        page.reload()
+        after = page.locator("ol.needs-proposal .needs-link").all_inner_texts()
+        assert after[: len(names) - 1] == names[1:]  # the next page's first may join at the end
+        counts = [int(re.search(r"\((\d+)\)", g)[1]) for g in page.locator(".proposal-groups li").all_inner_texts()]
+        assert sum(counts) == sum(int(re.search(r"\((\d+)\)", g)[1]) for g in groups) - 1
+        screenshot(page, "pages-needs-answered")
+    finally:
+        server.stop()
 
 
 @pytest.mark.browser

@@ -41,6 +41,10 @@ def imported_by_command(args: list, cwd: Path, stdin: bytes = b"") -> set[str]:
     return set(out.read_text().split())
 
 
+def command_modules() -> set[str]:
+    return {target.rpartition(".")[0] for target, _ in COMMANDS.values()}
+
+
 def heavy(modules: set[str]) -> set[str]:
     """The heavy libraries among `modules`: a server's, the gardener's, the git history's."""
     found = modules & (GARDENER | HISTORY)
@@ -62,8 +66,8 @@ def test_the_readers_import_no_heavy_library_nor_yaml(example_db, tmp_path):
         assert "indexer.query.queries" in modules, name  # the probe saw the command run
         unwanted = heavy(modules) | modules & YAML
         assert not unwanted, f"{name} imports {sorted(unwanted)}"
-        own = COMMANDS[name].rpartition(".")[0]
-        assert not modules & {target.rpartition(".")[0] for target in COMMANDS.values()} - {own}, name
+        own = COMMANDS[name][0].rpartition(".")[0]
+        assert not modules & command_modules() - {own}, name
 
 
 def test_an_index_run_with_nothing_to_do_reads_no_yaml_and_no_gardener(example_db, tmp_path):
@@ -91,10 +95,19 @@ def test_a_check_runs_neither_the_gardener_nor_a_server(tmp_path):
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_each_command_is_loaded_under_its_name(name):
-    """`seamless --help` lists it, and asking for it imports its module."""
+    """`seamless --help` lists it, and asking for it imports its module: the command's summary is the one listed."""
     with click.Context(cli) as ctx:
         assert name in cli.list_commands(ctx)
-        assert cli.get_command(ctx, name).name == name
+        command = cli.get_command(ctx, name)
+        assert command.name == name
+        assert command.get_short_help_str(limit=80) == COMMANDS[name][1]
+
+
+def test_listing_the_commands_imports_none_of_them(tmp_path):
+    """`seamless --help` prints each command's summary from COMMANDS."""
+    modules = imported_by_command(["--help"], tmp_path)
+    assert "indexer.front.cli" in modules
+    assert not modules & command_modules(), sorted(modules & command_modules())
 
 
 def test_python_does_not_walk_the_objects_of_a_finished_command(example_db, tmp_path):

@@ -1,10 +1,6 @@
-"""The canned queries' SQL: briefing, ledger, recall, history, gardener and the explorer's pages, one each.
-
-Text only, composed from the cores in `indexer/sql/` (every layer may read it; `indexer.query.queries` runs
-it). Each query is a core of CTEs in `indexer/sql/` that reads its parameters from a relation
-(`briefing_params`, `recall_params`, `history_params`, `gardener_params`). The canned queries below
-fill that relation from named parameters, treating '' as "not given" the way Datasette sends a missing
-one; views and other callers can fill it differently (see `compose`). No Datasette imports here.
+"""The canned queries' SQL, text only: each a core of CTEs in `indexer/sql/` that reads its parameters from a
+relation (`briefing_params`, ...), which the queries below fill from named parameters ('' is "not given", as
+Datasette sends a missing one) and views and other callers fill their own way (`compose`).
 """
 
 from collections.abc import Callable, Iterator, Mapping
@@ -12,18 +8,14 @@ from collections.abc import Callable, Iterator, Mapping
 from indexer.sql import expand
 from indexer.sql import source as sql_source
 
-# '' means "not given" (that is how Datasette sends a missing parameter): as_of '' is now. A date or a
-# time with an offset becomes canonical UTC text; anything else becomes NULL and the query is empty. The CLI
-# and the explorer's pages refuse a bad as_of before it gets here (timestamps.normalize); this keeps other callers
-# (MCP, ad hoc SQL) from a wrong answer where strftime would read on: `2026` as a Julian day, `2026-11-31`
-# as 1 December.
+# as_of '' is now; a date or a time with an offset becomes canonical UTC text, anything else NULL (an empty answer):
+# for callers that do not check it first (MCP, ad hoc SQL), where strftime reads `2026` as a Julian day
 AS_OF = """CASE WHEN coalesce(:as_of, '') = '' THEN strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
     WHEN trim(:as_of) GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*'
         AND date(substr(trim(:as_of), 1, 10)) IS substr(trim(:as_of), 1, 10)
     THEN strftime('%Y-%m-%dT%H:%M:%SZ', trim(:as_of)) END"""
 
-# project '' or `global`: the global scope only; budget '': the store's briefing.budget_chars (the settings
-# table holds every setting, defaults included: indexer/store/settings.py is their one source)
+# project '' or `global`: the global scope only; budget '': the store's briefing.budget_chars (in settings)
 BRIEFING_PARAMS = f"""SELECT
     CASE WHEN :project IN ('', 'global') THEN NULL ELSE :project END AS project,
     {AS_OF} AS as_of,
@@ -34,10 +26,8 @@ LEDGER_COLUMNS = """position, id, kind, name, description, project, pinned, stag
     updated, valid_from, invalid_at, length(description) AS chars, running_chars, included, reason, as_of, budget"""
 # the ledger's reading order within one briefing: the briefing, then what was left out and why
 LEDGER_ORDER = "ledger_group, position, rank_group, updated DESC, id"
-# The briefing's order, as briefing_ledger.sql numbers `briefing_included` (checked below). The briefing
-# query numbers `briefing_included_rows` itself, in its outermost SELECT, ordered the same way: SQLite then
-# sorts the rows once for both the window and the ORDER BY. Numbering in a CTE and ordering outside it
-# sorted every row twice; with 579 pinned rows the window and the sorts were most of the query's time.
+# The briefing's order (briefing_ledger.sql's, checked below), numbered in the outermost SELECT so that SQLite sorts
+# once for the window and the ORDER BY: sorting twice was most of the query's time at 579 pinned rows.
 BRIEFING_WINDOW = "PARTITION BY briefing ORDER BY rank_group, updated DESC, id ROWS UNBOUNDED PRECEDING"
 BRIEFING_SELECT = f"""SELECT row_number() OVER briefing_order AS position, id, kind, name, description, project, pinned,
     stage_status, stage_gate, status, updated, valid_from, invalid_at, length(description) AS chars,
@@ -47,17 +37,14 @@ WINDOW briefing_order AS ({BRIEFING_WINDOW})
 ORDER BY briefing, rank_group, updated DESC, id"""
 
 RECALL_COLUMNS = "type, id, path, project, kind, name, description, title, snippet, highlights, rank, updated, matched"
-# what recall.sql's snippets put around each match, for recall_snippet to read out (indexer/query/recall_snippet.py):
-# private-use characters, which no text of the store means as anything (a body's own `**` is not a match)
+# around each match in recall.sql's snippets: private-use characters no store text means (a body's `**` is no match)
 MATCH_START, MATCH_END = "\ue000", "\ue001"
 # the columns of a query's rows that hold JSON: its JSON gives them as JSON (plugins/canned_parameters.py)
 JSON_COLUMNS = {"recall": ("matched", "highlights")}
 RECALL_DEFAULT = 20  # recall answers with the best matches; agents read the first few
 RECALL_MAX = 100
-# project '': every project; otherwise that project plus the global scope. limit: how many results
-# recall.sql ranks and makes snippets for: digits (an integer from the CLI or a string from Datasette)
-# give at most RECALL_MAX, anything else ('' for a missing parameter) RECALL_DEFAULT, like the CLI.
-# as_of: the memories valid then ('' now). all: 1 (or true, yes, on) requires every term (`--all`).
+# project '': every project, else it and the global scope. limit: digits give at most RECALL_MAX, anything else
+# RECALL_DEFAULT. all: 1 (or true, yes, on) requires every term (`--all`).
 RECALL_PARAMS = f"""SELECT :q AS q, :project AS project,
     CASE WHEN trim(:limit) GLOB '[0-9]*' AND trim(:limit) NOT GLOB '*[^0-9]*'
         THEN min(CAST(trim(:limit) AS INTEGER), {RECALL_MAX}) ELSE {RECALL_DEFAULT} END AS max_rows,
@@ -65,9 +52,8 @@ RECALL_PARAMS = f"""SELECT :q AS q, :project AS project,
     lower(trim(coalesce(:all, ''))) IN ('1', 'true', 'yes', 'on') AS every"""
 RECALL_ORDER = "rank, arm, id"  # bm25, then a memory before a note, then the id: equal files, equal answers
 
-# :id is an id (any case), or else a name: then one start in each project that uses the name (only in
-# :project if given; `global` for the global scope), its active memory if it has one, else its newest.
-# Each start gives its own chain (start_id tells them apart).
+# :id is an id (any case), or else a name: one start in each project using it (only :project's if given), its
+# active memory if it has one, else its newest; each start gives its own chain (start_id).
 HISTORY_PARAMS = """SELECT id FROM memories WHERE id = upper(trim(:id))
 UNION
 SELECT (
@@ -85,9 +71,8 @@ HISTORY_COLUMNS = """start_id, position, id, kind, name, description, project, s
 
 GARDENER_PARAMS = f"SELECT {AS_OF} AS as_of"
 
-# The explorer's pages (docs/pages.md): the home page's cards, what needs a human, and the store's life.
-# by: 'week' or 'month', anything else lets store_life.sql choose by the length of the history; project: one
-# project's life ('global': the global memories), '' the whole store's.
+# The explorer's pages (docs/pages.md). by: 'week' or 'month', else store_life.sql chooses by the history's length;
+# project: one project's life ('global': the global memories), '' the whole store's.
 OVERVIEW_PARAMS = f"SELECT {AS_OF} AS as_of"
 LIFE_PARAMS = f"SELECT {AS_OF} AS as_of, :by AS by, coalesce(:project, '') AS scope"
 OVERVIEW_COLUMNS = """project, active, pinned, stages_open, stages_in_progress, stages_blocked, changed_7d, memories,
@@ -99,9 +84,8 @@ GARDENER_COLUMNS = """proposal, id, kind, name, description, project, stage_stat
     command, settled, changed_since, as_of, rank"""  # (rank: the kind's place in the gardener's order)
 # each proposal with the command that dismisses it (shared.sql; NULL for a kind no dismissal answers)
 GARDENER_SELECT = f"{GARDENER_COLUMNS}, DISMISS_COMMAND(proposal, ids) AS dismiss"
-# the gardener's order: whether its findings are settled, then what disagrees, what is said twice, what says nothing,
-# what is stale, and what the fleet left for a person; each kind oldest first, then by the memories involved
-# (needs_human.sql lists its proposals the same way; gardener_findings.rank is a finding's place in it)
+# the gardener's order (needs_human.sql's too; gardener_findings.rank is a finding's place in it), each kind oldest
+# first, then by the memories involved
 PROPOSAL_ORDER = (
     "unsettled",
     "contradiction",
@@ -192,12 +176,7 @@ class Composed(Mapping[str, str]):
 
 # name -> what composes it (QUERIES below composes each when first asked for)
 _QUERIES = {
-    "briefing": lambda: compose(
-        "briefing_params",
-        BRIEFING_PARAMS,
-        ["briefing_ledger"],
-        BRIEFING_SELECT,
-    ),
+    "briefing": lambda: compose("briefing_params", BRIEFING_PARAMS, ["briefing_ledger"], BRIEFING_SELECT),
     "briefing_ledger": lambda: compose(
         "briefing_params",
         BRIEFING_PARAMS,
@@ -256,25 +235,25 @@ QUERIES = Composed(_QUERIES)
 # the proposals: its size, and a window of its rows; the proposals: their runs' sizes, and a window of each run.
 NEEDS_HUMAN_PAGE_COLUMNS = """section, id, path, kind, name, description, project, stage_status, updated, detail, proposal,
     ids, command, dismiss, settled, changed_since"""
-_PAGE_CORES = ["gardener", "problem_scope", "needs_human", "needs_human_page"]
+SECTIONS = ("stage", "error", "fork", "concurrent")
 
 
-def _page(select: str) -> Callable[[], str]:
-    return lambda: compose("gardener_params", GARDENER_PARAMS, _PAGE_CORES, select)
+def _page(select: str, cores=("gardener", "problem_scope", "needs_human", "needs_human_page")) -> Callable[[], str]:
+    return lambda: compose("gardener_params", GARDENER_PARAMS, list(cores), select)
 
 
 NEEDS_HUMAN_PAGE = Composed(
     {
         **{
             f"size_{section}": _page(f"SELECT count(*) AS size FROM needs_human_section_{section}")
-            for section in ("stage", "error", "fork", "concurrent")
+            for section in SECTIONS
         },
         **{
             f"window_{section}": _page(
                 f"SELECT {NEEDS_HUMAN_PAGE_COLUMNS}\nFROM needs_human_section_{section}\n"
                 "ORDER BY rank_in_section, error_path, coalesce(updated, ''), id, ids LIMIT :take OFFSET :skip"
             )
-            for section in ("stage", "error", "fork", "concurrent")
+            for section in SECTIONS
         },
         "size_proposal": _page("SELECT * FROM needs_human_proposal_size"),
         **{
@@ -285,45 +264,25 @@ NEEDS_HUMAN_PAGE = Composed(
 )
 
 
-# How current the gardener's findings are (gardener.sql's gardener_state): one row
-def _gardener_state() -> str:
-    return compose("gardener_params", GARDENER_PARAMS, ["gardener"], "SELECT * FROM gardener_state")
-
-
-# Not a canned query: what replaced the superseded memories a recall matches, for those that would have
-# ranked among the results recall gives for the same parameters (:limit as recall's).
-RECALL_SUPERSEDED_SELECT = "SELECT id, kind, name, description, project, replaces, replaces_ids, rank\nFROM recall_superseded ORDER BY rank, id"
-
-
-def _recall_superseded() -> str:
+def _recall_superseded(shown: bool) -> str:
+    """What replaced the superseded memories a recall matches that would rank among its results (:limit as recall's).
+    `shown`: for a caller that has those results (the recall page), :shown_rows of them, the worst ranked :shown_worst,
+    so that recall is not run again (at 100,000 memories it was most of the page's time)."""
+    worst = "SELECT CASE WHEN :shown_rows < (SELECT max_rows FROM recall_params) THEN NULL ELSE :shown_worst END"
     return compose(
         "recall_params",
         f"{RECALL_PARAMS}, :superseded_limit AS superseded_limit",
-        ["recall_query", "recall", "recall_shown", "recall_superseded"],
-        RECALL_SUPERSEDED_SELECT,
+        ["recall_query", *([] if shown else ["recall", "recall_shown"]), "recall_superseded"],
+        "SELECT id, kind, name, description, project, replaces, replaces_ids, rank\nFROM recall_superseded ORDER BY rank, id",
+        given={"recall_shown": worst + " AS worst"} if shown else None,
     )
 
 
-def _recall_superseded_shown() -> str:
-    """The same for a caller that has recall's results for the same parameters (the recall page): :shown_rows of
-    them, the worst ranked :shown_worst. Recall is not run again (at 100,000 memories it was most of the page's time)."""
-    return compose(
-        "recall_params",
-        f"{RECALL_PARAMS}, :superseded_limit AS superseded_limit",
-        ["recall_query", "recall_superseded"],
-        RECALL_SUPERSEDED_SELECT,
-        given={
-            "recall_shown": "SELECT CASE WHEN :shown_rows < (SELECT max_rows FROM recall_params) THEN NULL "
-            "ELSE :shown_worst END AS worst"
-        },
-    )
-
-
-# GARDENER_STATE, RECALL_SUPERSEDED and RECALL_SUPERSEDED_SHOWN are composed when first read, as QUERIES' statements are
+# composed when first read, as QUERIES' statements are; GARDENER_STATE: how current the gardener's findings are
 _LATER: dict[str, Callable[[], str]] = {
-    "GARDENER_STATE": _gardener_state,
-    "RECALL_SUPERSEDED": _recall_superseded,
-    "RECALL_SUPERSEDED_SHOWN": _recall_superseded_shown,
+    "GARDENER_STATE": _page("SELECT * FROM gardener_state", ("gardener",)),
+    "RECALL_SUPERSEDED": lambda: _recall_superseded(False),
+    "RECALL_SUPERSEDED_SHOWN": lambda: _recall_superseded(True),
 }
 
 

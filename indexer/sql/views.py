@@ -1,10 +1,6 @@
-"""SQL views in seamless.db for ad hoc queries (docs/queries.md lists them): the canned queries' own SQL,
-evaluated at the time of reading.
-
-Each view is `canned.compose` over the same core as its canned query; only the parameter relation differs. Where
-the canned query would be run with no parameters, the view is that query with every parameter left empty, which
-the canned queries read as "now" and "the store's settings". "Now" is strftime('now') inside the view, so it is the
-moment the view is read, never the moment it was created.
+"""SQL views in seamless.db for ad hoc queries (docs/queries.md lists them): each is `canned.compose` over its
+canned query's core, with every parameter left empty where the query takes none: "now" (read when the view is
+read, never when it was created) and the store's settings.
 """
 
 import re
@@ -18,9 +14,7 @@ NOW = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 
 def active_memories() -> str:
     # the validity test of SPEC section 2, as every query reads it (indexer/sql/shared.sql)
-    return sql.expand(f"""SELECT m.*
-FROM memories AS m
-WHERE VALID_AT(m, {NOW})""")
+    return sql.expand(f"SELECT m.*\nFROM memories AS m\nWHERE VALID_AT(m, {NOW})")
 
 
 # The global-only briefing is included as project 'global' (what `seamless briefing --project global`

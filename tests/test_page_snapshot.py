@@ -125,7 +125,7 @@ async def test_a_page_holds_its_read_only_while_it_is_drawn(explorer, store):
 
 def generation(store) -> int:
     with contextlib.closing(sqlite3.connect(store.db_path)) as conn:
-        return database.generation(conn)
+        return conn.execute(database.GENERATION).fetchone()[0]
 
 
 def test_each_run_that_changes_the_index_counts_one_generation(store):

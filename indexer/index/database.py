@@ -50,10 +50,8 @@ def not_an_index(path: str | Path) -> str:
 
 
 class IndexConnection(sqlite3.Connection):
-    """A connection in autocommit mode whose `atomic()` block is one transaction (nestable).
-
-    Plain sqlite3, not sqlite-utils: importing it would add to every run (docs/development.md).
-    """
+    """A connection in autocommit mode whose `atomic()` block is one transaction (nestable); plain sqlite3, not
+    sqlite-utils: importing it would add to every run (docs/development.md)."""
 
     @contextlib.contextmanager
     def atomic(self):
@@ -69,11 +67,8 @@ class IndexConnection(sqlite3.Connection):
 
 
 def open_db(path: str | Path, private: bool = False) -> IndexConnection:
-    """Open (creating if needed) the index at `path` with its schema in place.
-
-    `private`: a new file no one else opens until it is renamed into place (fresh_db), so no
-    write-ahead log and no syncs: every page is written once, straight into the file.
-    """
+    """Open (creating if needed) the index at `path` with its schema in place. `private`: a new file no one else
+    opens until it is renamed into place (fresh_db): no write-ahead log and no syncs, every page written once."""
     # the index run's writer thread shares this connection (never at the same time as this thread)
     db = sqlite3.connect(str(path), factory=IndexConnection, isolation_level=None, check_same_thread=False)
     ours = is_index(db)  # before any pragma below writes to the file
@@ -82,11 +77,9 @@ def open_db(path: str | Path, private: bool = False) -> IndexConnection:
         raise NotAnIndexError(not_an_index(path))
     if private:
         db.execute("PRAGMA journal_mode=MEMORY")  # rollback still works; a new file has no pages to save
-        db.execute("PRAGMA synchronous=OFF")
     elif str(path) != ":memory:":
         db.execute("PRAGMA journal_mode=WAL")
-    if not private:
-        db.execute("PRAGMA synchronous=NORMAL")
+    db.execute(f"PRAGMA synchronous={'OFF' if private else 'NORMAL'}")
     db.execute("PRAGMA cache_size = -65536")  # 64 MB: the indexes of 100,000 memories stay in memory
     version = db.execute("PRAGMA user_version").fetchone()[0]
     if version < SCHEMA_VERSION:
@@ -197,11 +190,6 @@ def next_generation(conn: sqlite3.Connection) -> None:
     )
 
 
-def generation(conn: sqlite3.Connection) -> int:
-    """The index's generation: 0 for an index no run has changed since generations were counted."""
-    return conn.execute(GENERATION).fetchone()[0]
-
-
 def check_store(conn: sqlite3.Connection, root: str | Path, db_path: str | Path) -> None:
     """Raise OtherStoreError unless the index at `db_path` was built from the store at `root`."""
     built_from, root = store_of(conn), store_root(root)
@@ -239,11 +227,9 @@ _holds_guard = threading.Lock()
 def writer_lock(db_path: str | Path, on_wait: Callable[[], None] | None = None):
     """Hold `<resolved db>.lock`, so every writer of one database file takes turns, whatever path names it.
 
-    A POSIX record lock (lockf), not flock: forked worker processes do not inherit it, and it is
-    released the moment the process holding it dies, even by kill -9. POSIX locks belong to the
-    process, and closing any descriptor of the file drops them, so the threads of one process take
-    turns on a thread lock first, and a nested hold (an index run called by a writer that holds the
-    lock) reuses the outer one. `on_wait` is called once if the lock is held elsewhere, before waiting.
+    A POSIX record lock (lockf), not flock: forked processes do not inherit it, and it goes when its process dies,
+    even by kill -9. It is the process's, and closing any descriptor of the file drops it, so threads take turns on a
+    thread lock first, and a nested hold reuses the outer one. `on_wait` is called once before waiting, if at all.
     """
     if str(db_path) == ":memory:":
         yield
@@ -251,15 +237,14 @@ def writer_lock(db_path: str | Path, on_wait: Callable[[], None] | None = None):
     lock_path = f"{resolved(db_path)}.lock"
     with _holds_guard:
         hold = _holds.setdefault(lock_path, _Hold())
-    waited = False
     if not hold.turn.acquire(blocking=False):
-        waited = True
         if on_wait:
             on_wait()
+        on_wait = None
         hold.turn.acquire()
     try:
         if hold.depth == 0:
-            hold.file = _lock_file(lock_path, None if waited else on_wait)
+            hold.file = _lock_file(lock_path, on_wait)
         hold.depth += 1
         try:
             yield

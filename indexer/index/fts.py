@@ -5,10 +5,7 @@ calls `index_rows` after inserting and `unindex_paths` before deleting.
 
 from indexer.sqlite import sqlite3
 
-COLUMNS = {
-    "memories": ("name", "description", "tags", "body"),
-    "notes": ("title", "tags", "body"),
-}
+COLUMNS = {"memories": ("name", "description", "tags", "body"), "notes": ("title", "tags", "body")}
 
 
 def _columns(table: str) -> str:

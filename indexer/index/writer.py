@@ -64,10 +64,8 @@ def create_stages(conn) -> None:
 
 
 def _write_batch(conn, forgotten: list[str], rows: dict[str, list]) -> dict[str, int]:
-    """Delete the rows of `forgotten` paths, then stage or insert `rows`; return each FTS table's last rowid.
-
-    The staged rows still need `_move_batch` (kept apart so it can run on the writer thread).
-    """
+    """Delete the rows of `forgotten` paths, then stage `rows` for `_move_batch` (on the writer thread); return each
+    FTS table's last rowid."""
     _delete_paths(conn, forgotten)
     after = {table: fts.last_rowid(conn, table) for table in fts.COLUMNS}
     for table, (columns, _) in staged().items():
@@ -276,24 +274,17 @@ class IndexWriter:
         )
 
     def _relink(self, line_of) -> list[Problem]:
-        """The link warnings of the memories whose verdict this run may have changed, worked out afresh.
-
-        Those are the memories added or removed, those that point to one of them (a link that
-        dangles now, or no longer), the members of a cycle before (it may be broken) and every
-        memory on a chain from one added (it may close a cycle). The rest keep their warnings.
-        """
+        """The link warnings, worked out afresh, of the memories added or removed, those that point to one of them (a
+        link that dangles now, or no longer), the members of a cycle before (it may be broken) and every memory on a
+        chain from one added (it may close a cycle). The rest keep their warnings."""
         db, changed = self.db, self.link_ids
         recheck = {
             row[0]
             for memory_id in changed
             for row in db.execute("select id from memories where id = ? or superseded_by = ?", (memory_id, memory_id))
         }
-        recheck |= {
-            row[0]
-            for row in db.execute(
-                "select m.id from problems p join memories m on m.path = p.path where p.code = 'supersession-cycle'"
-            )
-        }
+        cycles = "select m.id from problems p join memories m on m.path = p.path where p.code = 'supersession-cycle'"
+        recheck |= {row[0] for row in db.execute(cycles)}
         links: dict[str, tuple[str, str]] = {}  # every memory on a chain from one to recheck: (superseded_by, path)
         dangling: set[str] = set()
         pending = list(recheck | changed)
@@ -342,9 +333,9 @@ class IndexWriter:
                 for row in db.execute(f"{claims} and (m.id = ? or m.supersedes = ?)", (memory_id, memory_id))
             ]
             paths = {row[2] for row in rows} | self.unlinked_paths
-            db.executemany(
-                "delete from problems where path = ? and code = ?", ((path, crossfile.FORK_CODE) for path in paths)
-            )
+            forks = ((path, crossfile.FORK_CODE) for path in paths)
+            db.executemany("delete from problems where path = ? and code = ?", forks)
+
         problems = crossfile.fork_problems(
             {row[0]: (row[1], row[2], bool(row[6])) for row in rows},
             {row[1]: (bool(row[4]), row[5]) for row in rows if row[3] is not None},
@@ -380,17 +371,9 @@ class IndexWriter:
         losers = crossfile.duplicate_losers(list(set(entries)), line_of)
         losers.update(crossfile.duplicate_losers(list(set(note_entries)), line_of))
         # a loser may be held back here, or a row of the index
-        conn = self.db
         self._note_removed(losers)
-        _delete_paths(conn, list(losers), ("memories", "notes"))
-        _insert_batch(
-            conn,
-            [],
-            {
-                "memories": [self.memory_row(r) for r in memories if r["path"] not in losers],
-                "notes": [self.note_row(r) for r in notes if r["path"] not in losers],
-                "problems": [],
-                "index_files": [],
-            },
-        )
+        _delete_paths(self.db, list(losers), ("memories", "notes"))
+        self.rows["memories"] = [self.memory_row(r) for r in memories if r["path"] not in losers]
+        self.rows["notes"] = [self.note_row(r) for r in notes if r["path"] not in losers]
+        _insert_batch(self.db, [], self.rows)  # (the rest of self.rows is empty: finish flushed it)
         return losers

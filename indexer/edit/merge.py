@@ -1,12 +1,7 @@
-"""The merge rules for store files changed on two sides since their common base (SPEC section 10, rules 1-5).
-
-`merge(base, ours, theirs)` merges frontmatter field by field, each field's text kept as one side wrote it, and
-the body line by line with `git merge-file`; it says which rules it applied and whether a field went to the side
-with the later `updated` (a concurrent edit). What it cannot read raises CannotMerge, and the merge driver
-(`run_driver`) leaves that file to git's own merge. `file_rules` settles what a driver cannot, in a merge commit of
-`seamless sync`: a file deleted on one side and edited on the other is kept, two new files at one path are both
-kept; anything else is Unmerged. Every host gets the same answer whichever side is "ours": ties go to the earlier
-time or the greater text, never to a side.
+"""The merge rules for store files changed on two sides since their common base (SPEC section 10, rules 1-5): the
+merge driver's (`merge`, each field's text kept as one side wrote it, the body merged by `git merge-file`) and
+those a merge commit of `seamless sync` applies to whole files (`file_rules`). Every host gets the same answer
+whichever side is "ours": ties go to the earlier time or the greater text, never to a side.
 """
 
 import json
@@ -111,8 +106,7 @@ def read(data: bytes) -> Side:
         values = yaml_loader.load(doc.frontmatter)
     except (EditError, yaml.YAMLError, ValueError, TypeError, RecursionError, yaml_loader.TooDeep) as e:
         raise CannotMerge(f"its frontmatter cannot be read ({str(e).splitlines()[0] if str(e) else e})") from None
-    if values is None:
-        values = {}
+    values = {} if values is None else values
     if not isinstance(values, dict):
         raise CannotMerge("its frontmatter is not a mapping")
     return Side(doc, texts, values, doc.body)
@@ -250,13 +244,8 @@ def _appended(base: str, body: str) -> str | None:
     """The text `body` adds at the end of `base` on lines of its own (as `seamless append` adds it), or None when
     `body` is not `base` plus more."""
     kept = base.rstrip("\n")
-    if not body.startswith(kept):
-        return None
-    tail = body[len(kept) :]
-    if kept and not tail.startswith("\n"):
-        return None
-    added = tail.strip("\n")
-    return added or None
+    tail = body[len(kept) :] if body.startswith(kept) else ""
+    return (tail.strip("\n") or None) if tail.startswith("\n") or not kept else None
 
 
 def whole_file_conflict(ours: bytes, theirs: bytes, why: str) -> bytes:
@@ -291,8 +280,7 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str) -> int:
     return 0
 
 
-# What a merge commit of `seamless sync` settles beyond the driver: the files git left unmerged, and the driver's
-# report
+# What a merge commit of `seamless sync` settles beyond the driver
 
 
 class Unmerged(CannotMerge):
@@ -338,9 +326,9 @@ def file_rules(repo: git.Repo) -> list[dict]:
         if present == {1, 2} or present == {1, 3}:  # deleted on one side, edited on the other: kept
             repo.run("checkout", "--ours" if 2 in present else "--theirs", "--", path)
             repo.run("add", "--", path)
-            resolved.append(
-                {"id": _id_of((repo.top / path).read_bytes()), "path": store_path, "rule": "delete-vs-edit"}
-            )
+            kept = _id_of((repo.top / path).read_bytes())
+            resolved.append({"id": kept, "path": store_path, "rule": "delete-vs-edit"})
+
         elif present == {2, 3}:
             resolved.append(_both_added(repo, path))
         elif (followed := _edit_follows_move(repo, path, blobs)) is not None:

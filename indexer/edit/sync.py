@@ -403,13 +403,7 @@ def _merge_commit(run: _Run, fetched: str) -> None:
     message = f"Merge {run.remote}/{run.remote_branch} into {run.branch} (seamless sync)"
     trailers = "".join(f"{TRAILER}: {memory_id}\n" for memory_id in sorted(set(concurrent)))
     repo.run(
-        "commit",
-        "-q",
-        "--no-edit",
-        "-F",
-        "-",
-        input=message + "\n\n" + trailers,
-        env=git.fallback_identity(run.config),
+        "commit", "-q", "--no-edit", "-F", "-", input=message + "\n\n" + trailers, env=git.fallback_identity(run.config)
     )
     run.result.merged = True
     run.result.commits += 1

@@ -92,10 +92,7 @@ def memory_type(meta: dict) -> str:
     """The topic's type, one of KINDS: `type:` at the top of the frontmatter (the first layout), or under
     `metadata:` (the layout Claude Code writes now); Unreadable when neither gives one, or the two disagree."""
     nested = meta.get("metadata")
-    given = {
-        "type": meta.get("type"),
-        "metadata: type": nested.get("type") if isinstance(nested, dict) else None,
-    }
+    given = {"type": meta.get("type"), "metadata: type": nested.get("type") if isinstance(nested, dict) else None}
     found = {where: value for where, value in given.items() if value is not None}
     if not found:
         raise Unreadable(

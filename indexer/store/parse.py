@@ -1,8 +1,5 @@
-"""Reading one store file: bytes to text, frontmatter to a mapping, with line numbers.
-
-Everything that can go wrong with a single file's text or YAML is reported here
-as a Problem; nothing here knows what a memory or a note means.
-"""
+"""Reading one store file: bytes to text, frontmatter to a mapping, with line numbers; whatever can go wrong with a
+single file's text or YAML is a Problem. Nothing here knows what a memory or a note means."""
 
 import errno
 import hashlib
@@ -85,63 +82,50 @@ def read_store_bytes(
     except FileNotFoundError:
         raise
     except OSError as e:
-        reason = (
-            "it or a folder on its path is a symbolic link, never followed"
-            if e.errno in (errno.ELOOP, errno.ENOTDIR)
-            else e.strerror or e
-        )
-        parsed = ParsedFile(path, "")
-        parsed.problems.append(error(path, 1, "unreadable", f"cannot read the file: {reason}"))
-        return parsed
+        linked = e.errno in (errno.ELOOP, errno.ENOTDIR)
+        reason = "it or a folder on its path is a symbolic link, never followed" if linked else e.strerror or e
+        return _failed(ParsedFile(path, ""), 1, "unreadable", f"cannot read the file: {reason}")
 
 
 def parse_bytes(path: str, data: bytes, max_bytes: int) -> ParsedFile:
     """Parse a store file's bytes into a ParsedFile, reporting every fault as a problem."""
     parsed = ParsedFile(path, digest(data))
     if len(data) > max_bytes:
-        parsed.problems.append(
-            error(path, 1, "too-large", f"file is larger than index.max_file_bytes ({max_bytes} bytes)")
-        )
-        return parsed
+        return _failed(parsed, 1, "too-large", f"file is larger than index.max_file_bytes ({max_bytes} bytes)")
     if not data or data.isspace():
-        parsed.problems.append(error(path, 1, "empty-file", "file is empty"))
-        return parsed
+        return _failed(parsed, 1, "empty-file", "file is empty")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
-        parsed.problems.append(
-            error(path, line, "not-utf8", f"not UTF-8 text: byte 0x{data[e.start]:02x} at offset {e.start}")
-        )
-        return parsed
+        return _failed(parsed, line, "not-utf8", f"not UTF-8 text: byte 0x{data[e.start]:02x} at offset {e.start}")
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
-        parsed.problems.append(error(path, line, "binary-file", "contains NUL bytes: not a text file"))
-        return parsed
+        return _failed(parsed, line, "binary-file", "contains NUL bytes: not a text file")
     text = text.removeprefix("\ufeff")
     if "\r" in text:
         text = text.replace("\r\n", "\n")
     conflicts = conflict_markers.find(text)
     if conflicts:  # not YAML to read, nor a body to index: a merge a person has to finish
         message = f"conflict markers left by a git merge: {conflict_markers.describe(conflicts)}; "
-        parsed.problems.append(error(path, conflicts[0].start, "conflict-markers", message + conflict_markers.RESOLVE))
-        return parsed
-    split_frontmatter(parsed, text)
+        return _failed(parsed, conflicts[0].start, "conflict-markers", message + conflict_markers.RESOLVE)
+    return split_frontmatter(parsed, text)
+
+
+def _failed(parsed: ParsedFile, line: int, code: str, message: str) -> ParsedFile:
+    parsed.problems.append(error(parsed.path, line, code, message))
     return parsed
 
 
-def split_frontmatter(parsed: ParsedFile, text: str) -> None:
+def split_frontmatter(parsed: ParsedFile, text: str) -> ParsedFile:
     """Fill `parsed` with the frontmatter mapping and body of `text`."""
     opening = BOUNDARY.match(text)
     if not opening:
         parsed.body = text
-        return
+        return parsed
     closing = _closing_boundary(text, opening.end())
     if not closing:
-        parsed.problems.append(
-            error(parsed.path, 1, "unclosed-frontmatter", "frontmatter opened with --- is never closed by a --- line")
-        )
-        return
+        return _failed(parsed, 1, "unclosed-frontmatter", "frontmatter opened with --- is never closed by a --- line")
     fm = text[opening.end() : closing.start()]
     # where the frontmatter's text is first found (usually right after the opening `---`)
     fm_offset = 4 if not fm else 3 if opening.end() == 3 else text.find(fm, 3)
@@ -151,16 +135,8 @@ def split_frontmatter(parsed: ParsedFile, text: str) -> None:
     parsed.body_line = text.count("\n", 0, len(text) - len(parsed.body)) + 1
     parsed.fm_text = fm
     if len(fm) > MAX_FRONTMATTER_BYTES:
-        parsed.problems.append(
-            error(
-                parsed.path,
-                parsed.fm_line,
-                "frontmatter-too-large",
-                f"frontmatter is over {MAX_FRONTMATTER_BYTES} characters; "
-                "keep fields short and put long text in the body",
-            )
-        )
-        return
+        why = f"frontmatter is over {MAX_FRONTMATTER_BYTES} characters; keep fields short and put long text in the body"
+        return _failed(parsed, parsed.fm_line, "frontmatter-too-large", why)
     try:
         meta = yaml_loader.load(fm)
     except yaml.YAMLError as e:
@@ -168,30 +144,19 @@ def split_frontmatter(parsed: ParsedFile, text: str) -> None:
         if isinstance(e, yaml.reader.ReaderError):  # a bad character: libyaml gives its byte offset
             line = parsed.fm_line + fm.encode("utf-8").count(b"\n", 0, e.position)
         reason = getattr(e, "problem", None) or str(e).splitlines()[0]
-        parsed.problems.append(error(parsed.path, line, "yaml-error", f"YAML syntax error: {reason}"))
-        return
+        return _failed(parsed, line, "yaml-error", f"YAML syntax error: {reason}")
     except (RecursionError, yaml_loader.TooDeep) as e:
-        line = parsed.fm_line + getattr(e, "line", 0)
-        parsed.problems.append(error(parsed.path, line, "yaml-error", "YAML is nested too deeply"))
-        return
+        return _failed(parsed, parsed.fm_line + getattr(e, "line", 0), "yaml-error", "YAML is nested too deeply")
     except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as e:
         # PyYAML's constructors raise plain Python errors for a value its tag cannot hold:
         # `!!int abc`, `!!timestamp 2026-13-45`, an integer of 5,000 digits
-        parsed.problems.append(error(parsed.path, parsed.fm_line, "yaml-error", f"YAML value cannot be read: {e}"))
-        return
-    if meta is None:
-        meta = {}
+        return _failed(parsed, parsed.fm_line, "yaml-error", f"YAML value cannot be read: {e}")
+    meta = {} if meta is None else meta
     if not isinstance(meta, dict):
-        parsed.problems.append(
-            error(
-                parsed.path,
-                parsed.fm_line,
-                "not-a-mapping",
-                f"frontmatter must be a mapping of keys to values, not a {type(meta).__name__}",
-            )
-        )
-        return
+        why = f"frontmatter must be a mapping of keys to values, not a {type(meta).__name__}"
+        return _failed(parsed, parsed.fm_line, "not-a-mapping", why)
     parsed.meta = meta
+    return parsed
 
 
 def _closing_boundary(text: str, start: int) -> re.Match | None:

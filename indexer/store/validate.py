@@ -1,7 +1,4 @@
-"""Turning one parsed file into a memory or note record, checking every per-file rule.
-
-Cross-file rules (duplicate ids and names, dangling links, cycles) live in crossfile.py.
-"""
+"""Turning one parsed file into a memory or note record, checking every per-file rule (crossfile.py: the rest)."""
 
 import json
 import re
@@ -44,11 +41,8 @@ class FieldReader:
         if value is None:
             return None
         if isinstance(value, Trap):
-            self.warning(
-                key,
-                "yaml-trap",
-                f"{key}: {value} is read by YAML as {value.read_as!r}; kept as the text {str(value)!r} (quote it)",
-            )
+            why = f"{key}: {value} is read by YAML as {value.read_as!r}; kept as the text {str(value)!r} (quote it)"
+            self.warning(key, "yaml-trap", why)
             return str(value)
         if isinstance(value, str):
             return value
@@ -186,11 +180,8 @@ def _description(f: FieldReader) -> str | None:
         f.warning("description", "description-multiline", "description spans several lines; folded onto one")
     description = rules.fold_description(description)
     if len(description) > rules.DESCRIPTION_MAX:
-        f.warning(
-            "description",
-            "description-too-long",
-            f"description is {len(description)} characters; at most {rules.DESCRIPTION_MAX} are shown well",
-        )
+        why = f"description is {len(description)} characters; at most {rules.DESCRIPTION_MAX} are shown well"
+        f.warning("description", "description-too-long", why)
     return description
 
 
@@ -207,11 +198,8 @@ def _times(f: FieldReader) -> dict[str, str | None]:
         "supersedes": f.ulid("supersedes", required=False),
     }
     if times["superseded_by"] and not times["invalid_at"]:
-        f.error(
-            "superseded_by",
-            "hand-stamped",
-            "superseded_by is set but invalid_at is not: only the supersede path may set them, together",
-        )
+        why = "superseded_by is set but invalid_at is not: only the supersede path may set them, together"
+        f.error("superseded_by", "hand-stamped", why)
     return times
 
 
@@ -223,15 +211,8 @@ def _stage(parsed: ParsedFile, kind: str, f: FieldReader) -> tuple[str | None, s
     if header is not None:
         return header
     first = next((i for i, line in enumerate(parsed.body.split("\n")) if line.strip()), 0)
-    f.problems.append(
-        warning(
-            parsed.path,
-            parsed.body_line + first,
-            "stage-header",
-            "a stage body must open with `Status: open|in_progress|blocked|done` "
-            "(then optionally `Gate: human|ai`); shown as status unknown",
-        )
-    )
+    why = "a stage body must open with `Status: open|in_progress|blocked|done` (then optionally `Gate: human|ai`)"
+    f.problems.append(warning(parsed.path, parsed.body_line + first, "stage-header", why + "; shown as status unknown"))
     return "unknown", None
 
 

@@ -1,9 +1,6 @@
 """Git: the one place that runs the `git` command on a store (SPEC section 10; its modules: docs/development.md).
-
-This module runs git in a known environment (no prompt, no pager, C locale for messages we parse), turns a failure
-into one line, and says where a store sits in its work tree (`repo`) and which store files differ from the last
-commit (`uncommitted`). Above the store and below the index (every index run reads HEAD and the history): it imports
-only `indexer.store`.
+This module runs it in a known environment, turns a failure into one line, and says where a store sits in its work
+tree (`repo`) and which store files differ from the last commit (`uncommitted`).
 """
 
 import os
@@ -133,13 +130,11 @@ def merge_file(base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, bool]:
     import tempfile  # here: only a merge needs it, and every command that reads git would pay for its imports
 
     with tempfile.TemporaryDirectory(prefix="seamless-merge-") as folder:
-        names = []
-        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+        sides = {"ours": ours, "base": base, "theirs": theirs}
+        for name, data in sides.items():
             (Path(folder) / name).write_bytes(data)
-            names.append(name)
-        done = run(
-            folder, "merge-file", "-p", "-L", "ours", "-L", "base", "-L", "theirs", *names, check=False, text=False
-        )
+        labels = [arg for name in sides for arg in ("-L", name)]
+        done = run(folder, "merge-file", "-p", *labels, *sides, check=False, text=False)
     if done.returncode < 0 or done.returncode > 127:
         raise GitError(f"git merge-file failed: {done.stderr.decode('utf-8', 'replace').strip() or done.returncode}")
     return done.stdout, done.returncode == 0
@@ -199,15 +194,8 @@ def repo(root: str | Path) -> Repo | None:
     if done.returncode not in (0, 1) or len(lines) < fixed or not lines[0]:
         return None
     head = lines[fixed].strip() if done.returncode == 0 and len(lines) > fixed else ""
-    return Repo(
-        root=Path(root),
-        top=Path(lines[0]),
-        prefix=lines[1],
-        git_dir=Path(lines[2]),
-        head=head or None,
-        hooks=tuple(Path(root, line) for line in lines[3 : fixed - 1]),  # relative ones are relative to `root`
-        exclude=Path(root, lines[fixed - 1]),
-    )
+    hooks = tuple(Path(root, line) for line in lines[3 : fixed - 1])  # relative ones are relative to `root`
+    return Repo(Path(root), Path(lines[0]), lines[1], Path(lines[2]), head or None, hooks, Path(root, lines[fixed - 1]))
 
 
 # `*.md` under memories/ or notes/, no part of the path hidden or empty (what indexer/store/walk.py finds)

@@ -93,7 +93,7 @@ async def window(datasette, section: str, as_of: str, skip: int, take: int) -> W
         except QueryInterrupted:
             found.left_out.append(over_time(datasette, f"{found.title}, rows {skip + 1} to {skip + take}"))
     else:
-        found.size = size["unsettled"] + size["findings"] + size["later"] + size["archive"]
+        found.size = size["unsettled"] + size["findings"] + size["archive"]
         await _proposals(datasette, run, size, found, take)
     db = shlex.quote(datasette.get_database(DATABASE).path)
     for n, row in enumerate(found.rows, skip + 1):
@@ -107,26 +107,14 @@ async def window(datasette, section: str, as_of: str, skip: int, take: int) -> W
 async def _proposals(datasette, run, size: dict, found: Window, take: int) -> None:
     """The gardener's proposals in three runs, each read apart: the `unsettled` notice, the findings, the archive
     proposals. A run the time limit cuts short leaves out its rows and those after it."""
-    runs = [
-        ("unsettled", size["unsettled"]),
-        ("findings", size["findings"] + size["later"]),
-        ("archive", size["archive"]),
-    ]
     start, end, at = found.skip, found.skip + take, 0
-    for name, length in runs:
-        lo, hi = max(start, at) - at, min(end, at + length) - at
-        at += length
+    for name in ("unsettled", "findings", "archive"):
+        lo, hi = max(start, at) - at, min(end, at + size[name]) - at
+        at += size[name]
         if hi <= lo:
             continue
         try:
-            if name == "unsettled":
-                rows = await run("unsettled")
-            elif name == "findings" and not size["later"]:
-                rows = await run("findings", skip=lo, take=hi - lo)  # picked from the index alone
-            elif name == "findings":
-                rows = (await run("findings_sorted", take=hi))[lo:]  # some valid for only part of as_of: sorted in
-            else:
-                rows = await run("archive", skip=lo, take=hi - lo)
+            rows = await (run(name) if name == "unsettled" else run(name, skip=lo, take=hi - lo))
         except QueryInterrupted:
             first = found.skip + len(found.rows) + 1
             found.left_out.append(over_time(datasette, f"{found.title}, from the {first:,}th on"))

@@ -256,10 +256,7 @@ NEEDS_HUMAN_PAGE = Composed(
             for section in SECTIONS
         },
         "size_proposal": _page("SELECT * FROM needs_human_proposal_size"),
-        **{
-            part: _page(f"SELECT * FROM needs_human_{part}")
-            for part in ("unsettled", "findings", "findings_sorted", "archive")
-        },
+        **{part: _page(f"SELECT * FROM needs_human_{part}") for part in ("unsettled", "findings", "archive")},
     }
 )
 

@@ -87,9 +87,8 @@ gardener_unsettled AS (
 gardener_found AS (
     -- the findings, listed at T when all their memories are valid at T (from `since` on: they are active). T from a
     -- subquery, not a join: alone in FROM, gardener_findings' gardener_findings_order gives the gardener's order.
-    -- (`later`, none now, is what needs_human_page.sql once read for findings valid at T for part of their memories)
     SELECT (SELECT as_of FROM gardener_settings) AS as_of, f.rowid AS finding, PROPOSAL_OF(f.rank) AS proposal,
-        f.evidence, f.other, f.since <= (SELECT as_of_epoch FROM gardener_settings) AS current, 0 AS later, f.rank,
+        f.evidence, f.other, f.since <= (SELECT as_of_epoch FROM gardener_settings) AS current, f.rank,
         f.updated AS first_updated, f.ids AS stored_ids, f.ids
     FROM gardener_findings AS f
     WHERE EXISTS (SELECT 1 FROM gardener_settings)
@@ -133,7 +132,7 @@ gardener_found_proposals AS (
             || ' --supersedes ' || SHELL_QUOTE(f.id)
         END AS command,
         (SELECT settled FROM gardener_state) AS settled, (SELECT changed_since FROM gardener_state) AS changed_since,
-        f.finding, f.current, f.later, f.rank, f.first_updated, f.stored_ids
+        f.finding, f.current, f.rank, f.first_updated, f.stored_ids
     FROM gardener_found_valid AS f
     JOIN memories AS n ON n.id = json_extract(f.ids, '$[#-1]')
 ),

@@ -1,15 +1,9 @@
--- What the explorer shows of what needs a human (plugins/needs_human_page.py): one section at a time (:section),
--- a window of its rows and their count, in needs_human's order and shape, without ordering the rest. At 100,000
--- memories the gardener proposes some 50,000 things, and numbering all of them took most of a second; a window
--- costs what its rows cost, however deep (tests/test_needs_human_page.py compares the windows with needs_human).
---
--- The gardener's proposals come in three runs, each read apart: the `unsettled` notice, the findings (those valid
--- throughout T picked in the gardener's order from the gardener_findings_order index, :skip and :take of them;
--- those valid for only part of T, few but for a T long ago, read whole and sorted in), then the archive proposals
--- (all after the findings). The other sections are short: each is read whole and cut (needs_human.sql's
--- needs_human_section_* CTEs, composed per section in canned.NEEDS_HUMAN_PAGE).
---
--- A fragment: CTEs placed after needs_human.sql; a query selects from one of them (canned.NEEDS_HUMAN_PAGE).
+-- What the explorer shows of what needs a human (plugins/home_page.py): a window of one section's rows and their
+-- count, in needs_human's order and shape, without ordering the rest: at 100,000 memories numbering the gardener's
+-- 50,000 proposals took most of a second, and a window costs what its rows cost, however deep. The proposals come in
+-- three runs, each read apart: the `unsettled` notice, the findings (picked in the gardener's order from the
+-- gardener_findings_order index), the archive proposals. The other sections are short: read whole and cut
+-- (needs_human.sql's needs_human_section_*). CTEs placed after needs_human.sql (canned.NEEDS_HUMAN_PAGE).
 
 needs_human_proposal_size AS (
     -- how many proposals of each run. From the latest `since` of any finding on (index_meta `gardener_since`, kept
@@ -22,8 +16,6 @@ needs_human_proposal_size AS (
             ELSE (SELECT count(*) FROM gardener_findings AS found WHERE since <= (SELECT as_of_epoch FROM gardener_settings)
                 AND NOT DISMISSED(PROPOSAL_OF(found.rank), found.ids))
         END AS findings,
-        CASE WHEN (SELECT as_of_epoch FROM gardener_settings) >= (SELECT since FROM needs_human_latest) THEN 0
-            ELSE (SELECT count(*) FROM gardener_found_valid WHERE later) END AS later,
         (SELECT count(*) FROM gardener_candidate_rows) - (  -- less those a dismissal holds for, counted from them
             SELECT count(DISTINCT m.rowid) FROM gardener_dismissed AS x CROSS JOIN memories AS m ON m.id = x.ids ->> 0
             WHERE x.kind = 'archive' AND DISMISSED('archive', x.ids)
@@ -57,30 +49,6 @@ needs_human_findings AS (
     ORDER BY f.rank, f.first_updated, f.stored_ids
 ),
 
-needs_human_findings_sorted AS (
-    -- the first :take findings when some are valid for only part of T: those valid throughout it as above, and
-    -- every other one, sorted together
-    SELECT section, id, path, kind, name, description, project, stage_status, updated, detail, proposal, ids, command,
-        DISMISS_COMMAND(proposal, ids) AS dismiss, settled, changed_since
-    FROM (
-        SELECT 'proposal' AS section, f.id, f.path, f.kind, f.name, f.description,
-            coalesce(f.project, 'global') AS project, f.stage_status, f.first_updated AS updated, f.reason AS detail,
-            f.proposal, f.stored_ids AS ids, f.command, f.settled, f.changed_since, f.rank
-        FROM gardener_found_proposals AS f
-        WHERE f.finding IN (
-            SELECT found.rowid FROM gardener_findings AS found WHERE since <= (SELECT as_of_epoch FROM gardener_settings)
-                AND NOT DISMISSED(PROPOSAL_OF(found.rank), found.ids)
-            ORDER BY rank, updated, ids LIMIT :take
-        )
-        UNION ALL
-        SELECT 'proposal', f.id, f.path, f.kind, f.name, f.description, coalesce(f.project, 'global'), f.stage_status,
-            f.updated, f.reason, f.proposal, f.ids, f.command, f.settled, f.changed_since, f.rank
-        FROM gardener_found_proposals AS f
-        WHERE f.later
-    )
-    ORDER BY rank, coalesce(updated, ''), id, ids
-    LIMIT :take
-),
 
 needs_human_archive AS (
     -- :take archive proposals from the :skip-th on (the command that dismisses one worded for those alone)

@@ -16,22 +16,8 @@ from indexer.store.flat_yaml import NOT_PRINTABLE
 from indexer.store.parse import BOUNDARY, _closing_boundary
 
 # the seed's field order: a new file is written in it, and a field added to a file goes where it belongs
-MEMORY_ORDER = (
-    "id",
-    "kind",
-    "name",
-    "description",
-    "project",
-    "created",
-    "updated",
-    "valid_from",
-    "invalid_at",
-    "superseded_by",
-    "supersedes",
-    "source_session",
-    "model",
-    "tags",
-)
+MEMORY_ORDER = ("id", "kind", "name", "description", "project", "created", "updated", "valid_from", "invalid_at",
+                "superseded_by", "supersedes", "source_session", "model", "tags")  # fmt: skip
 NOTE_ORDER = ("id", "title", "project", "created", "updated", "tags")
 ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\x00": "\\0"}
 FLOW_INDICATORS = re.compile(r"[,\[\]{}]")
@@ -102,9 +88,7 @@ def sequence(values: list[str]) -> str:
 
 def value_text(value: FieldValue) -> str:
     """The YAML text of a field's value (text, None or a list of texts); empty for a global project."""
-    if isinstance(value, list):
-        return sequence(value)
-    return scalar(value)
+    return sequence(value) if isinstance(value, list) else scalar(value)
 
 
 def new_text(fields: Mapping[str, FieldValue], body: str, order: tuple[str, ...]) -> str:
@@ -143,15 +127,8 @@ class Document:
         if not closing:
             raise EditError("the file has no frontmatter between --- lines")
         assert opening is not None  # closing is only looked for after an opening boundary
-        body_start = closing.end() + 1
-        return cls(
-            text[: opening.end()],
-            text[opening.end() : closing.start()],
-            text[closing.start() : body_start],
-            text[body_start:],
-            bom,
-            crlf,
-        )
+        head, frontmatter, body_start = text[: opening.end()], text[opening.end() : closing.start()], closing.end() + 1
+        return cls(head, frontmatter, text[closing.start() : body_start], text[body_start:], bom, crlf)
 
     def to_bytes(self) -> bytes:
         text = self.head + self.frontmatter + self.closing + self.body

@@ -43,12 +43,10 @@ def state_line(row: dict, running: bool = False) -> str:
     """`state`'s row as one sentence; `running`: whether a settle holds the index's settle lock on this host now."""
     n, settled = row["changed_since"], row["settled"]
     memories = f"{n:,} memor{'y' if n == 1 else 'ies'}"
-    if not n:
-        text = (
-            f"The gardener's findings are in step with the index (settled {settled})"
-            if settled
-            else ("The gardener has found nothing to read")
-        )
+    if not n and settled:
+        text = f"The gardener's findings are in step with the index (settled {settled})"
+    elif not n:
+        text = "The gardener has found nothing to read"
     elif settled is None or row["unread"]:
         text = f"The gardener has not read this index with its rules yet: {memories} to read"
         text += "; no finding is listed until it has" if settled is None else f"; the findings listed are of {settled}"

@@ -114,13 +114,7 @@ def _changed_folders(conn, root: Path, walked_ns: int) -> tuple[list[str], dict[
             changed[folder] = ctime
     if not changed:
         return [], {}, 0
-    files = sum(
-        conn.execute(
-            "select count(*) from index_files where path >= ? and path < ? and instr(substr(path, ?), '/') = 0",
-            (f"{f}/", f"{f}0", len(f) + 2),
-        ).fetchone()[0]
-        for f in changed
-    )
+    files = sum(_indexed(conn, "count(*)", folder).fetchone()[0] for folder in changed)
     if files > CATCH_UP_FILES:
         return [], {}, files
     paths = [path for folder in list(changed) for path in _folder_drift(conn, root, folder, folders)]
@@ -134,12 +128,7 @@ def _changed_folders(conn, root: Path, walked_ns: int) -> tuple[list[str], dict[
 def _folder_drift(conn, root: Path, folder: str, folders: set[str]) -> list[str]:
     """The paths directly in `folder` that differ from the index: its markdown files new, changed or gone, and its
     folders that the index does not know (new) or that are gone (all their rows)."""
-    rows = conn.execute(
-        "select path, size, mtime_ns, ctime_ns from index_files "
-        "where path >= ? and path < ? and instr(substr(path, ?), '/') = 0",
-        (f"{folder}/", f"{folder}0", len(folder) + 2),
-    )
-    indexed = {row[0]: row[1:] for row in rows}
+    indexed = {row[0]: row[1:] for row in _indexed(conn, "path, size, mtime_ns, ctime_ns", folder)}
     children = {f for f in folders if f.rpartition("/")[0] == folder}
     on_disk: dict[str, tuple[int, int, int]] = {}
     subfolders = set()
@@ -157,6 +146,14 @@ def _folder_drift(conn, root: Path, folder: str, folders: set[str]) -> list[str]
     differ += [path for path in indexed if path not in on_disk]
     differ += sorted(subfolders - children) + sorted(children - subfolders)  # new folders, and those gone
     return differ
+
+
+def _indexed(conn, columns: str, folder: str):
+    """`columns` of the index_files rows of the files directly in `folder`."""
+    where = "path >= ? and path < ? and instr(substr(path, ?), '/') = 0"
+    return conn.execute(
+        f"select {columns} from index_files where {where}", (f"{folder}/", f"{folder}0", len(folder) + 2)
+    )
 
 
 def _weight(conn, root: Path, paths: list[str]) -> int:

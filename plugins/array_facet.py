@@ -1,11 +1,7 @@
-"""The tags facet, fast: Datasette's array facet without its de-duplication, which the indexer makes needless.
-
-Datasette counts a row once per distinct value by de-duplicating (value, row) pairs of whole rows, which times out
-on a large store. The indexer stores each row's tags distinct (indexer/store/validate.py), so counting the pairs
-gives the same counts: for the whole table from `memory_tags` (a row a tag, in tag order) in one pass; for a
-filtered page by counting rows of the same tags together, in the order of the `memories_tags` index, and splitting
-each distinct array once. metadata.yml configures it as `json_array: tags`; it shows as Datasette's own array facet,
-with the same filter links (tests/test_explorer.py compares the two).
+"""The tags facet, fast: Datasette's array facet without its de-duplication of (value, row) pairs of whole rows,
+which times out on a large store and which the indexer makes needless (it stores each row's tags distinct). The whole
+table is counted from `memory_tags` in one pass; a filtered page by counting rows of the same tags together, each
+distinct array split once. metadata.yml configures it as `json_array: tags`; it shows as Datasette's array facet.
 """
 
 from datasette import hookimpl

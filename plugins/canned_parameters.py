@@ -1,10 +1,6 @@
-"""The canned queries' parameters, read as the CLI reads them: a bad one is a 400 that says why.
-
-SQL cannot refuse a value: strftime reads `as_of=2026` as a Julian day, CAST reads `budget=abc` as 0. Here `as_of`
-goes through indexer.store.timestamps.normalize (as the CLI's --as-of does) and reaches the SQL as canonical UTC
-text; `budget` and `limit` must be whole numbers, from 0 and from 1 (the CLI's --budget and --limit); recall's
-`all` 1 or 0. Empty means "not given". A column that holds JSON (canned.JSON_COLUMNS) comes as JSON in the query's
-JSON: Datasette's own `_json=` is added for it.
+"""The canned queries' parameters, read as the CLI reads them: a bad one is a 400 that says why (SQL cannot refuse
+a value: strftime reads `as_of=2026` as a Julian day, CAST reads `budget=abc` as 0); `as_of` reaches the SQL as
+canonical UTC text. A column that holds JSON (canned.JSON_COLUMNS) comes as JSON in the query's JSON (`_json=`).
 """
 
 import re
@@ -55,25 +51,14 @@ def checked_parameters(query: str, pairs: list[tuple[str, str]]) -> list[tuple[s
 
 async def refuse(datasette, scope, send, message: str) -> None:
     """Answer 400 with `message`: Datasette's JSON error for .json, its error page otherwise."""
-    path = scope["path"]
+    path, error = scope["path"], {"ok": False, "error": message, "status": 400, "title": "Bad parameter"}
     if path.endswith(".json"):
-        response = Response.json({"ok": False, "error": message, "status": 400, "title": "Bad parameter"}, status=400)
+        response = Response.json(error, status=400)
     elif path.endswith(".md"):
         response = Response.text(message + "\n", status=400)
     else:
-        html = await datasette.render_template(
-            "error.html",
-            {
-                "ok": False,
-                "error": message,
-                "status": 400,
-                "title": "Bad parameter",
-                "urls": datasette.urls,
-                "app_css_hash": datasette.app_css_hash(),
-                "menu_links": list,
-            },
-        )
-        response = Response.html(html, status=400)
+        page = {**error, "urls": datasette.urls, "app_css_hash": datasette.app_css_hash(), "menu_links": list}
+        response = Response.html(await datasette.render_template("error.html", page), status=400)
     await response.asgi_send(send)
 
 

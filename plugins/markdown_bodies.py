@@ -1,13 +1,9 @@
 """Render memory and note bodies as sanitised markdown: in table cells and as a `markdown` template filter.
 
-markdown-it-py turns the body into HTML (raw HTML allowed through, so nh3 decides), then nh3 keeps only harmless
-tags: no script, style, iframe, svg or form, no event handlers, no javascript:/data: URLs, rel="nofollow noopener
-noreferrer" on every link. An image may only come from another site: a local `src` (`<img src="/seamless.json?sql=
-...">`) would run a query of ours in the viewer's browser just by opening the page.
-
-Some markdown takes markdown-it seconds, so rendering runs off the event loop within indexer/query/page_budget.py's
-budget, and a body over it is shown as plain text; a body rendered before comes from the cache, on the event loop.
-The JSON API returns the raw body text.
+markdown-it-py renders (raw HTML let through: nh3 decides), then nh3 keeps only harmless tags and attributes. An
+image may only come from another site: a local `src` (`<img src="/seamless.json?sql=...">`) would run a query of ours
+in the viewer's browser just by opening the page. Some markdown takes markdown-it seconds: rendering runs off the
+event loop within indexer/query/page_budget.py's budget, a body over it shown as plain text.
 """
 
 import threading
@@ -25,6 +21,7 @@ from indexer.query.page_budget import MAX_CHARS, within_budget
 
 BODY_COLUMNS = {("memories", "body"), ("notes", "body"), ("active_memories", "body")}
 URL_SCHEMES = {"http", "https", "mailto"}
+LINK_REL = "nofollow noopener noreferrer"
 # names that reach this machine whatever the page's own address; a src to any of them is dropped too
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "[::1]"}
 
@@ -79,11 +76,7 @@ def render_markdown(text: str | None) -> Markup:
 
 def sanitise(html: str) -> Markup:
     """HTML with only harmless tags and attributes left: what every body and diff goes through."""
-    return Markup(
-        nh3.clean(
-            str(html), url_schemes=URL_SCHEMES, link_rel="nofollow noopener noreferrer", attribute_filter=_foreign_src
-        )
-    )
+    return Markup(nh3.clean(str(html), url_schemes=URL_SCHEMES, link_rel=LINK_REL, attribute_filter=_foreign_src))
 
 
 def plain_text(text: str) -> Markup:
@@ -107,9 +100,7 @@ async def _body_cell(value: str) -> Markup:
 
 @hookimpl
 def render_cell(value, column, table, database):
-    if database != DATABASE or not isinstance(value, str):
-        return None
-    if (table, column) in BODY_COLUMNS:
+    if database == DATABASE and isinstance(value, str) and (table, column) in BODY_COLUMNS:
         return _body_cell(value)
     return None
 

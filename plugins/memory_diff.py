@@ -1,9 +1,6 @@
-"""What changed between a superseded memory and its successor: a word-level diff, as a `word_diff` template filter.
-
-difflib compares the two source texts line by line, then the changed lines word by word (words, runs of
-punctuation, runs of whitespace); what only the old text has is in <del>, what only the new one has in <ins>, every
-token escaped, and templates pass the result through the bodies' sanitiser. The diff runs off the event loop within
-the budget bodies are rendered in (indexer/query/page_budget.py): a text over it is "too long to compare" (None).
+"""What changed between a superseded memory and its successor: a word-level diff (difflib, line by line, then the
+changed lines word by word), as a `word_diff` template filter: escaped, with <del> and <ins>. It runs off the event
+loop within the budget bodies are rendered in (indexer/query/page_budget.py): over it, "too long to compare" (None).
 """
 
 import difflib
@@ -42,10 +39,7 @@ def word_diff(old: str | None, new: str | None) -> Markup | None:
     parts = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         removed, added = "".join(a[i1:i2]), "".join(b[j1:j2])
-        if tag == "equal":
-            parts.append(escape(removed))
-        else:
-            parts.append(changed_words(removed, added))
+        parts.append(escape(removed) if tag == "equal" else changed_words(removed, added))
     return Markup("").join(parts)
 
 
@@ -59,9 +53,7 @@ def changed_words(old: str, new: str) -> Markup:
     if len(a) > MAX_BLOCK_TOKENS or len(b) > MAX_BLOCK_TOKENS:
         return changed(old, new)
     parts, removed, added = [], [], []
-    opcodes = difflib.SequenceMatcher(
-        str.isspace, a, b, autojunk=False
-    ).get_opcodes()  # spaces: junk, never matched alone
+    opcodes = difflib.SequenceMatcher(str.isspace, a, b, autojunk=False).get_opcodes()  # spaces: never matched alone
     for n, (tag, i1, i2, j1, j2) in enumerate(opcodes):
         same = "".join(a[i1:i2])
         if tag != "equal":

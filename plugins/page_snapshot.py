@@ -1,11 +1,6 @@
-"""Each request reads the index from one snapshot: its queries run on one connection, in one read transaction.
-
-Datasette runs a page's queries (the rows, the count, each facet) each on whichever SQL thread is free, each in a
-transaction of its own, so a run that committed between two of them made a page of two states of the index. Here
-a `SnapshotDatabase` (put in place at startup) lends each request a connection of its own, inside one read
-transaction begun at its first query (in WAL mode the first read fixes the snapshot) and ended once the response
-is sent; a few idle connections are kept. Queries outside a request (at startup) run as Datasette runs them.
-docs/hardening.md says why here, and not with a setting or SQLite's snapshot API.
+"""Each request reads the index from one snapshot: its queries run on one connection, in one read transaction begun
+at its first query and ended once the response is sent (Datasette runs each of a page's queries on any free thread in
+a transaction of its own: a run committed between two made a page of two states). docs/hardening.md says why here.
 """
 
 import asyncio

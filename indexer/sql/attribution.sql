@@ -1,11 +1,6 @@
--- Attribution (SPEC section 10): who wrote the store's memories, and how what they wrote fared. One row per
--- model (the memory's `model`) and one per git author (the author of the commit that added the memory's file:
--- its first revision, so a store in no git work tree has model rows only). For each: the memories it wrote,
--- how many of them were superseded, archived, and refuted (superseded by a memory of kind refuted), and the
--- median days from written (`created`, else `valid_from`) to superseded (`invalid_at`). Memories deleted since
--- are not counted (the index no longer knows their fields), nor those with no model or no revision.
---
--- A fragment: CTEs ending in `attribution`, after `WITH RECURSIVE` (it takes no parameters).
+-- Attribution (SPEC section 10, docs/history.md#attribution): per model and per git author (of the memory's first
+-- revision), the memories written and how they fared, with the median days from written (`created`, else
+-- `valid_from`) to superseded. CTEs ending in `attribution`, after `WITH RECURSIVE` (it takes no parameters).
 
 attribution_fate AS MATERIALIZED (
     -- each memory once: who wrote it and how it fared. Its first revision's author is one seek into revisions_id,

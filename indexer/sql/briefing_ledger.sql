@@ -1,19 +1,8 @@
--- The briefing and its ledger (SPEC section 3): every memory in a project's scope at a time T, whether
--- it goes into the briefing and why. One source for the `briefing` and `briefing_ledger` canned queries
--- and the `briefings` view.
---
--- A fragment: a list of CTEs, placed after
---     WITH RECURSIVE briefing_params(project, as_of, budget) AS (...),
--- where each row asks for one briefing: project (NULL = global only), as_of (canonical UTC text; a NULL
--- row is ignored) and budget (characters). Every window and join is keyed by that row, so one statement
--- can compute the briefings of many projects at once. It defines:
---     briefing_included_rows  the briefing's memories, unordered: the pinned ones and what the walk fits
---     briefing_included       the same in briefing order, with position and running_chars
---     briefing_ledger         every memory in scope with position, included and reason
--- All are built from the same two decisions, the pinned verdict and `briefing_walk`; nothing is
--- decided twice. The briefing's order is (rank_group, updated DESC, id) within each briefing: pinned
--- memories first (constraints, then live stages), then the walk's, newest first, so the position and
--- running total a window gives each memory are the ones the walk counted.
+-- The briefing and its ledger (SPEC section 3): every memory in the scope of a project at a time T, whether it goes
+-- into the briefing and why, both from the same two decisions (the pinned verdict and `briefing_walk`). CTEs after
+-- `WITH RECURSIVE briefing_params(project, as_of, budget) AS (...),`: a row per briefing (project NULL: global only;
+-- as_of NULL: none), every window and join keyed by it, so one statement computes many. The order within a briefing
+-- is (rank_group, updated DESC, id): the position and running total a window gives are those the walk counted.
 
 briefing_settings AS (
     SELECT

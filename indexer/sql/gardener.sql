@@ -1,12 +1,7 @@
--- The gardener (SPEC sections 4 and 12): proposals only, it never acts. At time T it proposes to archive a `done` or
--- `unknown` stage not updated for gardener.stale_stage_days, and (when gardener.stale_memories is on) any other memory
--- that is not pinned and not updated for gardener.stale_days, of the memories valid at T. It lists what its last settle found among the active memories
--- (gardener_findings, indexer/gardener/findings.py): `duplicate`, `contradiction`, `vague-description`, each with its
--- memories valid at T (`ids`, newest last), its reason and command worded from them as they are; and what the fleet
--- left for a person (SPEC section 10): a `supersession-fork` and a `concurrent-edit`. While memories changed since
--- the findings' settle (gardener_state), an `unsettled` row comes first and says so: no list passes for current when
--- it is not. A fragment: CTEs ending in `gardener`, after `WITH RECURSIVE gardener_params(as_of) AS (...),` (as_of
--- as canonical UTC text).
+-- The gardener's proposals at time T (SPEC sections 4 and 12, docs/queries.md): the archive proposals, what its last
+-- settle found (gardener_findings), each worded from its memories as they are, and what the fleet left for a person.
+-- While memories changed since that settle, an `unsettled` row comes first and says so: no list passes for current
+-- when it is not. CTEs ending in `gardener`, after `WITH RECURSIVE gardener_params(as_of) AS (...),`.
 
 gardener_settings AS MATERIALIZED (  -- once, not once per memory
     SELECT
@@ -184,9 +179,8 @@ gardener_archive AS (
     FROM gardener_candidates
 ),
 
--- Every proposal in runs, each with `rank`, its kind's place in the gardener's order, each read in the order (rank,
--- updated, ids) apart, from an index where it has one. The canned query is their compound (canned.GARDENER_RUNS),
--- which SQLite merges as it reads them: its first thousand rows never wait for the fifty thousandth.
+-- Every proposal in runs, each read apart in the order (rank, updated, ids), from an index where it has one: the canned
+-- query is their compound (canned.GARDENER_RUNS), so its first thousand rows never wait for the fifty thousandth.
 
 gardener_run_unsettled AS (
     SELECT

@@ -1,11 +1,6 @@
--- Supersession history (SPEC section 4): the whole chain of any memory, oldest first, each link with
--- its validity times, and the chain's current truth. Dangling links and cycles are marked, never followed
--- twice.
---
--- A fragment: a list of CTEs ending in `history`, placed after
---     WITH RECURSIVE history_params(id) AS (...),
--- where each row names one memory to start from; every output row carries that `start_id`, so one
--- statement can walk many chains at once. Ids that name no memory give no rows.
+-- Supersession history (SPEC section 4): the whole chain of a memory, oldest first, and the chain's current truth;
+-- dangling links and cycles marked, never followed twice. CTEs ending in `history`, after `WITH RECURSIVE
+-- history_params(id) AS (...),`: a row per memory to start from (`start_id` on its rows), so one statement walks many.
 
 history_forward(start_id, id, depth, trail) AS (
     -- from the start, follow superseded_by to the end of the chain (or until a memory comes round again)

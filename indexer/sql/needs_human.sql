@@ -1,24 +1,7 @@
--- What needs a human (the explorer's home page, docs/pages.md), at time T, in the order to work through it:
---   stage     live stages (open, in_progress, blocked) gated `human` and valid at T: blocked first, then
---             the one waiting longest (oldest `updated`) first
---   proposal  the gardener's proposals (gardener.sql), as the gardener lists them: whether its findings are
---             settled (`unsettled`, when they are not), contradictions, duplicates, vague descriptions, then
---             archive proposals, each kind oldest first (then by the memories involved); `ids` names every memory
---             one involves (newest last), `detail` is its reason
---   error     every error of every file with one (it is not indexed), by path, then line and code: each row one
---             error, so a file with two shows both, as `seamless check` lists them
---   fork      every active memory with a supersession-fork warning: two hosts replaced one memory at once and
---             the merge kept the other successor (SPEC section 10), by path (the gardener's `supersession-fork`)
---   concurrent every active memory a merge commit names in a `Seamless-Concurrent-Edit` trailer (edited on two
---             hosts at once: the later edit won each field both changed) and not written since that merge (the
---             gardener's `concurrent-edit`)
--- Each row says its place in its section and how many the section holds (`section_position`, `in_section`),
--- so a page can show the first few and the count. A finding says when it was settled and how many memories
--- changed since (`settled`, `changed_since`). A proposal gives the command that acts on it (`command`: the supersede or
--- the archive) and the one that dismisses it (`dismiss`, its reason left to say).
---
--- A fragment: CTEs ending in `needs_human`, placed after
---     WITH RECURSIVE gardener_params(as_of) AS (...), <gardener.sql>, <problem_scope.sql>,
+-- What needs a human at time T, in the order to work through it (docs/pages.md: the sections stage, proposal, error,
+-- fork and concurrent, and each one's order), each row with its place in its section and the section's size
+-- (`section_position`, `in_section`). CTEs ending in `needs_human`, after
+-- `WITH RECURSIVE gardener_params(as_of) AS (...), <gardener.sql>, <problem_scope.sql>,`.
 
 needs_human_stages AS (
     SELECT

@@ -1,15 +1,6 @@
--- The explorer's home page (docs/pages.md): one card per scope at time T. A scope is every project that
--- has memories, notes or problems, and the global scope as project 'global' (always there). Each counts:
---   active        memories valid at T
---   pinned        of those, the pinned ones (constraints and live stages)
---   stages_*      of those, the live stages by status: open, in_progress, blocked
---   changed_7d    memories written, edited, superseded or archived in the 7 days up to T
---   memories      every memory, whatever its status; notes; errors and warnings (problem_scope.sql)
--- Counted from the `memories_overview` index alone: no memory row is read.
---
--- A fragment: CTEs ending in `overview`, placed after
---     WITH RECURSIVE overview_params(as_of) AS (...), <problem_scope.sql>,
--- with as_of as canonical UTC text (a NULL row gives no cards).
+-- The home page's cards at time T (docs/pages.md says what each counts): one per project with memories, notes or
+-- problems, and 'global', counted from the `memories_overview` index alone. CTEs ending in `overview`, after
+-- `WITH RECURSIVE overview_params(as_of) AS (...), <problem_scope.sql>,` (as_of NULL: no cards).
 
 overview_settings AS MATERIALIZED (
     SELECT as_of, strftime('%Y-%m-%dT%H:%M:%SZ', as_of, '-7 days') AS week_ago

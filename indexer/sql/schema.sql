@@ -22,24 +22,21 @@ CREATE TABLE IF NOT EXISTS memories (
     body TEXT NOT NULL,
     path TEXT NOT NULL UNIQUE     -- relative to the store, forward slashes
 );
--- a briefing's walk (briefing_ledger.sql): the next memory newest first, ties by id, is one seek at any number
--- of ties (in index order: same updated and a greater id, else the first below); replaces (project, updated)
+-- a briefing's walk (briefing_ledger.sql): the next memory newest first, ties by id, is one seek at any number of ties
 CREATE INDEX IF NOT EXISTS memories_project_newest ON memories (project, updated DESC, id);
 CREATE INDEX IF NOT EXISTS memories_project_pinned ON memories (project, pinned);  -- a briefing's pinned rows
 CREATE INDEX IF NOT EXISTS memories_superseded_by ON memories (superseded_by) WHERE superseded_by IS NOT NULL;
 CREATE INDEX IF NOT EXISTS memories_supersedes ON memories (supersedes) WHERE supersedes IS NOT NULL;
 CREATE INDEX IF NOT EXISTS memories_name ON memories (name);
--- the explorer's orders and facets, each otherwise a scan of every row: a facet counts in one pass over an index
--- led by its column (project: memories_project_pinned). None is led by status or created: with no ANALYZE, SQLite
--- took such an index for a selective one and read every active memory through it (needs_human.sql, store_life.sql)
+-- the explorer's orders and facets, each counted in one pass over an index led by its column. None is led by status
+-- or created: with no ANALYZE, SQLite took such an index for a selective one and read every active memory through it
 CREATE INDEX IF NOT EXISTS memories_updated ON memories (updated);
 CREATE INDEX IF NOT EXISTS memories_facets ON memories (kind, status, stage_status, model);
 CREATE INDEX IF NOT EXISTS memories_model ON memories (model);
 CREATE INDEX IF NOT EXISTS memories_stage_status ON memories (stage_status);
 -- the tags facet over a filtered page reads only this (plugins/array_facet.py), not the wide rows of the table
 CREATE INDEX IF NOT EXISTS memories_tags ON memories (tags);
--- each memory's tags, a row a tag, in tag order: the whole table's tags facet counts them in one pass instead of
--- splitting every array; kept in step with `memories` as the FTS indexes are (indexer/index/memory_tags.py)
+-- each memory's tags, a row a tag: the whole table's tags facet counts them in one pass, not splitting every array
 CREATE TABLE IF NOT EXISTS memory_tags (
     tag TEXT NOT NULL,
     memory INTEGER NOT NULL,      -- memories.rowid
@@ -98,8 +95,7 @@ CREATE TABLE IF NOT EXISTS index_runs (
     seconds REAL NOT NULL
 );
 
--- What the last run saw of each folder: a hash of its files' paths, sizes, mtimes and ctimes
--- (indexer/changes.py); NULL when a file there was too recent to trust (see build.RACY_NS).
+-- What the last run saw of each folder: a hash of its files' stat; NULL when one was too recent to trust (RACY_NS)
 CREATE TABLE IF NOT EXISTS index_folders (
     folder TEXT PRIMARY KEY,
     walk TEXT
@@ -108,15 +104,13 @@ CREATE TABLE IF NOT EXISTS index_folders (
 -- a briefing's pinned rows, read from this index alone (not from the wide rows, bodies and all)
 CREATE INDEX IF NOT EXISTS memories_pinned_briefing ON memories (project, pinned, kind, updated, id, name, description, status, stage_status, stage_gate, valid_from, invalid_at) WHERE pinned = 1;
 
--- About the index itself: `store` is the resolved path of the store it was built from (database.store_of),
--- `generation` how many runs changed its content (database.next_generation)
+-- About the index itself, by key: `store` (the store it was built from), `generation` (runs that changed it)
 CREATE TABLE IF NOT EXISTS index_meta (
     key TEXT PRIMARY KEY,
     value TEXT
 );
 
--- Who follows the store (`seamless watch`): one row per watcher process, its heartbeat renewed every few seconds.
--- A heartbeat older than 15 s, or a row with `stopped` set, is not a live watcher (indexer/sql/freshness.sql).
+-- Who follows the store (`seamless watch`, docs/freshness.md): one row per watcher process
 CREATE TABLE IF NOT EXISTS index_watch (
     id INTEGER PRIMARY KEY,
     pid INTEGER NOT NULL,
@@ -133,9 +127,7 @@ CREATE TABLE IF NOT EXISTS index_watch (
 -- (overview.sql, store_life.sql, gardener.sql), never reading the wide rows
 CREATE INDEX IF NOT EXISTS memories_overview ON memories (project, kind, status, pinned, stage_status, valid_from, invalid_at, created, updated);
 
--- The store's git history (indexer/index/revisions.py, SPEC section 10): one row per store file that a commit
--- changed, read from `git log` on every run (only the commits not read before). Empty outside a git work tree.
--- "commit" is an SQL keyword: quote it.
+-- The store's git history (SPEC section 10): one row per store file that a commit changed ("commit": quote it)
 CREATE TABLE IF NOT EXISTS revisions (
     "commit" TEXT NOT NULL,
     committed_at TEXT NOT NULL,   -- UTC, the committer's time
@@ -183,12 +175,8 @@ CREATE INDEX IF NOT EXISTS memories_gateless_stages ON memories (updated, pinned
 CREATE INDEX IF NOT EXISTS memories_human_stages ON memories (stage_status, updated, id, valid_from, invalid_at)
     WHERE kind = 'stage' AND stage_gate = 'human' AND stage_status IN ('open', 'in_progress', 'blocked');
 
--- The gardener's reading of the active memories (indexer/gardener/findings.py, SPEC section 12). Memories of one
--- scope whose descriptions read alike word for word are one group, known by `signature`: the scope (the project,
--- '' for global: nothing pairs across scopes) and gardener/reading.py's signature of the reading, hashed to 64 bits
--- (findings.group). A full run keeps these rows and the findings: only the memories whose fingerprint
--- (`member`) changed are settled again (index_meta `gardener` says which rules settled the tables, and
--- `gardener_settled` when).
+-- The gardener's reading of the active memories (indexer/gardener/findings.py, SPEC section 12): memories of one
+-- scope whose descriptions read alike word for word are one group, known by `signature` (of the scope and reading)
 CREATE TABLE IF NOT EXISTS gardener_words (
     id TEXT PRIMARY KEY,          -- an active memory
     signature INTEGER NOT NULL,   -- its group
@@ -249,9 +237,8 @@ CREATE TABLE IF NOT EXISTS gardener_pending (
     id TEXT NOT NULL
 );
 
--- The gardener's dismissals: the lines of the store's gardener/dismissed.jsonl (indexer/store/dismissals.py), read
--- again by every run that finds the file changed (indexer/index/dismissed.py). A proposal of `kind` with `ids` (JSON
--- text, as the gardener's proposals write them) is not listed while each memory keeps its `updated` here (shared.sql)
+-- The gardener's dismissals, the lines of the store's gardener/dismissed.jsonl: a proposal of `kind` with `ids` is
+-- not listed while each memory keeps its `updated` here (shared.sql)
 CREATE TABLE IF NOT EXISTS gardener_dismissed (
     line INTEGER PRIMARY KEY,     -- its line in the file
     kind TEXT NOT NULL,

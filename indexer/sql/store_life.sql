@@ -1,13 +1,7 @@
--- The store's life (the explorer's home page, docs/pages.md): per period and kind, how many memories were
--- written (by `created`), superseded and archived (by `invalid_at`) up to time T. The period is a week
--- (starting Monday) or a month (starting on the 1st): `by` asks for one, else weeks for a history of up to
--- 26 weeks and months for a longer one. `scope` limits it to one project ('global': the global memories);
--- '' counts every memory. Periods with nothing in them give no row.
--- Counted from the `memories_overview` index alone: no memory row is read.
---
--- A fragment: CTEs ending in `store_life`, placed after
---     WITH RECURSIVE life_params(as_of, by, scope) AS (...),
--- with as_of as canonical UTC text (a NULL row gives nothing).
+-- The store's life (docs/pages.md, the explorer's /-/life): per week (from Monday) or month and kind, the memories
+-- written (by `created`), superseded and archived (by `invalid_at`) up to time T, from the `memories_overview` index
+-- alone; `by` '' chooses weeks for up to 26 weeks of history. CTEs ending in `store_life`, after `WITH RECURSIVE
+-- life_params(as_of, by, scope) AS (...),` (scope '': every memory; as_of NULL: nothing).
 
 life_settings AS MATERIALIZED (
     SELECT

@@ -23,6 +23,7 @@ read at import time: the CLI imports this for every recall.
 
 import functools
 import json
+import math
 import re
 from dataclasses import dataclass
 
@@ -34,6 +35,9 @@ from indexer.sqlite import sqlite3
 COMMON_DOCS = 1000
 MAX_TERMS = 32  # a pasted page searches its first 32 distinct terms: each costs a lookup of its matches
 MAX_PHRASE = 16  # tokens of one identifier or quoted phrase
+# More things typed than this is a paste (a log line, a traceback), not a question: most of it is context, so each
+# thing held counts for its rarity (docs/queries.md, round 6)
+LONG_PASTE = 6
 SQL_FUNCTION = "recall_terms"
 
 
@@ -146,9 +150,9 @@ def _only_apostrophes(core: str, tokens: list[str], apostrophe: re.Pattern) -> b
     return len(apostrophe.findall(core)) == len(tokens) - 1 and len(core) == sum(map(len, tokens)) + len(tokens) - 1
 
 
-def query(conn: sqlite3.Connection, text, every=False, as_of=None, docs=None) -> dict:
+def query(conn: sqlite3.Connection, text, every=False, as_of=None, docs=None, size=None) -> dict:
     """What recall searches for `text` in the index `conn`: `{"fts": the FTS5 expression, "every": 1 when every
-    term of it is required, "terms": [[text, fts, common, searched], ...], "when": [[text, start, end], ...]}`
+    term of it is required, "terms": [[text, fts, common, searched, typed, weight], ...], "when": [[text, start, end], ...]}`
     ('""', which matches nothing, when no term is searched).
 
     The timestamps a pasted log line carries are left out (recall_time.unstamped), unless nothing else is left.
@@ -161,7 +165,7 @@ def query(conn: sqlite3.Connection, text, every=False, as_of=None, docs=None) ->
     expression) but counts for the rows that hold it (recall.sql). When every term found is that common, each is
     required instead (the rows that hold them all are few), as `every` requires every term, except the words of a
     time (unless they are all there is). `docs(fts)` counts a
-    term's matches so (register's kept counts; by default they are counted now)."""
+    term's matches so, and `size()` the rows (register's kept counts; by default they are counted now)."""
     every = str(every).strip().lower() in ("1", "true", "yes", "on")
     text = "" if text is None else str(text)
     when, timed = [], set()
@@ -176,11 +180,14 @@ def query(conn: sqlite3.Connection, text, every=False, as_of=None, docs=None) ->
         when = recall_time.windows(text, as_of)
         if when:
             timed = {t.fts for t in found} - {t.fts for t in terms(recall_time.blank(text, when))}
+    weights = [1.0] * len(found)
     if every:
         searched = found
         common = [False] * len(found)
     else:
         counts = [(docs or functools.partial(_docs, conn))(t.fts) for t in found]
+        if len({t.typed for t in found}) > LONG_PASTE:
+            weights = _rarities(counts, size() if size else _size(conn))
         common = [n > COMMON_DOCS for n in counts]
         searched = [t for t, n in zip(found, counts) if 0 < n <= COMMON_DOCS]
         if not searched:
@@ -191,9 +198,24 @@ def query(conn: sqlite3.Connection, text, every=False, as_of=None, docs=None) ->
     return {
         "fts": (" AND " if every else " OR ").join(t.fts for t in searched) or '""',
         "every": int(every),
-        "terms": [[t.text, t.fts, int(c), int(t in searched), t.typed] for t, c in zip(found, common)],
+        "terms": [[t.text, t.fts, int(c), int(t in searched), t.typed, w] for t, c, w in zip(found, common, weights)],
         "when": [[w.text, w.start, w.end] for w in when],
     }
+
+
+def _rarities(counts: list[int], size: int) -> list[float]:
+    """Each term's share of a thing typed's bonus in a paste: its idf over the most a term can have (one that names a
+    single row 1, one that half the rows hold 0); `size` the rows a term can be counted in."""
+    if size < 2:
+        return [1.0] * len(counts)
+    scale = math.log(size)
+    return [round(max(0.0, math.log((size - n + 0.5) / (n + 0.5))) / scale, 4) for n in counts]
+
+
+def _size(conn: sqlite3.Connection) -> int:
+    """The memories, or the notes (the more), as their largest rowid: read from the tables' b-trees at any size."""
+    sql = "select max(coalesce((select max(rowid) from memories), 0), coalesce((select max(rowid) from notes), 0))"
+    return conn.execute(sql).fetchone()[0]
 
 
 def _docs(conn: sqlite3.Connection, fts: str) -> int:
@@ -229,14 +251,15 @@ def register(conn: sqlite3.Connection) -> None:
     counted = _Counted(conn)
 
     def recall_terms(text, every, as_of) -> str:
-        return json.dumps(query(conn, text, every, as_of, counted.docs()), ensure_ascii=False)
+        docs = counted.docs()
+        return json.dumps(query(conn, text, every, as_of, docs, docs and counted.size), ensure_ascii=False)
 
     conn.create_function(SQL_FUNCTION, 3, recall_terms)
     conn.create_function(recall_snippet.SQL_FUNCTION, 1, recall_snippet.read, deterministic=True)
 
 
 class _Counted:
-    """The terms' counts (`_docs`) on one connection, kept while the index's generation (index_meta) stays: a
+    """The terms' counts (`_docs`) and the rows (`_size`) on one connection, kept while the index's generation (index_meta) stays: a
     connection that lives (the explorer's, the bench's) counts a term once, not at every recall (0.05 ms a term
     at 100,000 memories, a tenth of a question's time: docs/performance.md)."""
 
@@ -244,6 +267,7 @@ class _Counted:
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn, self.generation = conn, None
+        self.rows: int | None = None
         self.counts: dict[str, int] = {}
 
     def docs(self):
@@ -254,8 +278,13 @@ class _Counted:
         except sqlite3.OperationalError:  # not an index of ours: nothing is kept
             return None
         if generation != self.generation or len(self.counts) > self.KEPT:
-            self.generation, self.counts = generation, {}
+            self.generation, self.counts, self.rows = generation, {}, None
         return self._docs
+
+    def size(self) -> int:
+        if self.rows is None:
+            self.rows = _size(self.conn)
+        return self.rows
 
     def _docs(self, fts: str) -> int:
         if fts not in self.counts:

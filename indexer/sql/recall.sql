@@ -135,13 +135,13 @@ recall_hit AS MATERIALIZED (
     -- it is in the expression (at most recall_terms.COMMON_DOCS), else the expression's matches that hold it;
     -- only the candidates' are kept (`+` keeps the rowid test out of FTS5, which would match once per rowid).
     -- Not needed when every term is required: every row holds them all. arm 0: memories, 1: notes.
-    SELECT 0 AS arm, t.n, t.typed, memories_fts.rowid AS fts_rowid
+    SELECT 0 AS arm, t.n, t.typed, t.weight, memories_fts.rowid AS fts_rowid
     FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN memories_fts
     WHERE NOT q.every_term
         AND memories_fts MATCH CASE WHEN t.common THEN '(' || q.fts || ') AND ' || t.fts ELSE t.fts END
         AND +memories_fts.rowid IN (SELECT fts_rowid FROM recall_memory_ranked)
     UNION ALL
-    SELECT 1, t.n, t.typed, notes_fts.rowid
+    SELECT 1, t.n, t.typed, t.weight, notes_fts.rowid
     FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN notes_fts
     WHERE NOT q.every_term
         AND notes_fts MATCH CASE WHEN t.common THEN '(' || q.fts || ') AND ' || t.fts ELSE t.fts END
@@ -149,8 +149,12 @@ recall_hit AS MATERIALIZED (
 ),
 
 recall_held AS MATERIALIZED (
-    -- how many of the things typed each candidate holds: each once, however many of its parts it holds
-    SELECT arm, fts_rowid, count(DISTINCT typed) AS typed_held FROM recall_hit GROUP BY arm, fts_rowid
+    -- how many of the things typed each candidate holds: each once, however many of its parts it holds (in a paste,
+    -- each as much as its rarest part held: recall_terms.LONG_PASTE)
+    SELECT arm, fts_rowid, sum(weight) AS typed_held FROM (
+        SELECT arm, fts_rowid, max(weight) AS weight FROM recall_hit GROUP BY arm, fts_rowid, typed
+    )
+    GROUP BY arm, fts_rowid
 ),
 
 recall_candidate AS MATERIALIZED (

@@ -1,8 +1,8 @@
 -- Recall's query (SPEC section 13): the terms of what was typed, the FTS5 expression that finds them, and the
 -- times it names.
 --
--- A fragment: CTEs ending in `recall_query(fts, every_term)`, `recall_term(n, text, fts, common, searched, typed)` and
--- `recall_when(n, text, starts, ends)`, placed after
+-- A fragment: CTEs ending in `recall_query(fts, every_term)`, `recall_term(n, text, fts, common, searched, typed,
+-- weight)` and `recall_when(n, text, starts, ends)`, placed after
 --     WITH RECURSIVE recall_params(q, project, max_rows, as_of, every) AS (...),
 -- All come from recall_terms(q, all, as_of), a Python function registered on every connection that runs recall
 -- (indexer/query/recall_terms.py: stop words, possessives, identifiers whole and in parts, phrases, prefixes,
@@ -18,7 +18,7 @@ recall_input AS MATERIALIZED (
 recall_term AS (
     SELECT CAST(t.key AS INTEGER) AS n, json_extract(t.value, '$[0]') AS text, json_extract(t.value, '$[1]') AS fts,
         json_extract(t.value, '$[2]') AS common, json_extract(t.value, '$[3]') AS searched,
-        json_extract(t.value, '$[4]') AS typed
+        json_extract(t.value, '$[4]') AS typed, json_extract(t.value, '$[5]') AS weight
     FROM recall_input AS i, json_each(json_extract(i.j, '$.terms')) AS t
 ),
 

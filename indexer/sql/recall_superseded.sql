@@ -32,16 +32,16 @@ recall_old_held AS MATERIALIZED (
     -- without recall.sql): a term in the expression through its own matches (at most recall_terms.COMMON_DOCS), kept
     -- for these rows; a common term looked up by rowid for these rows alone, cheaper than going through its matches
     -- (docs/performance.md)
-    SELECT fts_rowid, count(DISTINCT typed) AS typed_held FROM (
-        SELECT memories_fts.rowid AS fts_rowid, t.typed
+    SELECT fts_rowid, sum(weight) AS typed_held FROM (SELECT fts_rowid, max(weight) AS weight FROM (
+        SELECT memories_fts.rowid AS fts_rowid, t.typed, t.weight
         FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN memories_fts
         WHERE NOT q.every_term AND NOT t.common AND t.searched AND memories_fts MATCH t.fts
             AND +memories_fts.rowid IN (SELECT fts_rowid FROM recall_old_match)
         UNION ALL
-        SELECT o.fts_rowid, t.typed
+        SELECT o.fts_rowid, t.typed, t.weight
         FROM recall_query AS q CROSS JOIN recall_term AS t CROSS JOIN recall_old_match AS o CROSS JOIN memories_fts
         WHERE NOT q.every_term AND t.common AND memories_fts MATCH t.fts AND memories_fts.rowid = o.fts_rowid
-    )
+    ) GROUP BY fts_rowid, typed)
     GROUP BY fts_rowid
 ),
 

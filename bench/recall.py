@@ -206,9 +206,7 @@ LABELLED = {
     "coding-errors-held-out-3.yaml": (CODING_STORE, "2026-12-07T12:00:00Z"),
 }
 # the files that hold pasted error lines only (their writer's word, not error_line's guess)
-ERRORS_ONLY = frozenset(
-    {"coding-errors-dev.yaml", "coding-errors-held-out.yaml", "coding-errors-held-out-2.yaml", "coding-errors-held-out-3.yaml"}
-)
+ERRORS_ONLY = frozenset(f for f in LABELLED if f.startswith("coding-errors-"))
 PARTS = ("questions", "error lines", "keywords")
 QUESTION_WORDS = frozenset(
     [

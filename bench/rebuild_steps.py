@@ -27,14 +27,15 @@ from .startup import compiled
 STEPS = {
     ("indexer.index.database", "open_db"): "open the new file: pragmas, schema, FTS tables",
     ("indexer.index.build", "_ensure_views"): "the views",
-    ("indexer.index.plan", "plan_store"): "settings, walk and plan",
+    ("indexer.index.plan", "plan_store"): "the store's place in git, settings, walk and plan",
     ("indexer.index.writer", "IndexWriter.__init__"): "the writer (the schema's columns)",
     ("indexer.index.prepare", "Reading.read_stale"): "read, parse and validate every file",
     ("indexer.index.writer", "IndexWriter.finish"): "insert and index the rows, cross-file rules",
     ("indexer.gardener.findings", "settle"): "the gardener's settle",
     ("indexer.index.fts", "end_rebuild"): "merge the FTS segments",
+    ("indexer.index.build", "_summary"): "problems counted and listed",
     ("indexer.index.revisions", "update"): "the store's git history",
-    ("indexer.index.build", "_record"): "problems counted and listed, the run recorded",
+    ("indexer.index.build", "_record"): "the run recorded",
 }
 IMPORTS = {
     "indexer.index.build": "import the index run (build, database, revisions, git, settings)",

@@ -162,6 +162,11 @@ def git_alone(store: Path, *args: str, input: bytes | None = None) -> float:
     return time.perf_counter() - started
 
 
+def update_revisions(db, store: Path, max_bytes: int, full: bool = False) -> None:
+    """The revisions brought up to date as an index run does: git asked where the store sits, then its new commits."""
+    revisions.update(db, git.repo(store), max_bytes, full)
+
+
 def median(values) -> float:
     return statistics.median(values)
 
@@ -175,12 +180,12 @@ def measure(store: Path, db_path: Path, repeat: int) -> list[dict]:
                         "revisions)", "value": first.seconds})  # fmt: skip
         db = open_db(db_path)
         max_bytes = 4194304
-        build = [timed(revisions.update, db, store, max_bytes, True) for _ in range(repeat)]
+        build = [timed(update_revisions, db, store, max_bytes, True) for _ in range(repeat)]
         log = [git_alone(store, *LOG_ALONE, "HEAD", "--", "memories", "notes") for _ in range(repeat)]
         rows = db.execute("select count(*) from revisions").fetchone()[0]
         figures.append(rev("revisions_first", f"first revisions build, every commit ({rows:,} rows), in-process",
                            build, log, "the same `git log`"))  # fmt: skip
-        noop = [timed(revisions.update, db, store, max_bytes) for _ in range(max(repeat, 5))]
+        noop = [timed(update_revisions, db, store, max_bytes) for _ in range(max(repeat, 5))]
         parse = [git_alone(store, "rev-parse", "HEAD") for _ in range(max(repeat, 5))]
         figures.append(rev("revisions_noop", "revisions when nothing is new, in-process", noop, parse,
                            "`git rev-parse HEAD`"))  # fmt: skip
@@ -188,12 +193,12 @@ def measure(store: Path, db_path: Path, repeat: int) -> list[dict]:
         for _ in range(repeat):
             before = git.run(store, "rev-parse", "HEAD").stdout.strip()
             after = ten_commits(store, before)
-            ten.append(timed(revisions.update, db, store, max_bytes))
+            ten.append(timed(update_revisions, db, store, max_bytes))
             ten_log.append(git_alone(store, *LOG_ALONE, f"{before}...{after}", "--", "memories", "notes"))
         figures.append(rev("revisions_10", "revisions after 10 new commits, in-process", ten, ten_log,
                            "the same `git log` of the 10"))  # fmt: skip
         git.run(store, "update-ref", "HEAD", head)
-        revisions.update(db, store, max_bytes)
+        update_revisions(db, store, max_bytes)
         db.close()
         figures += page_figures(db_path)
         figures += write_figures(store, db_path, repeat)

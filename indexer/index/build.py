@@ -3,7 +3,8 @@ the old index or the new one, never a mix. Incremental by default: a file whose 
 is not read; one whose content hash is unchanged is not parsed again.
 
 A run plans (plan.py: from a walk of the whole store, or from the paths `index_paths` is given), reads and writes what
-the plan names, then settles the rules across files and records itself.
+the plan names, settles the rules across files, brings the store's git history up to date (revisions.py, in the work
+tree the plan found) and records itself: docs/development.md draws the steps.
 """
 
 import contextlib
@@ -102,9 +103,9 @@ def index_paths(
             _ensure_views(db)
             if database.store_of(db) is not None:  # else the index does not say what it holds yet
                 run = Run.start(Path(root))
-                plan = plan_paths(db, run.root, paths)
+                plan = plan_paths(db, run.root, paths, repo)
                 if not plan.settings_changed:
-                    return _carry_out(db, run, plan, None, repo)
+                    return _carry_out(db, run, plan, None)
         return index_store(root, db_path)
 
 
@@ -163,9 +164,9 @@ def _carry_out(
     run: Run,
     plan: Plan,
     progress: Progress | None,
-    repo: git.Repo | None = None,
 ) -> RunSummary:
-    """Read and write what `plan` names, settle the cross-file rules, and record the run, in one transaction."""
+    """Read and write what `plan` names, settle the cross-file rules, record the run and bring the store's git
+    history up to date, in one transaction."""
     with db.atomic():
         if plan.nothing:
             written = _Written(as_before=folders_as_before(db, plan))
@@ -174,13 +175,14 @@ def _carry_out(
         written.dismissals_read = dismissed.update(db, run.root, plan.full, run.racy_after)  # if they changed
         if written.dismissals_read and not written.changed:  # (a change of the index's content too)
             database.next_generation(db)
-        # the store's git history, in the same transaction; after the rows, whose digests give ids
-        revisions.update(db, run.root, plan.max_bytes, full=plan.full, repo=repo)
         remember(db, plan, written.untrusted)
         database.set_meta(db, "store", database.store_root(run.root))
         mode = plan.mode if written.changed or written.dismissals_read or plan.mode == "paths" else "no-op"
-        summary = _record(db, run, plan, mode, written)
+        summary = _summary(db, plan, mode, written)
         summary.gardener_behind = written.behind if written.changed else _gardener_behind(db)
+        # the store's git history, in the same transaction: after the rows, whose digests give ids
+        revisions.update(db, plan.repo, plan.max_bytes, full=plan.full)
+        _record(db, run, summary)
         return summary
 
 
@@ -259,8 +261,8 @@ def _write_changes(db: database.IndexConnection, plan: Plan, writer, changed: bo
     return behind
 
 
-def _record(db: database.IndexConnection, run: Run, plan: Plan, mode: str, written: _Written) -> RunSummary:
-    """Sum up the run, with the problems on record it lists, and add it to `index_runs`."""
+def _summary(db: database.IndexConnection, plan: Plan, mode: str, written: _Written) -> RunSummary:
+    """Sum up the run, with the problems on record it lists (its time: `_record`)."""
     # a full run reports every problem; a paths run those of the files it looked at; an incremental run
     # (a no-op too) those of the files and folders whose verdict it wrote anew: the others, `as_before` among
     # them (files read only to find their bytes the same, e.g. after a touch), were reported by an earlier run
@@ -280,7 +282,7 @@ def _record(db: database.IndexConnection, run: Run, plan: Plan, mode: str, writt
         select = "select path, line, severity, code, message from problems where path = ?"
         problems = sorted(Problem(*row) for path in paths for row in db.execute(select, (path,)))
     counts = dict(db.execute("select severity, count(*) from problems group by severity").fetchall())
-    summary = RunSummary(
+    return RunSummary(
         mode=mode,
         files_seen=plan.seen - written.vanished,
         files_changed=written.files_changed,
@@ -291,13 +293,17 @@ def _record(db: database.IndexConnection, run: Run, plan: Plan, mode: str, writt
         warnings=counts.get("warning", 0),
         problems=problems,
         unlisted=sum(counts.values()) - len(problems),
-        seconds=round(time.perf_counter() - run.started, 3),
+        seconds=0.0,
     )
+
+
+def _record(db: database.IndexConnection, run: Run, summary: RunSummary) -> None:
+    """The run's time, its history included, and its row in `index_runs`."""
+    summary.seconds = round(time.perf_counter() - run.started, 3)
     db.execute(
         f"insert into index_runs (started, {', '.join(RUN_COLUMNS)}) values (?{', ?' * len(RUN_COLUMNS)})",
         (run.started_at, *(getattr(summary, column) for column in RUN_COLUMNS)),
     )
-    return summary
 
 
 def recorded_problems(conn) -> list[Problem]:

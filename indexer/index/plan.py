@@ -1,6 +1,7 @@
 """An index run's plan: what changed since the last run, and so what to read, worked out before anything is read.
 
-The store's settings are read and the store walked once (or only the given paths looked at); the walk lists
+Git is asked once where the store sits (its HEAD, for the revisions), then the store's settings are read and the
+store walked once (or only the given paths looked at); the walk lists
 each folder's files as flat lists, hashed into one fingerprint per folder and kept in `index_folders` by the run
 that saw them. A later run compares fingerprints and loads the `index_files` rows of changed folders only, and
 makes a StoreFile only for the files of those folders: one edit in a store of 100,000 files reads the rows of one
@@ -19,6 +20,8 @@ try:  # hashlib's blake2b, without hashlib loading OpenSSL: 1-2 ms of every run,
 except ImportError:  # a Python built without it
     from hashlib import blake2b
 
+from indexer import git
+from indexer.index.database import in_memory
 from indexer.sqlite import sqlite3
 from indexer.store.crossfile import CONFLICT_CODES
 from indexer.store.problems import Problem, error
@@ -34,6 +37,7 @@ class Plan:
     """What a run has to do: the store's settings, then what to read and what to delete (read, never changed, once
     plan_store or plan_paths has made it)."""
 
+    repo: git.Repo | None  # where the store sits in its git work tree (None: in none, or an index in memory)
     settings: dict
     settings_problems: list[Problem]
     settings_changed: bool  # from the index's: the whole store is judged again
@@ -63,12 +67,14 @@ class Plan:
 
 
 def plan_store(db: sqlite3.Connection, root: Path, full: bool) -> Plan:
-    """Read the settings, walk the store once and compare it with the index: only folders whose fingerprint changed
-    are looked into."""
+    """Ask git where the store sits, read the settings, walk the store once and compare it with the index: only
+    folders whose fingerprint changed are looked into."""
+    repo = None if in_memory(db) else git.repo(root)  # `seamless check` runs no git
     settings, settings_problems = load_settings(root)
     walked = walk_folders(root)
     prints = fingerprints(walked)
     plan = Plan(
+        repo,
         settings,
         settings_problems,
         settings_changed(db, settings, settings_problems),
@@ -101,9 +107,10 @@ def plan_store(db: sqlite3.Connection, root: Path, full: bool) -> Plan:
     return plan
 
 
-def plan_paths(db: sqlite3.Connection, root: Path, paths: Iterable[str | Path]) -> Plan:
-    """Read the settings and compare the files at `paths` (and the index's rows at and under them) with the index;
-    walk nothing else."""
+def plan_paths(db: sqlite3.Connection, root: Path, paths: Iterable[str | Path], repo: git.Repo | None = None) -> Plan:
+    """Ask git where the store sits (unless the caller knows: `repo`), read the settings and compare the files at
+    `paths` (and the index's rows at and under them) with the index; walk nothing else."""
+    repo = repo or git.repo(root)
     settings, settings_problems = load_settings(root)
     on_disk: dict[str, StoreFile] = {}
     indexed: set[str] = set()
@@ -129,6 +136,7 @@ def plan_paths(db: sqlite3.Connection, root: Path, paths: Iterable[str | Path]) 
     for loser in sorted(losers - files.keys()):  # to read them again
         files.update(store_files(folders_at(root, loser, folders_seen)))
     return Plan(
+        repo,
         settings,
         settings_problems,
         settings_changed(db, settings, settings_problems),

@@ -26,9 +26,9 @@ TRAILER = "Seamless-Concurrent-Edit"
 TABLES = ("revisions", "revision_commits", "revision_texts", "concurrent_edits")
 
 
-def update(db: IndexConnection, root, max_bytes: int, full: bool = False, repo: git.Repo | None = None) -> None:
-    """Bring the revisions of the store at `root` up to date (all of them again when `full`); `repo`: where it
-    sits in its work tree, when the caller knows (else git is asked).
+def update(db: IndexConnection, repo: git.Repo | None, max_bytes: int, full: bool = False) -> None:
+    """Bring the revisions of the store `repo` holds up to date (all of them again when `full`); `repo`: where the
+    store sits in its work tree, as the run's plan found it (None: in none, and the store has no revisions).
 
     A failure of git leaves the revisions as they were, to be read again by the next run; the files' index is
     never held up by the history.
@@ -36,9 +36,8 @@ def update(db: IndexConnection, root, max_bytes: int, full: bool = False, repo: 
     if database.in_memory(db):  # `seamless check` keeps none
         return
     try:
-        repo = repo or git.repo(root)
         with db.atomic():
-            _update(db, repo, root, max_bytes, full)
+            _update(db, repo, max_bytes, full)
     except (git.GitError, OSError, ValueError):  # git failed, could not start, or said what we cannot read
         pass
 
@@ -47,30 +46,30 @@ def _recorded(db: IndexConnection) -> dict[str, str]:
     return dict(db.execute("select key, value from index_meta where key in (?, ?)", (HEAD_KEY, WHERE_KEY)))
 
 
-def _update(db: IndexConnection, repo: git.Repo | None, root, max_bytes: int, full: bool) -> None:
+def _update(db: IndexConnection, repo: git.Repo | None, max_bytes: int, full: bool) -> None:
     where = f"{repo.top}\0{repo.prefix}" if repo else None
     head = repo.head if repo else None
     recorded = _recorded(db)
     if not full and head == recorded.get(HEAD_KEY) and where == recorded.get(WHERE_KEY):
         return
+    database.set_meta(db, HEAD_KEY, head)  # in this transaction: a failure below takes them back too
+    database.set_meta(db, WHERE_KEY, where)
     commits = None
     if repo is not None and head is not None and not full and recorded.get(WHERE_KEY) == where:
         since = recorded.get(HEAD_KEY)
         if since:
             try:
-                commits = history.log(root, [f"{since}...{head}"], PATHSPECS, TRAILER)
+                commits = history.log(repo.root, [f"{since}...{head}"], PATHSPECS, TRAILER)
             except git.GitError:  # the recorded head is gone (a rewritten history, collected): read it all again
                 commits = None
     if commits is None:
         for table in TABLES:
             db.execute(f"delete from {table}")
         if repo is not None and head is not None:
-            commits = history.log(root, [head], PATHSPECS, TRAILER)
+            commits = history.log(repo.root, [head], PATHSPECS, TRAILER)
     if repo is not None and commits:
         _forget(db, [c.commit for c in commits if c.side == "<"])
-        _read(db, repo, root, [c for c in commits if c.side != "<"], max_bytes)
-    database.set_meta(db, HEAD_KEY, head)
-    database.set_meta(db, WHERE_KEY, where)
+        _read(db, repo, [c for c in commits if c.side != "<"], max_bytes)
 
 
 def _forget(db: IndexConnection, dropped: list[str]) -> None:
@@ -83,7 +82,7 @@ def _forget(db: IndexConnection, dropped: list[str]) -> None:
     db.execute("delete from revision_texts where blob not in (select blob from revisions where blob is not null)")
 
 
-def _read(db: IndexConnection, repo: git.Repo, root, commits: list[history.Commit], max_bytes: int) -> None:
+def _read(db: IndexConnection, repo: git.Repo, commits: list[history.Commit], max_bytes: int) -> None:
     """Add the rows of `commits` (parents before children), their ids read from the files they changed."""
     generations: dict[str, int] = {}
     rows = []
@@ -103,7 +102,7 @@ def _read(db: IndexConnection, repo: git.Repo, root, commits: list[history.Commi
                              old_path, blob, generation])  # fmt: skip
     ids = _known_ids(db, rows)
     # the rest from git, in the order the commits name them (not sorted: git reads a pack's deltas far faster so)
-    ids.update(_ids(root, dict.fromkeys(row[5] for row in rows if row[5] not in ids), max_bytes))
+    ids.update(_ids(repo.root, dict.fromkeys(row[5] for row in rows if row[5] not in ids), max_bytes))
     for row in rows:
         row[5] = ids.get(row[5])
     db.executemany('insert or replace into revision_commits ("commit", generation) values (?, ?)', generations.items())
@@ -113,7 +112,7 @@ def _read(db: IndexConnection, repo: git.Repo, root, commits: list[history.Commi
         rows,
     )
     db.executemany('insert or ignore into concurrent_edits ("commit", committed_at, id) values (?, ?, ?)', edits)
-    _keep_texts(db, root, {row[5] for row in rows if row[5]}, max_bytes)
+    _keep_texts(db, repo.root, {row[5] for row in rows if row[5]}, max_bytes)
 
 
 def _generation(db: IndexConnection, generations: dict[str, int], commit: str) -> int:

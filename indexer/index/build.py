@@ -172,7 +172,7 @@ def _carry_out(
             written = _Written(as_before=folders_as_before(db, plan))
         else:
             written = _read_and_write(db, run, plan, progress)
-        written.dismissals_read = dismissed.update(db, run.root, plan.full, run.racy_after)  # if they changed
+        written.dismissals_read = dismissed.write(db, plan.dismissals, run.racy_after)  # if they changed
         if written.dismissals_read and not written.changed:  # (a change of the index's content too)
             database.next_generation(db)
         remember(db, plan, written.untrusted)

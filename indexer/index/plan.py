@@ -1,7 +1,7 @@
 """An index run's plan: what changed since the last run, and so what to read, worked out before anything is read.
 
-Git is asked once where the store sits (its HEAD, for the revisions), then the store's settings are read and the
-store walked once (or only the given paths looked at); the walk lists
+Git is asked once where the store sits (its HEAD, for the revisions), then the store's settings are read, and its
+gardener's dismissals where they changed, and the store walked once (or only the given paths looked at); the walk lists
 each folder's files as flat lists, hashed into one fingerprint per folder and kept in `index_folders` by the run
 that saw them. A later run compares fingerprints and loads the `index_files` rows of changed folders only, and
 makes a StoreFile only for the files of those folders: one edit in a store of 100,000 files reads the rows of one
@@ -21,8 +21,10 @@ except ImportError:  # a Python built without it
     from hashlib import blake2b
 
 from indexer import git
-from indexer.index.database import in_memory
+from indexer.index import dismissed
+from indexer.index.database import in_memory, meta_value
 from indexer.sqlite import sqlite3
+from indexer.store import dismissals
 from indexer.store.crossfile import CONFLICT_CODES
 from indexer.store.problems import Problem, error
 from indexer.store.settings import FILE as SETTINGS_FILE
@@ -41,6 +43,7 @@ class Plan:
     settings: dict
     settings_problems: list[Problem]
     settings_changed: bool  # from the index's: the whole store is judged again
+    dismissals: dismissals.Read | None  # the gardener's dismissals, read when the file changed (or in a full run)
     mode: str = "incremental"  # full, incremental or paths (an incremental run that finds nothing to do: no-op)
     stale: Sequence[StoreFile] = ()  # to read, in this order
     deleted: Sequence[str] = ()
@@ -71,6 +74,7 @@ def plan_store(db: sqlite3.Connection, root: Path, full: bool) -> Plan:
     folders whose fingerprint changed are looked into."""
     repo = None if in_memory(db) else git.repo(root)  # `seamless check` runs no git
     settings, settings_problems = load_settings(root)
+    dismissals_read = dismissals.load(root, unless_seen=None if full else meta_value(db, dismissed.KEY))
     walked = walk_folders(root)
     prints = fingerprints(walked)
     plan = Plan(
@@ -78,6 +82,7 @@ def plan_store(db: sqlite3.Connection, root: Path, full: bool) -> Plan:
         settings,
         settings_problems,
         settings_changed(db, settings, settings_problems),
+        dismissals_read,
         seen=sum(len(folder.paths) for folder in walked.values()),
         fingerprints=prints,
         folder_problems=_folder_problems(walked),
@@ -112,6 +117,7 @@ def plan_paths(db: sqlite3.Connection, root: Path, paths: Iterable[str | Path], 
     `paths` (and the index's rows at and under them) with the index; walk nothing else."""
     repo = repo or git.repo(root)
     settings, settings_problems = load_settings(root)
+    dismissals_read = dismissals.load(root, unless_seen=meta_value(db, dismissed.KEY))
     on_disk: dict[str, StoreFile] = {}
     indexed: set[str] = set()
     folders_seen: dict[str, bool] = {}
@@ -140,6 +146,7 @@ def plan_paths(db: sqlite3.Connection, root: Path, paths: Iterable[str | Path], 
         settings,
         settings_problems,
         settings_changed(db, settings, settings_problems),
+        dismissals_read,
         mode="paths",
         stale=stale,
         deleted=deleted,

@@ -1,10 +1,12 @@
 """The store's file of the gardener's dismissals (SPEC section 12), `gardener/dismissed.jsonl`: one JSON line for each
 proposal a person or an agent answered "leave it", with its `kind`, its `ids`, the `updated` each of those memories
 had then, `why`, `by` and `at`. Kept in git with git's union merge, so that every host keeps every line. Its format,
-written and read here; the index reads it (indexer/index/dismissed.py), and gardener.sql lists no proposal a
-dismissal holds for."""
+written and read here; an index run's plan reads it when it changed (indexer/index/dismissed.py writes it into the
+index), and gardener.sql lists no proposal a dismissal holds for."""
 
 import json
+import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from indexer.sql.canned import ANSWERABLE
@@ -23,16 +25,37 @@ def line(kind: str, ids: list[str], updated: dict[str, str | None], why: str, by
     return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def load(root: Path) -> tuple[list[dict], list[Problem]]:
-    """The file's dismissals (each with its `line`), and a problem for each line that is no dismissal (a
-    `bad-dismissal` warning: the other lines count) or for a file that cannot be read."""
+@dataclass(slots=True)
+class Read:
+    """The file as it was read."""
+
+    seen: str  # its stat (`stat`): while that is the same, the file need not be read again
+    found: list[dict]  # its dismissals, each with its `line`
+    problems: list[Problem]
+
+
+def stat(root: Path) -> str:
+    """The file's size and times as one text ('' when there is none)."""
+    try:
+        st = os.stat(root / FILE, follow_symlinks=False)
+    except OSError:
+        return ""
+    return f"{st.st_size} {st.st_mtime_ns} {st.st_ctime_ns}"
+
+
+def load(root: Path, unless_seen: str | None = None) -> Read | None:
+    """The file's dismissals, and a problem for each line that is no dismissal (a `bad-dismissal` warning: the other
+    lines count) or for a file that cannot be read; None when its stat is still `unless_seen`."""
+    seen = stat(root)
+    if seen == unless_seen:
+        return None
     try:
         with FolderFds(str(root)) as folders:  # no symlink followed
             data = folders.read(FILE, 1 << 40)
     except FileNotFoundError:
-        return [], []
+        return Read(seen, [], [])
     except OSError as e:
-        return [], [error(FILE, 1, "unreadable", f"{e.strerror or e}: no dismissal is read")]
+        return Read(seen, [], [error(FILE, 1, "unreadable", f"{e.strerror or e}: no dismissal is read")])
     found, problems = [], []
     for number, text in enumerate(data.split(b"\n"), 1):
         if not text.strip():
@@ -46,7 +69,7 @@ def load(root: Path) -> tuple[list[dict], list[Problem]]:
             problems.append(warning(FILE, number, "bad-dismissal", f"{fault}: this line is not read"))
         else:
             found.append(record | {"line": number})
-    return found, problems
+    return Read(seen, found, problems)
 
 
 def _fault(record) -> str | None:

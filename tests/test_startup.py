@@ -93,6 +93,16 @@ def test_a_check_runs_neither_the_gardener_nor_a_server(tmp_path):
     assert not unwanted, sorted(unwanted)
 
 
+def test_the_gardener_commands_read_no_rules_and_start_no_process_when_its_findings_are_in_step(example_db, tmp_path):
+    """`needs-human` and `gardener` ask whether the findings are current first: in step, they import neither the
+    gardener's rules nor subprocess, which only starting a settle of its own needs."""
+    for name in ("needs-human", "gardener"):
+        modules = imported_by_command([name, "--db", example_db], tmp_path)
+        assert COMMANDS[name][0].rpartition(".")[0] in modules, name  # the probe saw the command run
+        unwanted = modules & (GARDENER - {"indexer.gardener"} | {"subprocess"})
+        assert not unwanted, f"{name} imports {sorted(unwanted)}"
+
+
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_each_command_is_loaded_under_its_name(name):
     """`seamless --help` lists it, and asking for it imports its module: the command's summary is the one listed."""

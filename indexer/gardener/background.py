@@ -8,12 +8,15 @@ indexer.gardener DB` (`start`), which settles under the index's writer lock whil
 import contextlib
 import fcntl
 import os
-import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from indexer.gardener.stamp import in_step
 from indexer.store import timestamps
+
+if TYPE_CHECKING:  # imported where the settle is started: `gardener` and `needs-human` start none (start-up)
+    import subprocess
 
 
 def lock_path(db_path: str | Path) -> str:
@@ -65,9 +68,11 @@ def settle_all(db_path: str | Path, index) -> bool:
             os.close(fd)
 
 
-def start(db_path: str | Path) -> subprocess.Popen | None:
+def start(db_path: str | Path) -> "subprocess.Popen | None":
     """Start a settle of the index at `db_path` in a process of its own, detached (it outlives this one); None when
     one is under way already (it will see what is pending) or none could be started."""
+    import subprocess
+
     if running(db_path):
         return None
     package_root = str(Path(__file__).resolve().parents[2])  # where `indexer` is, however this process found it

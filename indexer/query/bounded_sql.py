@@ -29,10 +29,8 @@ LIMITS = {
 
 
 def bound(conn: sqlite3.Connection) -> None:
-    """Set LIMITS on `conn` (values as long as the index's largest file) and make instr, replace and trims linear.
-
-    An index re-built with a larger `index.max_file_bytes` is read in full by connections opened after it.
-    """
+    """Set LIMITS on `conn` (values as long as the index's largest file) and make instr, replace and trims linear;
+    an index re-built with a larger `index.max_file_bytes` is read in full by connections opened after it."""
     limits = dict(LIMITS)
     try:
         row = conn.execute("select value from settings where key = 'index.max_file_bytes'").fetchone()
@@ -116,19 +114,14 @@ def replace(text, old, new, most: int = LIMITS[LIMIT_LENGTH]):
 
 def _trim(left: bool, right: bool):
     """SQLite's trim(X, Y), ltrim or rtrim: the characters of Y taken off the ends of X."""
+    strip = str.strip if left and right else str.lstrip if left else str.rstrip
 
     def trim(text, characters):
         if text is None or characters is None:
             return None
         text, characters = _text(text), _text(characters)
         if len(characters) <= 16:  # str.strip looks each character up in those given: linear when they are few
-            return (
-                text.strip(characters)
-                if left and right
-                else text.lstrip(characters)
-                if left
-                else text.rstrip(characters)
-            )
+            return strip(text, characters)
         run = re.compile("[" + "".join(map(re.escape, set(characters))) + "]*")  # a set: one step per character
         start = run.match(text).end() if left else 0
         end = len(text) - run.match(text[::-1]).end() if right else len(text)

@@ -35,10 +35,8 @@ def _head(rows, project: str | None, as_of: str | None, dated: bool) -> str:
 
 
 def briefing_markdown(rows, project: str | None, as_of: str | None, dated: bool = True, with_ids: bool = False) -> str:
-    """The whole briefing: a heading, a line saying when and how much, then one line per memory (`with_ids`: each
-    with the memory's id).
-
-    Not `dated`, it leaves out the time, so that the same memories give the same bytes (`seamless export`)."""
+    """The whole briefing: a heading, a line saying when (unless not `dated`: then the same memories give the same
+    bytes, for `seamless export`) and how much, then one line per memory (`with_ids`: each with its id)."""
     return _head(rows, project, as_of, dated) + "".join(briefing_line(r, with_ids) + "\n" for r in rows)
 
 

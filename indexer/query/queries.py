@@ -84,14 +84,8 @@ def recall_superseded(
     """The current memories that replaced the best `superseded_limit` superseded matches of `q` that rank
     among recall's `limit` results, each with what it replaces. `shown`: the rows `recall` gave for these
     parameters, when the caller has them: then recall is not run again (it is most of this query's time)."""
-    params = {
-        "q": q,
-        "project": project,
-        "limit": limit,
-        "superseded_limit": superseded_limit,
-        "as_of": as_of,
-        "all": 1 if every else "",
-    }
+    params = {"q": q, "project": project, "limit": limit, "as_of": as_of, "all": 1 if every else ""}
+    params["superseded_limit"] = superseded_limit
     if shown is None:
         return execute(conn_or_db, canned.RECALL_SUPERSEDED, params)  # composed when first read
     ranks = [row["rank"] for row in shown]

@@ -1,8 +1,5 @@
-"""A memory's or note's revisions, and its file as it stood at a commit or a time (SPEC section 10).
-
-The revisions come from the index (`revisions`, filled by indexer/index/revisions.py); a file as it stood comes
-from git (`cat-file` of the object the revision names), in the store the index was built from. X is an id (of a
-memory or a note, in the store now or deleted since), a store-relative path, or the name of a memory.
+"""A memory's or note's revisions (from the index), and its file as it stood at a commit or a time (from git, in the
+store the index was built from), SPEC section 10. X is an id (deleted since too), a store path, or a memory's name.
 """
 
 from dataclasses import dataclass
@@ -37,16 +34,16 @@ def find(conn, x: str, project: str | None = None) -> Target:
     x = (x or "").strip()
     if not x:
         raise RevisionError("give a memory's id or name, or a note's id or path")
-    if ULID_TEXT.match(x.upper()):
-        found = _one(conn, "id = ?", (x.upper(),))
+    if ULID_TEXT.match(upper := x.upper()):
+        found = _one(conn, "id = ?", (upper,))
         if found:
             return found
         last = rows(
-            conn, 'SELECT path FROM revisions WHERE id = ? ORDER BY generation DESC, "commit" LIMIT 1', (x.upper(),)
+            conn, 'SELECT path FROM revisions WHERE id = ? ORDER BY generation DESC, "commit" LIMIT 1', (upper,)
         )
         if last:
-            return Target(x.upper(), last[0]["path"], x.upper(), in_store=False)
-        raise RevisionError(f"no memory or note has the id {x.upper()}, now or in the store's history")
+            return Target(upper, last[0]["path"], upper, in_store=False)
+        raise RevisionError(f"no memory or note has the id {upper}, now or in the store's history")
     if "/" in x or x.endswith(".md"):
         found = _one(conn, "path = ?", (x,))
         if found:
@@ -67,11 +64,10 @@ def _one(conn, where: str, params: tuple) -> Target | None:
 
 def _named(conn, name: str, project: str | None) -> Target:
     """The memory called `name`: the active one, else the newest; one project's when several use the name."""
-    found = rows(
-        conn,
-        "SELECT id, path, name, project FROM memories WHERE name = ? ORDER BY status = 'active' DESC, updated DESC, id",
-        (name,),
+    named = (
+        "SELECT id, path, name, project FROM memories WHERE name = ? ORDER BY status = 'active' DESC, updated DESC, id"
     )
+    found = rows(conn, named, (name,))
     if project is not None:
         scope = None if project in ("", "global") else project
         found = [row for row in found if row["project"] == scope]

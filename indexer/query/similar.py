@@ -1,13 +1,7 @@
-"""Memories that may say the same as a new one: the cheap first defence against one fact restated N times.
-
-The new memory's name and description, word by word (any word may match), are searched with FTS5 over
-the name, description and tags of the active memories of its scope. bm25 scores depend on the size of
-the store, so each is divided by the new memory's own score for the same query: 1.0 reads like the new
-memory itself, and SIMILAR_AT is the share that counts as similar (docs/writing.md says how it was measured).
-
-Words found in more than COMMON_DOCS memories say little about sameness and make the search slow on a
-large store (each costs a score for every memory holding it): they are left out. Each word's count is
-probed with a query that stops at COMMON_DOCS + 1 rows, so the probes cost the same at any store size.
+"""Memories that may say the same as a new one (docs/writing.md): its name's and description's words searched with
+FTS5 among the active memories of its scope, each bm25 score divided by the new memory's own (scores depend on the
+store's size). Words in more than COMMON_DOCS memories say little and make the search slow on a large store: left
+out, each probed by a query that stops at COMMON_DOCS + 1 rows, so the probes cost the same at any size.
 """
 
 import re

@@ -44,19 +44,13 @@ def _losers(groups: dict, code: str, what: Callable[[Entry], str], key: str, lin
             continue
         winner, *others = sorted(entries, key=lambda e: e.precedence)
         for e in others:
-            losers[e.path] = error(
-                e.path,
-                line_of(e.path, key),
-                code,
-                f"{what(e)} is also used by {winner.path} "
-                + (
-                    "and neither has a created date: the first path is indexed"
-                    if not winner.created
-                    else f"(created {winner.created}, as this one was): the first path is indexed"
-                    if winner.created == e.created
-                    else f"(created {winner.created}); the earliest created is indexed"
-                ),
-            )
+            if not winner.created:
+                why = "and neither has a created date: the first path is indexed"
+            elif winner.created == e.created:
+                why = f"(created {winner.created}, as this one was): the first path is indexed"
+            else:
+                why = f"(created {winner.created}); the earliest created is indexed"
+            losers[e.path] = error(e.path, line_of(e.path, key), code, f"{what(e)} is also used by {winner.path} {why}")
     return losers
 
 
@@ -79,22 +73,13 @@ def duplicate_losers(entries: list[Entry], line_of: LineOf) -> dict[str, Problem
 
 
 def link_problems(links: dict[str, tuple[str, str]], dangling: set[str], line_of: LineOf) -> list[Problem]:
-    """Warnings for superseded_by pointing to no memory, and for every member of a cycle.
-
-    `links` maps each indexed memory with a superseded_by to (superseded_by, path);
-    `dangling` holds the ids among them whose superseded_by names no indexed memory.
-    """
+    """Warnings for superseded_by pointing to no memory, and for every member of a cycle. `links`: each indexed
+    memory with a superseded_by -> (superseded_by, path); `dangling`: those whose superseded_by names none."""
     problems = []
     for memory_id, (target, path) in links.items():
         if memory_id in dangling:
-            problems.append(
-                warning(
-                    path,
-                    line_of(path, "superseded_by"),
-                    "dangling-supersession",
-                    f"superseded_by {target} points to no memory in the store",
-                )
-            )
+            why = f"superseded_by {target} points to no memory in the store"
+            problems.append(warning(path, line_of(path, "superseded_by"), "dangling-supersession", why))
     in_cycle: set[str] = set()
     done: set[str] = set()
     for start in links:
@@ -110,14 +95,8 @@ def link_problems(links: dict[str, tuple[str, str]], dangling: set[str], line_of
         done.update(trail)
     for memory_id in sorted(in_cycle):
         path = links[memory_id][1]
-        problems.append(
-            warning(
-                path,
-                line_of(path, "superseded_by"),
-                "supersession-cycle",
-                f"supersession cycle: following superseded_by from {memory_id} comes back to it",
-            )
-        )
+        why = f"supersession cycle: following superseded_by from {memory_id} comes back to it"
+        problems.append(warning(path, line_of(path, "superseded_by"), "supersession-cycle", why))
     return problems
 
 
@@ -140,13 +119,8 @@ def fork_problems(
         if not invalid or successor == memory_id:
             continue
         other = f"{target} names {successor} as its successor" if successor else f"{target} was archived without one"
+        why = f"supersedes {target}, but {other}: both replaced it at once (on two hosts?); decide which one stands"
         problems.append(
-            warning(
-                path,
-                line_of(path, "supersedes"),
-                FORK_CODE,
-                f"supersedes {target}, but {other}: both replaced it at once (on two hosts?); "
-                "decide which one stands and archive or supersede the other",
-            )
+            warning(path, line_of(path, "supersedes"), FORK_CODE, why + " and archive or supersede the other")
         )
     return problems

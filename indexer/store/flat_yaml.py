@@ -2,15 +2,8 @@
 
 Why it stays beside libyaml: `seamless index --full` of the 100k bench store takes 15.5 s of CPU with it, 27.6 without.
 
-libyaml builds a Python node, with marks, for every scalar; for a store of
-100,000 files that is most of the indexing time. Most frontmatter is a flat
-mapping of plain or simply quoted scalars and flow lists of plain scalars, which
-this module reads with a few regular expressions and YAML's own implicit
-resolvers, giving exactly what `yaml_loader.StoreLoader` gives. Anything else
-(block scalars, nesting, anchors, escapes, comments, blank lines) returns
-`NOT_FLAT` and goes to libyaml. Plain scalars are remembered (most values recur
-across a store), and one holding a character no resolver matches (the `T` of a
-timestamp, the letters of a ULID) is text without running the resolvers.
+It reads a flat mapping of plain or simply quoted scalars and flow lists with a few regular expressions and YAML's
+own implicit resolvers, giving exactly what `yaml_loader.StoreLoader` gives; anything else is `NOT_FLAT`, for libyaml.
 """
 
 import re
@@ -56,11 +49,8 @@ _readers: dict[tuple, tuple[dict, dict]] = {}  # (loader, trap) -> (see _reader,
 
 
 def load_flat(text: str, loader: type[Resolver], trap: type[str]) -> object:
-    """Parse `text` like `loader` would, or return NOT_FLAT when it is not flat frontmatter.
-
-    `loader` supplies the implicit resolvers (which scalars are null, bools,
-    numbers); a bool or number is returned as `trap(text)` with `read_as` set.
-    """
+    """Parse `text` like `loader` would (its implicit resolvers; a bool or number as `trap(text)` with `read_as`
+    set), or return NOT_FLAT when it is not flat frontmatter."""
     text = text.strip("\n")
     if not _printable(text) or ("\r" in text if text.isascii() else OTHER_LINE_BREAKS.search(text)):
         return NOT_FLAT

@@ -47,9 +47,8 @@ def load_settings(root: Path) -> tuple[dict[str, int], list[Problem]]:
     except OSError as e:
         return settings, [error(FILE, 1, "bad-settings", f"cannot read settings, defaults used: {e}")]
     if len(data) > MAX_SETTINGS_BYTES:  # read in part, a setting after the cut would be silently lost
-        return settings, [
-            error(FILE, 1, "bad-settings", f"the file is over {MAX_SETTINGS_BYTES:,} bytes, defaults used")
-        ]
+        why = f"the file is over {MAX_SETTINGS_BYTES:,} bytes, defaults used"
+        return settings, [error(FILE, 1, "bad-settings", why)]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -76,21 +75,12 @@ def load_settings(root: Path) -> tuple[dict[str, int], list[Problem]]:
                 if isinstance(value, bool):
                     settings[key] = value
                 else:
-                    default = str(DEFAULTS[key]).lower()
-                    problems.append(
-                        error(FILE, line, "bad-settings", f"{key} must be true or false; default {default} used")
-                    )
+                    why = f"{key} must be true or false; default {str(DEFAULTS[key]).lower()} used"
+                    problems.append(error(FILE, line, "bad-settings", why))
             elif isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAXIMUM.get(key, LARGEST):
-                most = MAXIMUM.get(key)
-                problems.append(
-                    error(
-                        FILE,
-                        line,
-                        "bad-settings",
-                        f"{key} must be a whole number from 0 to {f'{most:,}' if most else '2**53'}; "
-                        f"default {DEFAULTS[key]} used",
-                    )
-                )
+                most = f"{MAXIMUM[key]:,}" if key in MAXIMUM else "2**53"
+                why = f"{key} must be a whole number from 0 to {most}; default {DEFAULTS[key]} used"
+                problems.append(error(FILE, line, "bad-settings", why))
             else:
                 settings[key] = value
     return settings, capped(problems)

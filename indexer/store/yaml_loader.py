@@ -1,10 +1,6 @@
-"""libyaml's safe loader, with YAML 1.1's silent conversions made visible.
-
-Timestamps stay text (the indexer normalises them itself). A plain scalar that
-YAML 1.1 would turn into a bool or a number (`name: no`, an all-digit id) is kept
-as written, as a `Trap`, so validation can keep the text and warn about it. A key
-given twice in one mapping is an error, as YAML says (PyYAML would keep the last).
-Collections nested more than MAX_DEPTH deep are refused (`TooDeep`) before libyaml builds them.
+"""libyaml's safe loader, with YAML 1.1's silent conversions made visible: timestamps stay text, a bool or number is
+kept as written (`Trap`, which validation warns about), a key given twice is an error, as YAML says (PyYAML keeps the
+last), and collections nested more than MAX_DEPTH deep are refused (`TooDeep`) before libyaml builds them.
 """
 
 import yaml
@@ -26,9 +22,8 @@ class StoreLoader(yaml.CSafeLoader):
     """CSafeLoader without timestamp conversion, returning `Trap` for bools and numbers, refusing duplicate keys."""
 
     def construct_mapping(self, node, deep=False):
-        # YAML requires a mapping's keys to be unique; PyYAML keeps the last. Two `invalid_at:` lines would
-        # leave the lifecycle to whichever came last, so a key given twice is an error at its second line.
-        # Keys merged in with `<<` may be overridden: that is what merging is for.
+        # two `invalid_at:` lines would leave the lifecycle to whichever came last; keys merged in with `<<` may be
+        # overridden: that is what merging is for
         seen = set()
         for key_node, _ in node.value:
             if isinstance(key_node, yaml.ScalarNode) and key_node.tag != MERGE:

@@ -1,10 +1,6 @@
-"""`seamless watch`: keep the index in step with the store as its files change, and say so in `index_watch`.
-
-watchfiles reports changed paths in debounced batches; each batch is applied by its paths, in one transaction.
-Nothing is trusted blindly: a batch as large as the kernel's event queue may have lost events to an overflow
-(which watchfiles drops), so it, and any error of the watcher itself, is answered with a run over the whole store;
-a sweep every `sweep` seconds heals any event missed anyway; a store folder that disappears is waited for, never
-indexed as an empty store. A heartbeat row in `index_watch` tells every reader the index is followed.
+"""`seamless watch` (docs/freshness.md): keep the index in step with the store as its files change, a batch of
+watchfiles' changed paths at a time, and say so in `index_watch`. A batch that may have overflowed the kernel's event
+queue (watchfiles drops the overflow) and the watcher's own errors are answered with a run over the whole store.
 """
 
 import contextlib
@@ -99,7 +95,19 @@ class Watcher:
     def _follow(self, stop: threading.Event, identity: tuple[int, int]) -> None:
         """Apply watchfiles' batches until stopped, or until the store folder is gone or replaced."""
         watching = False
-        for changes in _changes(self.root, stop):
+        import watchfiles  # here: only the watcher needs it
+
+        # watch_filter None: everything, since the size of a batch, ignored files and all, tells of an overflow
+        for changes in watchfiles.watch(
+            self.root,
+            watch_filter=None,
+            step=STEP_MS,
+            debounce=DEBOUNCE_MS,
+            rust_timeout=TICK_MS,
+            yield_on_timeout=True,
+            stop_event=stop,
+            raise_interrupt=False,
+        ):
             if not watching:  # the watch is in place: whatever changes from here on is seen
                 watching = True
                 if self.conn is None:
@@ -185,15 +193,13 @@ class Watcher:
             )
             self._index_all("after the overflow,")
             return
-        paths, settings = relevant_paths(self.root, (path for _, path in changes))
+        found, settings = relevant_paths(self.root, (path for _, path in changes))
         if settings:
             self._index_all(f"{SETTINGS_FILE} changed:")
-        elif paths:
-            self._index_paths(sorted(paths))
-
-    def _index_paths(self, paths: list[str]) -> None:
-        """Apply a batch by its paths; say what changed."""
-        started = time.perf_counter()
+            return
+        paths, started = sorted(found), time.perf_counter()
+        if not paths:
+            return
         summary = self._index(lambda: index_paths(self.root, self.db_path, paths))
         if summary is None:
             return
@@ -384,22 +390,6 @@ def relevant_paths(root: Path, paths) -> tuple[set[str], bool]:
         if rel.endswith(".md") or not os.path.isfile(path):  # a markdown file, or a folder (there or gone)
             found.add(rel)
     return found, settings
-
-
-def _changes(root: Path, stop: threading.Event):
-    """watchfiles' batches for `root`; an empty one on each tick. The first comes once the watch is in place."""
-    import watchfiles
-
-    yield from watchfiles.watch(
-        root,
-        watch_filter=None,  # everything: the size of a batch, ignored files and all, tells of an overflow
-        step=STEP_MS,
-        debounce=DEBOUNCE_MS,
-        rust_timeout=TICK_MS,
-        yield_on_timeout=True,
-        stop_event=stop,
-        raise_interrupt=False,
-    )
 
 
 def _identity(path: Path) -> tuple[int, int] | None:

@@ -20,11 +20,8 @@ def crash_point(step: str) -> None:
 
 
 def _temporary(target: Path, data: bytes, mode: int | None) -> Path:
-    """Write `data` to a hidden file beside `target` (the walk skips hidden files) and sync it to disk.
-
-    The caller holds the store's write lock, so a temporary file of `target` left by another process
-    was left by one that was killed: it is removed.
-    """
+    """Write `data` to a hidden file beside `target` (the walk skips hidden files) and sync it to disk; under the
+    store's write lock, a temporary file of `target` left by another process was left by a killed one: removed."""
     for leftover in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
         leftover.unlink(missing_ok=True)
     temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")

@@ -40,12 +40,9 @@ def resolve(s: Session, ref: str, project: str | None, active: bool = True) -> d
         if not rows:
             raise WriteRefused("unknown-memory", _unknown(s, ref, project))
         if len(rows) > 1:
-            raise WriteRefused(
-                "ambiguous-memory",
-                f"{len(rows)} active memories are named {ref!r}: "
-                + "; ".join(map(describe, rows))
-                + "; give the id, or --project",
-            )
+            listed = "; ".join(map(describe, rows))
+            why = f"{len(rows)} active memories are named {ref!r}: {listed}; give the id, or --project"
+            raise WriteRefused("ambiguous-memory", why)
         row = rows[0]
     if active and row["status"] != "active":
         successor = f", replaced by {row['superseded_by']}" if row["superseded_by"] else ""
@@ -120,26 +117,16 @@ def on_disk(s: Session, row: dict, active: bool) -> OnDisk:
 def same_name(s: Session, scope: str | None, name: str, folder: str, exclude: str | None) -> list[OnDisk]:
     """The active memories of `scope` named `name` (but `exclude`), from their files: those the index knows and
     those at the paths a write of `name` would have used."""
-    paths = [
-        r["path"]
-        for r in s.rows(
-            "select path from memories where name = ? and project is ? and status = 'active'", (name, scope)
-        )
-    ]
+    query = "select path from memories where name = ? and project is ? and status = 'active'"
+    paths = [r["path"] for r in s.rows(query, (name, scope))]
     paths += [p for p in s.candidates(folder, name) if p not in paths]
-    found = []
+    found, wanted = [], (("status", "active"), ("project", scope), ("name", name))
     for path in paths:
         try:
             file = s.read(path)
         except WriteRefused:
             continue
         record = file.record
-        if (
-            record
-            and record["status"] == "active"
-            and record["project"] == scope
-            and record["name"] == name
-            and record["id"] != exclude
-        ):
+        if record and record["id"] != exclude and all(record[key] == value for key, value in wanted):
             found.append(file)
     return found

@@ -1,13 +1,10 @@
 """The gardener's findings in the index (SPEC section 12), kept in step with the active memories of each scope.
 
-Memories whose descriptions read alike word for word (reading.py's signature) are one group, a `duplicate` proposal
-when two or more. Groups are paired by their newest memories, judged by rules.py, when they share TOGETHER terms
-(words, values' slots) each in at most COMMON groups of the scope: a word most memories use brings none together, so
-the work stays near linear in the size of the store. The tables (schema.sql) hold each active memory's group and
-fingerprint, each group's terms, the groups holding each term found in at most COMMON groups and the count of those
-found in more, and the findings; index_meta `gardener` says which rules and kinds settled them. A settle of some
-memories settles the groups they left or joined and those sharing a term whose count crossed COMMON: the findings
-come out as a settle of the whole store makes them.
+Memories whose descriptions read alike word for word are one group (a `duplicate` when two or more). Groups are
+paired by their newest memories, judged by rules.py, when they share TOGETHER terms each in at most COMMON groups of
+the scope: a word most memories use brings none together, so the work stays near linear in the store's size. A settle
+of some memories settles the groups they left or joined and those sharing a term whose count crossed COMMON: the
+findings come out as a settle of the whole store makes them.
 """
 
 import hashlib

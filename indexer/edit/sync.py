@@ -64,12 +64,9 @@ def open_repo(store: Path | str) -> git.Repo:
         raise SyncError(f"no store at {store}: give the folder that holds memories/ and notes/")
     if not git.available():
         raise SyncError("git is not installed: sync needs it (Debian: apt-get install git)")
-    found = git.repo(store)
-    if found is None:
-        raise SyncError(
-            f"{store} is not in a git work tree: sync shares a store through git (git init it, or git clone the "
-            "fleet's remote)"
-        )
+    if (found := git.repo(store)) is None:
+        why = "sync shares a store through git (git init it, or git clone the fleet's remote)"
+        raise SyncError(f"{store} is not in a git work tree: {why}")
     return found
 
 
@@ -80,12 +77,10 @@ def setup(repo: git.Repo, config: dict[str, str]) -> list[str]:
     """Register the merge driver in this clone: `.gitattributes` at the store's root (committed), the driver's
     command in the clone's configuration. Returns what it changed (nothing when all was in place)."""
     done = []
-    configured = driver_setup.configure(repo.top, config.get(driver_setup.CONFIG_KEY))
-    if configured:
+    if configured := driver_setup.configure(repo.top, config.get(driver_setup.CONFIG_KEY)):
         config[driver_setup.CONFIG_KEY] = driver_setup.driver_command()
         done.append(configured)
-    missing = driver_setup.write_attributes(repo.root)
-    if missing:
+    if missing := driver_setup.write_attributes(repo.root):
         done.append(f"{repo.prefix}.gitattributes: " + "; ".join(m for m in missing if not m.startswith("#")))
     name = f"{repo.prefix}.gitattributes"
     if repo.run("status", "--porcelain", "--", name).stdout.strip():
@@ -255,12 +250,9 @@ def _fetch(run: _Run) -> str | None:
 
 def _refuse_unfinished(repo: git.Repo) -> None:
     """Refuse to start while a merge, rebase, cherry-pick or revert of someone else's is under way."""
+    merging = "git merge --abort, then sync: it merges by the store's rules; or resolve, git add, git commit"
     for name, what, finish in (
-        (
-            "MERGE_HEAD",
-            "a merge",
-            "git merge --abort, then sync: it merges by the store's rules; or resolve, git add, git commit",
-        ),
+        ("MERGE_HEAD", "a merge", merging),
         ("rebase-merge", "a rebase", "git rebase --continue, or --abort"),
         ("rebase-apply", "a rebase or git am", "git rebase --continue, or --abort"),
         ("CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick --continue, or --abort"),

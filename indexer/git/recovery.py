@@ -1,11 +1,7 @@
 """What a git command of ours leaves when it is killed (kill -9, a power cut), and clearing it, so that the next
-write or sync finishes by itself (docs/sync.md, "When a sync is killed").
-
-While the write path or `seamless sync` runs git commands that change the repository, it keeps a record in the
-git folder (`seamless-git.json`: its pid, when, the merge it is making). A record whose process is gone means one
-of ours was killed. Once no git process runs in the repository, what it left is ours to clear: the locks git took
-since it started, a merge driver's `.merge_file_*` files, the merge it had under way. Anything else is left, and
-`blocking` says in one line what a person runs. Processes are read through psutil, on Linux and macOS alike.
+write or sync finishes by itself (docs/sync.md, "When a sync is killed"): a record in the git folder names the
+process while it runs git; once it is gone and no git runs there, the locks, `.merge_file_*` files and merge it left
+are ours to clear. Processes are read through psutil, on Linux and macOS alike.
 """
 
 import contextlib

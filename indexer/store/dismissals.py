@@ -1,8 +1,6 @@
-"""The store's file of the gardener's dismissals (SPEC section 12), `gardener/dismissed.jsonl`: one JSON line for each
-proposal a person or an agent answered "leave it", with its `kind`, its `ids`, the `updated` each of those memories
-had then, `why`, `by` and `at`. Kept in git with git's union merge, so that every host keeps every line. Its format,
-written and read here; an index run's plan reads it when it changed (indexer/index/dismissed.py writes it into the
-index), and gardener.sql lists no proposal a dismissal holds for."""
+"""The store's file of the gardener's dismissals (SPEC section 12), `gardener/dismissed.jsonl`, written and read (an
+index run's plan reads it when it changed): a JSON line for each proposal answered "leave it" (FIELDS), merged by
+git's union merge so that every host keeps every line."""
 
 import json
 import os

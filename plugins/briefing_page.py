@@ -1,9 +1,6 @@
-"""The briefing as a page, /seamless/briefing?project=P (as_of, budget optional): the `briefing` canned query's SQL,
-shown as the lines an agent receives (templates/seamless-briefing.html, docs/pages.md).
-
-A route of its own in front of Datasette's page for the canned query, which renders every cell of every row
-through the render_cell hooks first (several times slower than the query). The JSON and the markdown
-(/seamless/briefing.md) stay Datasette's; plugins/canned_parameters.py has checked as_of and budget already.
+"""The briefing as a page, /seamless/briefing?project=P (docs/pages.md): the `briefing` canned query shown as the
+lines an agent receives, on a route of its own in front of Datasette's page for the query, which renders every cell
+through the render_cell hooks first (several times slower than the query). The JSON and the markdown stay Datasette's.
 """
 
 from urllib.parse import urlencode
@@ -30,6 +27,7 @@ async def briefing(datasette, request):
     given = {name: request.args.get(name, "") for name in PARAMS["briefing"]}
     rows = (await datasette.get_database(DATABASE).execute(QUERIES["briefing"], given)).rows
     query = urlencode({name: value for name, value in given.items() if value})
+    array = urlencode({**given, "_shape": "array"})
     project = given["project"] if given["project"] not in ("", "global") else ""
     memories = datasette.urls.table(DATABASE, "memories") + "/"
     # each line's text, link and badges made here: Jinja's async rendering costs more per expression than Python
@@ -51,9 +49,7 @@ async def briefing(datasette, request):
         "chars": sum(row["chars"] for row in rows),
         "ledger_url": datasette.urls.query(DATABASE, "briefing_ledger") + "?" + query,
         "markdown_url": datasette.urls.query(DATABASE, "briefing", format="md") + "?" + query,
-        "json_url": datasette.urls.query(DATABASE, "briefing", format="json")
-        + "?"
-        + urlencode({**given, "_shape": "array"}),
+        "json_url": datasette.urls.query(DATABASE, "briefing", format="json") + "?" + array,
         "form_url": datasette.urls.query(DATABASE, "briefing"),
     }
     html = await datasette.render_template(

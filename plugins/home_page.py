@@ -1,11 +1,6 @@
-"""The home page, `/`: what needs a human, then one card per project and one for global; and what needs a human
-a section at a time, `/-/needs-human?section=S&page=N` (and .json), where the home page's "All N" lead
-(docs/pages.md).
-
-The cards are the `overview` canned query; what needs a human is the `needs_human` canned query's list, read a
-window at a time (indexer/sql/needs_human_page.sql), so a page costs what its rows cost at any store size. A query
-that runs out of the explorer's time limit does not fail the page: it shows what it read and says what it left
-out. `?as_of=` shows the store at another time, read as the CLI reads --as-of.
+"""The home page, `/`, and what needs a human a section at a time, `/-/needs-human?section=S&page=N` (docs/pages.md):
+the `needs_human` list read a window at a time (needs_human_page.sql), so a page costs what its rows cost at any
+store size. A query over the explorer's time limit does not fail the page: it shows what it read and says what not.
 """
 
 import asyncio
@@ -153,10 +148,9 @@ async def names_of(datasette, rows: list[dict]) -> dict[str, str]:
         wanted.update(dict.fromkeys(others[:OTHERS_SHOWN]))
     if not wanted:
         return {}
+    marks = ",".join("?" * len(wanted))
     try:
-        rows = await execute(
-            datasette, f"select id, name from memories where id in ({','.join('?' * len(wanted))})", list(wanted)
-        )
+        rows = await execute(datasette, f"select id, name from memories where id in ({marks})", list(wanted))
     except QueryInterrupted:
         return {}  # shown by id
     return {r["id"]: r["name"] for r in rows}
@@ -251,16 +245,13 @@ def as_of_parameter(request) -> str:
 def scope_links(datasette, project: str, as_of: str) -> dict[str, str]:
     """A card's links: its briefing as a page and as markdown, its ledger, its life (at the page's as_of), its memories."""
     query = "?" + urlencode({"project": project, **({"as_of": as_of} if as_of else {})})
-    memories = datasette.urls.table(DATABASE, "memories")
+    scope = "project__isnull=1" if project == "global" else urlencode({"project": project})
     return {
         "briefing": datasette.urls.query(DATABASE, "briefing") + query,
         "markdown": datasette.urls.query(DATABASE, "briefing", format="md") + query,
         "ledger": datasette.urls.query(DATABASE, "briefing_ledger") + query,
         "life": datasette.urls.path("/-/life") + query,
-        "memories": memories
-        + "?"
-        + ("project__isnull=1" if project == "global" else urlencode({"project": project}))
-        + "&status=active",
+        "memories": datasette.urls.table(DATABASE, "memories") + f"?{scope}&status=active",
     }
 
 

@@ -33,13 +33,12 @@ def extra_template_vars(view_name, database, table, request, datasette):
             text = (await db.execute(SUCCESSOR_TEXT, [successor_id])).first()
             successor |= {"description": text["description"], "body": text["body"]}
         revisions = await revisions_shown(db, memory_id)
+        by_generation = urlencode({"id": memory_id, "_sort": "generation"})
         return {
             # its file's revisions, oldest first, each with `before` (the text of the one before), and how many
             "revisions": revisions,
             "revisions_total": revisions[0]["total"] if revisions else 0,
-            "revisions_url": datasette.urls.table(DATABASE, "revisions")
-            + "?"
-            + urlencode({"id": memory_id, "_sort": "generation"}),
+            "revisions_url": datasette.urls.table(DATABASE, "revisions") + "?" + by_generation,
             # the successor, or {"missing": True} when superseded_by points to no memory
             "successor": successor,
             "current": chain.get(current_id) if current_id not in (None, memory_id, successor_id) else None,

@@ -1,12 +1,6 @@
-"""What the recall page adds to the canned query's rows: the old truths a search matched and what replaced them,
-why a search that holds no word finds nothing, each result's matched terms read from their JSON, and its snippet
-as escaped text with the matches its `highlights` spans give in <mark>.
-
-Recall never returns a superseded memory, but a person searching for what the store used to believe (an
-old port, a dropped library) should hear what changed its mind, as `seamless recall` says it: the same
-SQL (indexer.sql.canned.RECALL_SUPERSEDED_SHOWN): the best five superseded matches that rank among the results
-shown, followed to their current truth. The page hands it the results it shows (how many, the worst rank) rather
-than have it rank recall's matches again: at 100,000 memories that second recall was most of the page's time.
+"""What the recall page adds to the canned query's rows: the old truths a search matched and what replaced them (a
+person searching for an old port should hear what changed the store's mind, as `seamless recall` says it), why a
+search that holds no word finds nothing, each result's matched terms, and its snippet with the matches in <mark>.
 """
 
 import json

@@ -79,8 +79,7 @@ def chart(rows: list, by: str, as_of: str) -> dict:
         counts = figures.get(start, {"written": {}, "superseded": {}, "archived": {}})
         bars, y = [], baseline
         for kind in KINDS:  # written, stacked upwards in KINDS order
-            n = counts["written"].get(kind, 0)
-            if n:
+            if n := counts["written"].get(kind, 0):
                 y -= n * scale
                 bars.append(
                     {
@@ -93,8 +92,7 @@ def chart(rows: list, by: str, as_of: str) -> dict:
                 )
         y = baseline
         for event in ("superseded", "archived"):  # below the line, stacked downwards
-            n = total[event]
-            if n:
+            if n := total[event]:
                 bars.append({"y": y, "h": n * scale, "fill": None, "class": event, "title": f"{n} {event}"})
                 y += n * scale
         month_or_day, year = label(start, by, index)
@@ -141,6 +139,7 @@ async def life(datasette, request):
     other = "week" if drawn["by"] == "month" else "month"
     given = {name: value for name, value in (("as_of", as_of), ("project", project)) if value}
     life_url = datasette.urls.path("/-/life") + "?"
+    array = urlencode({"_shape": "array", "by": drawn["by"], **given})
     context = {
         "chart": drawn,
         "as_of": now,
@@ -149,9 +148,7 @@ async def life(datasette, request):
         "other_by": other,
         "other_url": life_url + urlencode({"by": other, **given}),
         "whole_url": life_url + urlencode({"by": drawn["by"], **({"as_of": as_of} if as_of else {})}),
-        "json_url": datasette.urls.query(DATABASE, "store_life", format="json")
-        + "?"
-        + urlencode({"_shape": "array", "by": drawn["by"], **given}),
+        "json_url": datasette.urls.query(DATABASE, "store_life", format="json") + "?" + array,
     }
     html = await datasette.render_template("seamless-life.html", context, request=request, view_name="seamless-life")
     return Response.html(html)

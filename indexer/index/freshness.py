@@ -1,8 +1,5 @@
-"""How fresh the index is: when it was last brought in step, and whether a watcher follows the store.
-
-One SQL source (sql/freshness.sql) read by `seamless status`, the explorer's banner and /-/freshness.json;
-the sentences below are the words all three use.
-"""
+"""How fresh the index is: when it was last brought in step, and whether a watcher follows the store, from
+sql/freshness.sql, in the words `seamless status`, the explorer's banner and /-/freshness.json all use."""
 
 import functools
 

@@ -15,12 +15,9 @@ _in_flight: dict[tuple, tuple[asyncio.Future, float]] = {}  # work under way: it
 
 
 async def within_budget(fallback, work, *args):
-    """`work(*args)` run on the page worker's thread, or `fallback` if it takes longer than SECONDS.
-
-    The work finishes in the background: a cached function has the answer for the next view. A caller
-    asking for work already under way (a page renders a body for its cell and for its template) waits
-    for the same work until the same deadline, so one page never shows a text both ways.
-    """
+    """`work(*args)` run on the page worker's thread, or `fallback` if it takes longer than SECONDS (it finishes in
+    the background: a cached function has the answer for the next view). A caller asking for work under way waits
+    for it until the same deadline, so one page never shows a text both ways (a body's cell and its template)."""
     loop = asyncio.get_running_loop()
     key = (id(loop), work, *args)
     if key not in _in_flight:

@@ -1,7 +1,5 @@
--- How fresh the index is, as one row: its last run and the latest watcher (seamless watch).
--- `watching` is 1 only for a watcher that has not stopped and whose heartbeat is at most :alive_seconds old
--- (freshness.ALIVE_SECONDS, 15): the watcher renews it every 2 s (indexer/watch.py), so an older one means
--- the process is gone or stuck. Ages are in seconds, by this reader's clock.
+-- How fresh the index is, as one row (docs/freshness.md): its last run and the latest watcher, `watching` only while
+-- it has not stopped and its heartbeat is at most :alive_seconds old. Ages in seconds, by this reader's clock.
 SELECT
     r.started AS last_run,
     r.mode AS last_run_mode,

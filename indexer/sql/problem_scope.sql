@@ -1,10 +1,6 @@
--- Which scope each problem belongs to, for the explorer's home page (overview.sql, needs_human.sql).
--- A file that is indexed (a warning) belongs to its memory's or note's project; a file that is not (an
--- error) to the folder it sits in, `memories/<scope>/...` or `notes/<scope>/...`, the convention agents
--- write by: `_global`, or a file directly under memories/ or notes/, is global. Global is 'global', as in
--- the `briefings` view.
---
--- A fragment: one CTE, `problem_scopes`, with every column of `problems` plus `project`.
+-- Which scope each problem belongs to (overview.sql, needs_human.sql): an indexed file's (a warning), its memory's or
+-- note's project; a file that is not (an error) the folder it sits in, `memories/<scope>/...` (`_global`, or none:
+-- 'global'). One CTE, `problem_scopes`: every column of `problems` plus `project`.
 
 problem_scopes AS (
     SELECT

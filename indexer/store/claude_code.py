@@ -1,9 +1,6 @@
 """Claude Code's auto-memory files, read as the memories they become in a store (SPEC 11). Pure: no store, no index.
-
-Claude Code keeps one folder per project: `MEMORY.md`, an index of lines `- [Title](file.md) — hook`, and a topic
-file per memory, its frontmatter `name`, `description` and `type` (at the top, or under `metadata:` as Claude Code
-writes it now). A topic file becomes a memory of the kind its type maps to, its name in kebab-case and its
-description cut to what an index shows.
+A project's folder holds `MEMORY.md` (lines `- [Title](file.md) — hook`) and a topic file per memory (`name`,
+`description`, `type`), which becomes a memory of the kind its type maps to.
 """
 
 import json
@@ -95,14 +92,11 @@ def memory_type(meta: dict) -> str:
     given = {"type": meta.get("type"), "metadata: type": nested.get("type") if isinstance(nested, dict) else None}
     found = {where: value for where, value in given.items() if value is not None}
     if not found:
-        raise Unreadable(
-            f"no type: give `type:` ({', '.join(KINDS)}) in the frontmatter, or under `metadata:` as Claude Code "
-            "writes it now"
-        )
+        where = "in the frontmatter, or under `metadata:` as Claude Code writes it now"
+        raise Unreadable(f"no type: give `type:` ({', '.join(KINDS)}) {where}")
     if len(set(map(repr, found.values()))) > 1:
-        raise Unreadable(
-            f"`type: {_shown(given['type'])}` and `metadata: type: {_shown(given['metadata: type'])}` disagree"
-        )
+        top, nested = _shown(given["type"]), _shown(given["metadata: type"])
+        raise Unreadable(f"`type: {top}` and `metadata: type: {nested}` disagree")
     value = next(iter(found.values()))
     if not isinstance(value, str) or value not in KINDS:
         raise Unreadable(f"type {_shown(value)} is not one of {', '.join(KINDS)}")

@@ -25,7 +25,5 @@ def capped(problems: list[Problem]) -> list[Problem]:
     if not rest:
         return problems
     counts = ", ".join(f"{n:,} {code}" for code, n in Counter(p.code for p in rest).most_common())
-    kept.append(
-        warning(rest[0].path, rest[0].line, "more-warnings", f"{len(rest):,} more warnings not listed: {counts}")
-    )
-    return kept
+    why = f"{len(rest):,} more warnings not listed: {counts}"
+    return [*kept, warning(rest[0].path, rest[0].line, "more-warnings", why)]

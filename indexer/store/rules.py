@@ -36,11 +36,8 @@ def status(invalid_at: str | None, superseded_by: str | None) -> str:
 
 
 def stage_header(body: str) -> tuple[str, str | None] | None:
-    """Parse a stage body's header: first non-blank line `Status: X`, optionally `Gate: Y`.
-
-    The gate may follow on the same line or on the next one. Returns
-    (status, gate or None), or None when the header is missing or unparseable.
-    """
+    """A stage body's header, its first non-blank line `Status: X`, optionally `Gate: Y` (on that line or the next),
+    as (status, gate or None); None when the header is missing or unparseable."""
     lines = body.split("\n")
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is None:

@@ -9,20 +9,16 @@ CANONICAL = re.compile(r"(?!0000)\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])T(
 
 
 def normalize(text: str) -> str:
-    """Return ISO 8601 `text` (a date, or a date and time) as canonical UTC text.
-
-    A date means midnight UTC; a time without an offset is taken as UTC.
-    Raises ValueError for anything else, and for a time that leaves years 1-9999 once in UTC.
-    """
+    """ISO 8601 `text` (a date: midnight; a time without an offset: UTC) as canonical UTC text; ValueError for
+    anything else, and for a time that leaves years 1-9999 once in UTC."""
     text = text.strip()
     if CANONICAL.match(text):
         return text
     try:
         value = dt.datetime.fromisoformat(text)
     except ValueError:
-        raise ValueError(
-            f"{text!r} is not an ISO 8601 date or time (like 2026-07-10 or 2026-07-10T18:00:00Z)"
-        ) from None
+        example = "like 2026-07-10 or 2026-07-10T18:00:00Z"
+        raise ValueError(f"{text!r} is not an ISO 8601 date or time ({example})") from None
     if value.tzinfo is not None:
         try:
             value = value.astimezone(dt.UTC)

@@ -1,10 +1,6 @@
-"""`seamless import claude-code`: a Claude Code auto-memory folder brought into a store through the write path.
-
-Each topic file becomes a memory (`indexer.store.claude_code` says which), written with `source_session:
-import/claude-code`; MEMORY.md becomes a note. Running it again writes nothing for what did not change (the write
-path answers `unchanged`) and updates in place what did. A file that cannot be read is skipped with the reason.
-Never overwritten: a memory of the same name this import did not write, and one of its own that the store has since
-archived or superseded (not brought back while the file says the same).
+"""`seamless import claude-code` (docs/agents.md): a Claude Code auto-memory folder brought into a store through the
+write path, each topic file a memory written with `source_session: import/claude-code`, MEMORY.md a note. Never
+overwritten: a memory of the same name this import did not write, or one of its own the store archived since.
 """
 
 import json

@@ -1,9 +1,5 @@
 """The gardener (SPEC sections 4 and 12): what a person should tidy in the store, proposed, never done. Above the
-store, below the index: it imports `indexer.store`, `indexer.sql` and `indexer.sqlite`, its program the index too.
-
-Its interface, all that other layers call: the index run's `settle(db, changed)`; `start`, `running`, `in_step` and
-`settle_all(db_path, indexer.index.database)` for `seamless index`, the watcher, `gardener` and `needs-human`;
-`proposals`, `state`, `state_line` and `hints` for the CLI, MCP and pages; `RULES_VERSION`, bumped by hand.
+store, below the index (its program imports the index too); `__all__` is all that other layers call.
 """
 
 from indexer.gardener.background import running, settle_all, start

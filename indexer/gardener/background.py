@@ -1,8 +1,6 @@
-"""The gardener's settle on its own (docs/queries.md#when-the-findings-settle): an index run that leaves its findings
-behind (more than findings.IN_RUN memories) commits, and `seamless index` or the watcher starts `python -m
-indexer.gardener DB` (`start`), which settles under the index's writer lock while the index already answers;
-`seamless gardener` and `needs-human` settle before they read (`settle_all`). One settle at a time: the flock of
-`<index>.gardener.lock`, which `running` probes. The index is passed in: the gardener sits below it.
+"""The gardener's settle on its own (docs/queries.md#when-the-findings-settle), `python -m indexer.gardener DB`,
+under the index's writer lock while the index already answers; one at a time: the flock of `<index>.gardener.lock`,
+which `running` probes. The index is passed in: the gardener sits below it.
 """
 
 import contextlib

@@ -1,12 +1,8 @@
 """Bringing an index in step quickly, for a reader that has little time: the session-start hook (SPEC 11).
 
-A small store (at most SMALL_FILES files) is compared whole, as `seamless status` does it. A larger one is looked at
-folder by folder: creating, deleting or renaming a file changes its folder's ctime, so only the folders whose ctime
-is later than the last walk of the whole store, and than the last time this module looked into them (`index_meta`),
-are compared, while they hold at most CATCH_UP_FILES files; an edit in place is left to a watcher or the next index
-run. With a live watcher nothing is looked at. What differs is indexed unless it is more than MAX_PATHS files,
-another writer holds the index, or the settings changed: then the answer says the index is behind. Nothing here
-waits for a lock.
+A small store is compared whole, as `seamless status` does it; in a larger one, creating, deleting or renaming a
+file changes its folder's ctime, so only the folders changed since the last walk (and since this module last looked)
+are compared, and an edit in place is left to a watcher or the next index run. Nothing here waits for a lock.
 """
 
 import contextlib

@@ -28,11 +28,8 @@ class Prepared:
 def prepare(
     root: str, sf: StoreFile, known_digest: str | None, max_bytes: int, folders: FolderFds | None = None
 ) -> Prepared | None:
-    """Read, parse and validate one file; None if it vanished since the walk.
-
-    A file whose content hash equals `known_digest` is only marked unchanged: its bytes are hashed, never
-    parsed, however many problems they hold (the index has their verdict already).
-    """
+    """Read, parse and validate one file; None if it vanished since the walk. A file whose content hash equals
+    `known_digest` is only marked unchanged, never parsed (the index has its verdict already)."""
     if sf.name_not_utf8:
         return Prepared(sf, "", problems=[error(sf.path, 1, "not-utf8", "the file name is not UTF-8; rename the file")])
     try:
@@ -79,11 +76,8 @@ class Reading:
             self.read(sf, self.plan.digests.get(sf.path))
 
     def read_losers(self) -> None:
-        """A file that lost a duplicate contest may win it now: read again whatever its hash if anything changed.
-
-        The losers that are stale come first, by their hashes: one edited itself changes the contests
-        as much as any other edit, so the rest are then read again too.
-        """
+        """A file that lost a duplicate contest may win it now: read again whatever its hash if anything changed
+        (the stale losers first, by their hashes: one edited itself changes the contests as much as any other)."""
         plan = self.plan
         gone = {sf.path for sf in self.vanished}
         losers = [plan.files[path] for path in sorted(plan.losers) if path in plan.files and path not in gone]

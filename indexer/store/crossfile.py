@@ -104,13 +104,9 @@ def fork_problems(
     claims: dict[str, tuple[str, str, bool]], replaced: dict[str, tuple[bool, str | None]], line_of: LineOf
 ) -> list[Problem]:
     """A warning on every active memory that says `supersedes: X` while X is invalid and names another successor
-    (or none): two hosts replaced X at once, and the merge kept the other one (SPEC section 10).
-
-    `claims` maps each indexed memory with a `supersedes` to (X, path, whether it is active); `replaced` maps
-    each X that is indexed to (X is invalid, X's superseded_by). An X still active is a supersede not finished
-    (running it again completes it), an X not in the store says nothing either way, and a claim that is no
-    longer active has been settled (archived or replaced in its turn): none of these is a fork.
-    """
+    (or none): two hosts replaced X at once, and the merge kept the other one (SPEC section 10). `claims`: each
+    memory with a `supersedes` -> (X, path, active); `replaced`: each X indexed -> (X is invalid, its superseded_by).
+    An X still active (a supersede not finished), or not in the store, or a claim no longer active is no fork."""
     problems = []
     for memory_id, (target, path, active) in claims.items():
         if target not in replaced or not active:

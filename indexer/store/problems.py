@@ -123,11 +123,8 @@ class Problem:
         return (self.path, self.line, self.severity, self.code, self.message)
 
     def format(self, prefix: str = "") -> str:
-        """`path:line: severity code: message`, the path optionally under `prefix`, on one line whatever they hold.
-
-        Control characters are shown escaped (`\\n`, `\\x1b`): a file named with a newline cannot
-        print a second, forged problem line, nor a terminal escape sequence hide one.
-        """
+        """`path:line: severity code: message`, the path optionally under `prefix`, on one line whatever they hold:
+        control characters escaped: a newline in a name cannot forge a second problem line, nor an escape hide one."""
         path = f"{prefix.rstrip('/')}/{self.path}" if prefix else self.path
         return f"{escaped(path)}:{self.line}: {self.severity} {self.code}: {escaped(self.message)}"
 

@@ -1,8 +1,6 @@
-"""Finding and opening the store's files: `*.md` under memories/ and notes/, no hidden files, no symlinks.
-
-No symlink is followed in any part of a path, even when a folder is swapped for one during a run: the
-walk opens each folder with O_NOFOLLOW and checks it is the folder its parent listed (device and inode),
-and files are read relative to folders opened one component at a time (FolderFds).
+"""Finding and opening the store's files: `*.md` under memories/ and notes/, no hidden files, and no symlink followed
+in any part of a path, even one swapped in during a run (each folder opened with O_NOFOLLOW and checked to be the
+one its parent listed, files read relative to folders opened one component at a time: FolderFds).
 """
 
 import errno
@@ -35,11 +33,8 @@ class StoreFile:
 
 @dataclass(slots=True)
 class Folder:
-    """One folder's markdown files as the walk listed them: flat lists, not a record per file.
-
-    A run that finds nothing changed (the usual `make index`) compares folder fingerprints
-    made from these lists and never builds the 100,000 StoreFile records of a large store.
-    """
+    """One folder's markdown files as the walk listed them: flat lists, not a record per file (a run that finds
+    nothing changed compares folder fingerprints and never builds the 100,000 StoreFile records of a large store)."""
 
     kind: str  # memory or note
     paths: list[str]  # relative to the store, in the order the folder lists them
@@ -106,9 +101,7 @@ def _list(entries: list, directory: str, prefix: str, kind: str, stack: list, fo
                     rel = _shown(rel)
                     not_utf8.append(rel)
                 paths.append(rel)
-                stats.append(st.st_size)
-                stats.append(st.st_mtime_ns)
-                stats.append(st.st_ctime_ns)
+                stats += (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
             elif entry.is_dir(follow_symlinks=False):
                 st = entry.stat(follow_symlinks=False)
                 stack.append((f"{directory}/{name}", f"{prefix}{name}/", (st.st_dev, st.st_ino)))
@@ -164,11 +157,8 @@ def read_regular_file(name: str, limit: int, dir_fd: int | None = None) -> bytes
 
 
 class FolderFds:
-    """The store's folders opened for reading, each part of the path with O_NOFOLLOW under the one before.
-
-    One run reads its files folder by folder: the last few folders stay open (a file costs one open),
-    and all are closed on leaving the `with`. The store's root itself may be a symlink (the user named it).
-    """
+    """The store's folders opened for reading, each part of the path with O_NOFOLLOW under the one before; the last
+    KEEP stay open (a file costs one open). The store's root itself may be a symlink (the user named it)."""
 
     KEEP = 32
 
@@ -214,12 +204,9 @@ class FolderFds:
 
 
 def folders_at(root: Path, path: str, folders_seen: dict[str, bool] | None = None) -> dict[str, Folder]:
-    """The listings of the store files at `path` (relative to `root`, forward slashes) as the walk would list them.
-
-    A file gives a listing of itself; a folder gives every folder under it; anything the walk would not
-    find (outside memories/ and notes/, hidden, not *.md, a symlink or under one) gives nothing.
-    `folders_seen` remembers which folders are real ones across calls.
-    """
+    """The listings of the store files at `path` (relative to `root`) as the walk would list them: a file's of
+    itself, a folder's of every folder under it, nothing for what the walk would not find. `folders_seen`
+    remembers which folders are real ones across calls."""
     parts = path.split("/")
     if parts[0] not in FOLDERS or any(not part or part[0] == "." or part == ".." for part in parts):
         return {}

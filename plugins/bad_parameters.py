@@ -1,9 +1,5 @@
-"""A table page's parameter that Datasette cannot read is a 400 that says what is wrong, not a 500.
-
-Datasette reads some parameters of a table or view page without checking them: `_through`, `col__in` and
-`col__notin` given as JSON, any `_facet*` given as JSON, `_timelimit` and a view's `_next`, `_sort`/`_sort_desc`.
-When a page fails and one of those is at fault, the answer is Datasette's own error page or JSON with status 400
-and a sentence naming the parameter; any other failure stays a 500 (a bug).
+"""A table page's parameter that Datasette reads unchecked (`_through`, `col__in` as JSON, `_facet*`, `_timelimit`,
+`_next`, `_sort`) is, when it makes the page fail, a 400 that names it, not a 500; any other failure stays a 500.
 """
 
 import json

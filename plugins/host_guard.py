@@ -1,10 +1,6 @@
-"""Answer only requests addressed to this machine: a DNS rebinding page cannot read the explorer.
-
-A page on another site can point its own host name at 127.0.0.1 and read what the explorer answers. So a request
-whose `Host` is not one the server was started for (localhost, 127.0.0.1, [::1], the interface it was bound to, a
-name given with `seamless serve --allow-host`) is refused (403), and so is one with an `Origin` that is not http(s)
-on one of those names: the JSON API, the pages and /-/mcp alike (the MCP specification asks servers to validate
-Origin). Requests without Origin (curl, agents, a browser's own page loads) are not affected.
+"""Answer only requests addressed to this machine: a page on another site can point its own host name at 127.0.0.1
+and read what the explorer answers (DNS rebinding). A `Host` the server was not started for, or an `Origin` that is
+not http(s) on one of its names, is refused (403), on /-/mcp too (the MCP specification asks servers to check it).
 """
 
 from urllib.parse import urlsplit
@@ -35,9 +31,8 @@ def refusal(scope, names: set[str]) -> str | None:
     headers = {key.lower(): value for key, value in scope.get("headers", [])}
     host = headers.get(b"host")
     if host is not None and host_name(host.decode("latin-1")) not in names:
-        return (
-            f"this explorer answers only to {', '.join(sorted(names))} (add a name with `seamless serve --allow-host`)"
-        )
+        listed = ", ".join(sorted(names))
+        return f"this explorer answers only to {listed} (add a name with `seamless serve --allow-host`)"
     origin = headers.get(b"origin")
     if origin is not None:
         url = urlsplit(origin.decode("latin-1"))

@@ -1,8 +1,5 @@
-"""Read-only to the core: every connection to the index refuses writes, and no page takes a POST.
-
-Datasette already reads the index with mode=ro; query_only also closes the write connection that a
-writable canned query or another plugin would use. Not immutable, so a re-index is seen without a
-restart. Datasette's own /-/ endpoints (log out, MCP) keep their methods.
+"""Read-only to the core: every connection to the index refuses writes (query_only closes the write connection a
+writable canned query or another plugin would use), and no page but Datasette's own /-/ endpoints takes a POST.
 """
 
 from datasette import hookimpl

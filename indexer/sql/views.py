@@ -39,6 +39,10 @@ def _integer(column: str) -> str:
     return f"CAST({column} AS INTEGER) AS {column}"
 
 
+INTEGERS = {column: _integer(column) for column in ("position", "pinned", "included")}
+CHAIN = {"start_id": "start_id AS chain_id", "position": INTEGERS["position"], "is_start": None}  # history's columns
+
+
 def briefings() -> str:
     return compose(
         "briefing_params",
@@ -49,17 +53,7 @@ FROM (SELECT DISTINCT project FROM memories WHERE project IS NOT NULL UNION ALL 
     ({unbound(canned.BRIEFING_PARAMS, canned.PARAMS["briefing_ledger"])}) AS defaults""",
         ["briefing_ledger"],
         f"""SELECT coalesce(briefing_project, '{GLOBAL}') AS project,
-    {
-            _columns(
-                canned.LEDGER_COLUMNS,
-                {
-                    "project": "project AS memory_project",
-                    "position": _integer("position"),
-                    "pinned": _integer("pinned"),
-                    "included": _integer("included"),
-                },
-            )
-        }
+    {_columns(canned.LEDGER_COLUMNS, {"project": "project AS memory_project", **INTEGERS})}
 FROM briefing_ledger
 ORDER BY briefing_project IS NOT NULL, briefing_project, {canned.LEDGER_ORDER}""",
     )
@@ -81,12 +75,7 @@ SELECT m.id FROM problems AS p JOIN memories AS m ON m.path = p.path WHERE p.cod
         # A walk from any member tells the whole chain: keep each chain once, as told from its first memory
         # (the start that comes out at position 1). In a supersession cycle with no way in, every member is
         # first of its own walk: there the walk from the smallest id is kept.
-        f"""SELECT {
-            _columns(
-                canned.HISTORY_COLUMNS,
-                {"start_id": "start_id AS chain_id", "position": _integer("position"), "is_start": None},
-            )
-        }
+        f"""SELECT {_columns(canned.HISTORY_COLUMNS, CHAIN)}
 FROM history
 WHERE start_id IN (
     SELECT first.start_id FROM history AS first

@@ -1,7 +1,5 @@
-"""The store's life, `/-/life`: memories written, superseded and archived per week or month, by kind, as an
-inline SVG bar chart drawn on the server with the same figures as a table (docs/pages.md); `?project=P` shows one
-project's life. The figures are the `store_life` canned query's: written above the line (one colour per kind),
-superseded and archived below it (solid and striped).
+"""The store's life, `/-/life` (docs/pages.md): the `store_life` canned query's figures as an inline SVG bar chart
+drawn on the server, written above the line (one colour per kind), superseded and archived below, and as a table.
 """
 
 import datetime as dt

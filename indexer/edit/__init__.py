@@ -1,5 +1,2 @@
-"""The write path: the only code that changes the store's files (its modules: docs/development.md).
-
-May import every layer below it (store, git, index, query, sql, sqlite); never a front end. The explorer's plugins
-never import it: the explorer stays read-only.
-"""
+"""The write path: the only code that changes the store's files (docs/development.md). It imports every layer below
+it, never a front end; the explorer's plugins never import it: the explorer stays read-only."""

@@ -39,10 +39,7 @@ def import_folder(
     folder: Path, store: Path, db_path, project: str, dry_run: bool = False, new_project: bool = False
 ) -> list[Outcome]:
     """Import the auto-memory folder `folder` into `project` of `store` (index at `db_path`); every file's outcome.
-
-    Raises WriteRefused when nothing can be imported (no such folder, an unsafe project, a project the store does
-    not have unless `new_project`, another store's index).
-    """
+    WriteRefused when none can be (no such folder, a project unknown without `new_project`, another store's index)."""
     scope = scope_of(project)
     folder = Path(folder)
     if not folder.is_dir():

@@ -1,8 +1,6 @@
-"""Writing frontmatter text: YAML-safe values, a new file's text, and edits that keep every other byte.
-
-A value is written plain only when both the indexer's own loader and PyYAML's standard one read it
-back as the same text; otherwise it is double-quoted with escapes. So `no`, `on`, `0123`, a date,
-`a: b`, `x # y` or a leading `*&!-` all come back as written, whatever YAML reader opens the file.
+"""Writing frontmatter text: YAML-safe values, a new file's text, and edits that keep every other byte. A value is
+written plain only when the indexer's loader and PyYAML's both read it back as the same text, else double-quoted: so
+`no`, `0123`, a date or `a: b` come back as written, whatever YAML reader opens the file.
 """
 
 import re

@@ -1,7 +1,5 @@
-"""`seamless sync`: many hosts share one store through an ordinary git remote (SPEC section 10, docs/sync.md; what
-one sync does is the command's help, indexer/front/fleet.py). The merge driver (`indexer.edit.merge`) merges each
-file changed on both sides; the rules for whole files are applied here, in the merge commit. A sync killed half way
-is finished off by the next one.
+"""`seamless sync`: many hosts share one store through an ordinary git remote (SPEC section 10, docs/sync.md; its
+steps are the command's help). A merge commit applies the rules for whole files (edit/merge.py) beside the driver's.
 """
 
 import contextlib

@@ -326,11 +326,8 @@ class Watcher:
 
 
 class WatcherProcess:
-    """`seamless watch STORE --db DB` in a child process for the length of a `with` block.
-
-    Entering returns once the child is watching (its first index done, so the index exists); its
-    stderr is passed on. Leaving stops it with SIGTERM. Should this process die first, the child
-    notices within a tick (`--parent`) and stops too.
+    """`seamless watch STORE --db DB` in a child process for the length of a `with` block: entered once the child is
+    watching (its first index done), left with SIGTERM; should this process die first, the child stops too (`--parent`).
     """
 
     def __init__(self, store: Path | str, db_path: Path | str):

@@ -1,7 +1,6 @@
-"""Writing prepared files into the index in batches as they arrive (a run holds a batch in memory, not the store),
-then settling the cross-file rules: a record whose id, or active (project, name), is taken is held back as
-*contested*, and each contested key is settled at the end over the index and the held-back records together, so
-the earliest `created` wins whatever order the files arrived in.
+"""Writing prepared files into the index in batches as they arrive, then the cross-file rules: a record whose id, or
+active (project, name), is taken is held back as *contested*, and settled at the end over the index and the held-back
+records together, so the earliest `created` wins whatever order the files arrived in.
 """
 
 import functools

@@ -1,8 +1,5 @@
-"""The store's settings: `STORE/seamless.toml`, every key optional.
-
-Each setting is a whole number, or true/false where its default is (`git.commit`); the index's `settings`
-table holds every one, defaults included (a boolean as 1 or 0).
-"""
+"""The store's settings: `STORE/seamless.toml`, every key optional, each a whole number or true/false where its
+default is; the index's `settings` table holds every one, defaults included (a boolean as 1 or 0)."""
 
 import re
 import tomllib

@@ -1,7 +1,5 @@
-"""The canned queries: the indexer's own SQL (indexer.sql.canned.QUERIES, shared with the CLI), plus a problems overview.
-
-None is writable. Each also answers as JSON, e.g. /seamless/briefing.json?project=P&_shape=array.
-"""
+"""The canned queries, none writable: the indexer's own SQL (indexer.sql.canned.QUERIES, shared with the CLI), and a
+problems overview."""
 
 from datasette import hookimpl
 

@@ -1,6 +1,5 @@
-"""On every page, how fresh the index is (templates/_freshness.html, included by base.html), and the same as JSON at
-/-/freshness.json. /-/freshness is the line alone, which static/freshness.js fetches every few seconds so that a
-page left open does not keep saying "watching" after the watcher died.
+"""On every page, how fresh the index is (templates/_freshness.html), and as JSON at /-/freshness.json; /-/freshness
+is the line alone, fetched again every few seconds so that a page left open does not say "watching" once it is not.
 """
 
 from datasette import hookimpl

@@ -28,11 +28,8 @@ async def word_diff_filter(old: str | None, new: str | None) -> Markup | None:
 
 @lru_cache(maxsize=256)
 def word_diff(old: str | None, new: str | None) -> Markup | None:
-    """`old` against `new` as escaped HTML with <del> and <ins>; None when a side is too long to compare.
-
-    Changes separated only by whitespace, a word of up to three letters or punctuation are shown as one:
-    `<del>a is b</del><ins>c is d</ins>`, not six pieces.
-    """
+    """`old` against `new` as escaped HTML with <del> and <ins> (changes apart by only a short word or a stop shown as
+    one: `<del>a is b</del><ins>c is d</ins>`); None when a side is too long to compare."""
     a, b = (old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True)
     if len(a) > MAX_LINES or len(b) > MAX_LINES:
         return None

@@ -1,6 +1,5 @@
-"""Ids become links: `superseded_by` to the successor's page, and in query results and the SQL views a memory's
-`id` (and history's `current_id`, `chain_end_id`, `chain_id`) or a note's `path` to its row. A successor id that
-names no memory (a dangling link) is shown as text saying so, not linked to a page that would answer 404.
+"""Ids become links: `superseded_by` to the successor's page, and in query results and the SQL views a memory's id
+(MEMORY_ID_COLUMNS too) or a note's `path` to its row; a dangling successor id is text that says so, not a 404 link.
 """
 
 from datasette import hookimpl

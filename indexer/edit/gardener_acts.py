@@ -1,7 +1,6 @@
 """Answering the gardener (SPEC section 12): one proposal dismissed with a reason, a group of them (one kind, one
-project) dismissed, or a project's archive proposals carried out. Each act is one write under the store's lock: the
-files (a dismissal is a line added to gardener/dismissed.jsonl), then one commit in a git store and the index brought
-in step (`Session.commit`). A group act only says what it would do unless told to act (`yes`)."""
+project) dismissed, or a project's archive proposals carried out, each one write under the store's lock and one
+commit (`Session.commit`). A group act only says what it would do unless told to act (`yes`)."""
 
 import getpass
 import json

@@ -255,10 +255,9 @@ def whole_file_conflict(ours: bytes, theirs: bytes, why: str) -> bytes:
 
 
 def run_driver(base: Path, ours: Path, theirs: Path, path: str) -> int:
-    """What git runs for a `merge=seamless` file changed on both sides (`%O %A %B %P`): the merged file is
-    written over `ours`; 0 when it merged cleanly. Two memories at one path (two ids) are a conflict, each side
-    whole between markers; a file the rules cannot read is left to git's own merge, whose conflict (non-zero) git
-    records as for any file."""
+    """What git runs for a `merge=seamless` file changed on both sides (`%O %A %B %P`): the merged file written over
+    `ours`, 0 when clean. Two memories at one path are a conflict, each side whole between markers; a file the rules
+    cannot read is left to git's own merge."""
     versions = [p.read_bytes() for p in (base, ours, theirs)]
     try:
         merged = merge(versions[0] or None, versions[1], versions[2], path)

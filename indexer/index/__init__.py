@@ -1,4 +1,2 @@
-"""The index: the store's records in seamless.db, and keeping them in step with the files (its modules:
-docs/development.md). Imports `indexer.store`, `indexer.git`, `indexer.sql` and `indexer.sqlite`; never the query
-layer, the write path or a front end.
-"""
+"""The index: the store's records in seamless.db, kept in step with the files (docs/development.md). It imports the
+store, git, the gardener, sql and sqlite; never the query layer, the write path or a front end."""

@@ -1,6 +1,5 @@
-"""The FTS5 indexes over `memories` and `notes`, external-content tables (the text lives once, in the table) kept in
-step by the indexer itself, without triggers (docs/development.md#sqlite): whatever writes `memories` or `notes`
-calls `index_rows` after inserting and `unindex_paths` before deleting.
+"""The FTS5 indexes over `memories` and `notes`, external-content tables kept in step without triggers
+(docs/development.md#sqlite): whatever writes them calls `index_rows` after inserting, `unindex_paths` before deleting.
 """
 
 from indexer.sqlite import sqlite3

@@ -1,7 +1,5 @@
-"""`memory_tags`: each memory's tags, one row a tag, for the explorer's tags facet (plugins/array_facet.py). Kept in
-step as the FTS indexes are (fts.py): whatever writes `memories` calls `add_rows` after inserting and
-`remove_paths` before deleting.
-"""
+"""`memory_tags`: each memory's tags, one row a tag, for the explorer's tags facet, kept in step as the FTS indexes
+are: whatever writes `memories` calls `add_rows` after inserting and `remove_paths` before deleting."""
 
 from indexer.sqlite import sqlite3
 

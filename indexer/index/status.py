@@ -1,7 +1,5 @@
-"""`seamless status`: what differs between the store and its index, found without writing anything: the comparison
-an incremental run starts with (plan.py). A file whose size or times changed but whose content hash did not (a
-`touch`, or one stored as too recent to trust) is in step.
-"""
+"""`seamless status`: what differs between the store and its index, found without writing, as an incremental run's
+plan finds it; a file whose stat changed but not its content (a `touch`) is in step."""
 
 from dataclasses import dataclass
 from pathlib import Path

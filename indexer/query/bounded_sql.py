@@ -1,11 +1,7 @@
-"""Bounds on what one SQL function call may cost, for connections that run SQL from anyone (the explorer's).
-
-Datasette's time limit is checked between steps of the SQL engine, so a single call runs to its end:
-`randomblob(999999999)` or `replace(hex(zeroblob(2.4e8)), ...)` allocated gigabytes, and `instr`, `replace`
-and the two-argument trims compare every position of one long text with every character of another
-(seconds to hours for megabytes). Here no value may be longer than the largest file the index accepts
-(`index.max_file_bytes`, so every stored body is still readable) plus 1 MiB, LIKE/GLOB patterns are short,
-and those five functions are replaced by linear ones that give the same results.
+"""Bounds on what one SQL function call may cost, for connections that run SQL from anyone (the explorer's):
+Datasette's time limit is checked between steps, so one call runs to its end (`randomblob(999999999)` allocated
+gigabytes; `instr`, `replace` and the two-argument trims took seconds to hours on megabytes). No value may be longer
+than the largest file the index accepts plus 1 MiB, and those five functions are replaced by linear ones.
 """
 
 import ctypes

@@ -57,8 +57,7 @@ def at_fault(request) -> list[tuple[str, str]]:
 def handle_exception(datasette, request, exception):
     if "table" not in request.url_vars or (isinstance(exception, DatasetteError) and exception.status != 500):
         return None
-    suspects = at_fault(request)
-    if not suspects:
+    if not (suspects := at_fault(request)):
         return None  # not a parameter's fault: a bug, and a 500
     message = next((m for key, value in suspects if (m := fault(key, value))), None)
     if message is None:

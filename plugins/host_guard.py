@@ -33,8 +33,7 @@ def refusal(scope, names: set[str]) -> str | None:
     if host is not None and host_name(host.decode("latin-1")) not in names:
         listed = ", ".join(sorted(names))
         return f"this explorer answers only to {listed} (add a name with `seamless serve --allow-host`)"
-    origin = headers.get(b"origin")
-    if origin is not None:
+    if (origin := headers.get(b"origin")) is not None:
         url = urlsplit(origin.decode("latin-1"))
         if url.scheme not in ("http", "https") or host_name(url.netloc) not in names:
             return "requests from pages of other sites are refused"

@@ -12,8 +12,7 @@ _steps: Counter = Counter()
 
 def crash_point(step: str) -> None:
     """Kill this process with SIGKILL (a real kill -9) here when the environment asks for `step`."""
-    wanted = os.environ.get(KILL_AFTER)
-    if wanted:
+    if wanted := os.environ.get(KILL_AFTER):
         _steps[step] += 1
         if wanted in (step, f"{step}#{_steps[step]}"):
             os.kill(os.getpid(), signal.SIGKILL)

@@ -64,8 +64,7 @@ def dismiss(root, db_path, proposal: str, ids: list[str], why: str, by=None, wit
         s.open_index([dismissals.FILE])
         rows = [r for r in _listed(s, proposal) if sorted(r["ids"]) == wanted]
         if not rows:
-            held = _held(s, proposal, wanted)
-            if held:
+            if held := _held(s, proposal, wanted):
                 return Acted("unchanged", proposal, held=held)
             raise WriteRefused("unknown-proposal", f"the gardener lists no {proposal} proposal of {' '.join(wanted)}")
         within_session(rows[0]["project"], within, f"the proposal of {rows[0]['id']}")

@@ -271,8 +271,7 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str) -> int:
         ours.write_bytes(data)
         return 0 if clean else 1
     ours.write_bytes(merged.data)
-    report = os.environ.get(REPORT)
-    if report:
+    if report := os.environ.get(REPORT):
         line = {"path": path, "id": merged.id, "rules": merged.rules, "concurrent": merged.concurrent}
         with open(report, "a", encoding="utf-8") as f:
             f.write(json.dumps(line) + "\n")

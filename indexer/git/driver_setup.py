@@ -44,8 +44,7 @@ def write_attributes(store: Path) -> list[str]:
     """Add the lines the store's `.gitattributes` lacks; the lines added (none when all were there)."""
     attributes = store / ".gitattributes"
     text = attributes.read_text("utf-8") if attributes.exists() else ""
-    missing = [line for line in ATTRIBUTES if line not in text.splitlines()]
-    if missing:
+    if missing := [line for line in ATTRIBUTES if line not in text.splitlines()]:
         text = text + ("\n" if text and not text.endswith("\n") else "") + "\n".join(missing) + "\n"
         attributes.write_text(text, "utf-8")
     return missing

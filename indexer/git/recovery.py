@@ -164,8 +164,7 @@ def blocking(repo: git.Repo, refs: tuple[str, ...] = ()) -> str | None:
 
 def lock_line(repo: git.Repo, lock: Path) -> str:
     """What to do about `lock`, a lock of git's in this repository that is not ours to remove."""
-    running = git_processes(repo.top, repo.git_dir)
-    if running:
+    if running := git_processes(repo.top, repo.git_dir):
         return f"{lock} is held by a git command still running in {repo.top} ({running[0][:120]}): let it finish"
     return (
         f"{lock} is left by a git command that did not finish (none of seamless's): if no git command is "

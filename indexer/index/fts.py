@@ -14,8 +14,7 @@ def _columns(table: str) -> str:
 def create(conn: sqlite3.Connection) -> None:
     """Create the FTS5 tables (if missing) and fill them from their content tables."""
     for table in COLUMNS:
-        exists = conn.execute("select 1 from sqlite_master where name = ?", (f"{table}_fts",)).fetchone()
-        if not exists:
+        if not conn.execute("select 1 from sqlite_master where name = ?", (f"{table}_fts",)).fetchone():
             conn.execute(
                 f"create virtual table {table}_fts using fts5({_columns(table)}, tokenize='porter', content={table})"
             )

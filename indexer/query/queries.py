@@ -47,8 +47,7 @@ def run(conn_or_db, name: str, **params) -> list[dict]:
     """Run the canned query `name` (a key of QUERIES); parameters not given count as ''."""
     if name not in QUERIES:
         raise KeyError(f"no query {name!r}; one of {', '.join(QUERIES)}")
-    unknown = set(params) - set(PARAMS[name])
-    if unknown:
+    if unknown := set(params) - set(PARAMS[name]):
         raise TypeError(f"query {name!r} takes {', '.join(PARAMS[name])}, not {', '.join(sorted(unknown))}")
     return execute(conn_or_db, QUERIES[name], {key: params.get(key) for key in PARAMS[name]})
 

@@ -35,8 +35,7 @@ def find(conn, x: str, project: str | None = None) -> Target:
     if not x:
         raise RevisionError("give a memory's id or name, or a note's id or path")
     if ULID_TEXT.match(upper := x.upper()):
-        found = _one(conn, "id = ?", (upper,))
-        if found:
+        if found := _one(conn, "id = ?", (upper,)):
             return found
         last = rows(
             conn, 'SELECT path FROM revisions WHERE id = ? ORDER BY generation DESC, "commit" LIMIT 1', (upper,)
@@ -45,8 +44,7 @@ def find(conn, x: str, project: str | None = None) -> Target:
             return Target(upper, last[0]["path"], upper, in_store=False)
         raise RevisionError(f"no memory or note has the id {upper}, now or in the store's history")
     if "/" in x or x.endswith(".md"):
-        found = _one(conn, "path = ?", (x,))
-        if found:
+        if found := _one(conn, "path = ?", (x,)):
             return found
         if rows(conn, "SELECT 1 FROM revisions WHERE path = ? LIMIT 1", (x,)):
             return Target(None, x, x, in_store=False)
@@ -56,8 +54,7 @@ def find(conn, x: str, project: str | None = None) -> Target:
 
 def _one(conn, where: str, params: tuple) -> Target | None:
     for table, label in (("memories", "name || ' (' || id || ')'"), ("notes", "coalesce(title, path)")):
-        found = rows(conn, f"SELECT id, path, {label} AS label FROM {table} WHERE {where}", params)
-        if found:
+        if found := rows(conn, f"SELECT id, path, {label} AS label FROM {table} WHERE {where}", params):
             return Target(found[0]["id"], found[0]["path"], found[0]["label"], in_store=True)
     return None
 

@@ -62,8 +62,7 @@ def read_topic(file: str, data: bytes, max_bytes: int) -> Topic:
     """The memory a topic file becomes; Unreadable when it is not one (the indexer's own reading of its bytes
     and YAML: not UTF-8, a YAML error, no frontmatter; then an unknown type, no description)."""
     parsed = parse_bytes(file, data, max_bytes)
-    errors = [p for p in parsed.problems if p.severity == "error"]
-    if errors:
+    if errors := [p for p in parsed.problems if p.severity == "error"]:
         raise Unreadable(f"line {errors[0].line}: {errors[0].message}")
     if parsed.meta is None:
         raise Unreadable("no frontmatter: a topic file opens with name, description and type between --- lines")

@@ -74,8 +74,7 @@ def _fault(record) -> str | None:
     """What makes a parsed line no dismissal, or None."""
     if not isinstance(record, dict):
         return "not a JSON object"
-    missing = [name for name in FIELDS if name not in record]
-    if missing:
+    if missing := [name for name in FIELDS if name not in record]:
         return f"no {', '.join(missing)}"
     if record["kind"] not in ANSWERABLE:
         return f"kind {record['kind']!r} is not one of {', '.join(ANSWERABLE)}"

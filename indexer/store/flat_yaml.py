@@ -122,8 +122,7 @@ def _reader(loader, trap) -> tuple[dict, dict]:
 
 
 def _flow_list(raw: str, reader, trap) -> object:
-    m = FLOW_LIST.match(raw)
-    if not m:
+    if not (m := FLOW_LIST.match(raw)):
         return NOT_FLAT
     inner = m.group(1).strip()
     if not inner:

@@ -163,8 +163,7 @@ def _closing_boundary(text: str, start: int) -> re.Match | None:
     """The first BOUNDARY line at or after `start`, as python-frontmatter's split finds it, trying only lines that start `---`."""
     at = text.find("\n---", start - 1)
     while at >= 0:
-        m = BOUNDARY.match(text, at + 1)
-        if m:
+        if m := BOUNDARY.match(text, at + 1):
             return m
         at = text.find("\n---", at + 1)
     return None

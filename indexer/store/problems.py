@@ -131,8 +131,7 @@ class Problem:
 
 def _registered(code: str, severity: str) -> str:
     """`code`, once the registry says it exists with this severity: a new rule is registered before it is used."""
-    rule = CODES.get(code)
-    if rule is None:
+    if (rule := CODES.get(code)) is None:
         raise ValueError(f"problem code {code!r} is not in indexer.store.problems.RULES; register it there")
     if rule.severity != severity:
         raise ValueError(f"problem code {code!r} is registered as {rule.severity}, not {severity}")

@@ -304,10 +304,8 @@ def driver_report(repo: git.Repo, report: Path) -> tuple[list[dict], list[str]]:
 
 
 def file_rules(repo: git.Repo) -> list[dict]:
-    """The rules a merge driver cannot apply, on the files a merge under way left unmerged (SPEC 10 rules 3-5): a
-    file deleted on one side and edited on the other is kept; two new files at one path are both kept, and an edit
-    follows its memory where the other side moved it for that; anything else is Unmerged. What was settled, as
-    {id, path, rule}."""
+    """The rules a merge driver cannot apply (SPEC 10 rules 3-5), on the files a merge under way left unmerged: what
+    was settled, as {id, path, rule}; anything else is Unmerged."""
     stages: dict[str, dict[int, str]] = {}  # path -> stage -> blob
     for entry in repo.run("ls-files", "-u", "-z").stdout.split("\0"):
         if entry:

@@ -115,10 +115,8 @@ def _add_columns(db: IndexConnection) -> None:
 
 @contextlib.contextmanager
 def fresh_db(path: str | Path):
-    """Build a new index at `path` (which does not exist yet): yield a private connection to a file beside it, then,
-    if the block succeeds, switch it to WAL, sync it and rename it into place (onto the file a symlink names). A run
-    killed half way leaves only `<path>.new`, removed by the next run: `path` is either absent or complete.
-    """
+    """Build a new index at `path`: yield a private connection to `<path>.new`, renamed into place (onto the file a
+    symlink names) once the block succeeds, so that `path` is either absent or complete."""
     path = resolved(path)
     building = Path(f"{path}.new")
     for leftover in (building, Path(f"{building}-journal")):

@@ -369,9 +369,8 @@ class WatcherProcess:
 
 
 def relevant_paths(root: Path, paths) -> tuple[set[str], bool]:
-    """The store-relative paths among absolute `paths` that the index cares about, and whether the
-    settings file is one of them. A folder stands for every file under it (it may have been created,
-    renamed or removed with its files)."""
+    """The store-relative paths among absolute `paths` that the index cares about (a folder stands for every file
+    under it), and whether the settings file is one of them."""
     found, settings = set(), False
     for path in paths:
         rel = os.path.relpath(path, root).replace(os.sep, "/")

@@ -32,7 +32,6 @@ def insert_sql(table: str, columns: tuple[str, ...], verb: str = "insert") -> st
 
 
 def insert_problems(conn, problems) -> None:
-    """Add `problems` to the `problems` table."""
     conn.executemany(insert_sql("problems", PROBLEM_COLUMNS), (p.row for p in problems))
 
 
@@ -311,9 +310,8 @@ class IndexWriter:
         return [p for p in crossfile.link_problems(links, dangling, line_of) if p.path in paths]
 
     def _refork(self, line_of) -> list[Problem]:
-        """The supersession-fork warnings of the memories whose verdict this run may have changed (every
-        memory in a full run), worked out afresh: those added or removed, and those that say they
-        supersede one of them."""
+        """The supersession-fork warnings, worked out afresh, of the memories added or removed (every one in a full
+        run) and of those that say they supersede one of them."""
         db = self.db
         claims = (
             "select m.id, m.supersedes, m.path, x.id, x.invalid_at is not null, x.superseded_by, "

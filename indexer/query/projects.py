@@ -19,7 +19,6 @@ def has(conn, project: str) -> bool:
 
 
 def every(conn) -> list[str]:
-    """The store's projects, sorted."""
     return sorted(row[0] for row in conn.execute(SQL_ALL))
 
 

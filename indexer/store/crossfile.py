@@ -28,9 +28,7 @@ class Entry:
 
 def precedence(created: str | None, path: str) -> tuple[str, str]:
     """Which of two files giving one id or name keeps it, least first (SPEC 5): the earliest created (none: last),
-    then the first path in sort order, each without its `.md`, so `x.md` comes before `x-2.md` (in byte order
-    it would come after). So of two memories of one name created in the same second, which a sync's rule 4 (SPEC
-    10) leaves at `x.md` and `x-2.md`, the one at `x.md` keeps the name on every host, as the sync said."""
+    then the first path without its `.md`, so that `x.md` comes before `x-2.md` (as a sync's rule 4 left them)."""
     return (created or "\uffff", path.removesuffix(".md"))
 
 

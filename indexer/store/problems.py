@@ -119,7 +119,6 @@ class Problem:
 
     @property
     def row(self) -> tuple[str, int, str, str, str]:
-        """Its row of the `problems` table."""
         return (self.path, self.line, self.severity, self.code, self.message)
 
     def format(self, prefix: str = "") -> str:
@@ -139,10 +138,8 @@ def _registered(code: str, severity: str) -> str:
 
 
 def error(path: str, line: int, code: str, message: str) -> Problem:
-    """A new error of a registered code."""
     return Problem(path, line, ERROR, _registered(code, ERROR), message)
 
 
 def warning(path: str, line: int, code: str, message: str) -> Problem:
-    """A new warning of a registered code."""
     return Problem(path, line, WARNING, _registered(code, WARNING), message)

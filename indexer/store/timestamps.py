@@ -33,5 +33,4 @@ def canonical(value: dt.datetime) -> str:
 
 
 def now() -> str:
-    """The current time as canonical UTC text."""
     return canonical(dt.datetime.now(dt.UTC))

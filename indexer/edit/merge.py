@@ -278,9 +278,6 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str) -> int:
     return 0
 
 
-# What a merge commit of `seamless sync` settles beyond the driver
-
-
 class Unmerged(CannotMerge):
     """A file a merge left in conflict that the store's rules cannot settle: `path` (from the top of the work tree)
     and why; a person merges it."""

@@ -68,9 +68,6 @@ def open_repo(store: Path | str) -> git.Repo:
     return found
 
 
-# Registering the merge driver (SPEC section 10): .gitattributes committed, the command in .git/config
-
-
 def setup(repo: git.Repo, config: dict[str, str]) -> list[str]:
     """Register the merge driver in this clone: `.gitattributes` at the store's root (committed), the driver's
     command in the clone's configuration. Returns what it changed (nothing when all was in place)."""
@@ -94,9 +91,6 @@ def git_setup(store: Path | str) -> list[str]:
         return setup(repo, git.config_values(repo.top))
 
 
-# Committing
-
-
 def _commit(repo: git.Repo, paths: list[str], message: str) -> None:
     """Commit exactly `paths` (work-tree paths in the store: changed, new or deleted) with `message`, as a write
     commits its files (edit/commit.py), nothing else staged; never a file with conflict markers."""
@@ -116,9 +110,6 @@ def hand_edited(repo: git.Repo) -> list[str]:
     return [
         p for p in dict.fromkeys(paths) if not any(part.startswith(".") for part in p[len(repo.prefix) :].split("/"))
     ]
-
-
-# The sync
 
 
 @dataclass
@@ -370,10 +361,8 @@ def _merge_commit(run: _Run, fetched: str) -> None:
     repo = run.repo
     report = repo.git_dir / merge.REPORT_FILE
     report.unlink(missing_ok=True)
-    # a clone that shares no history with the remote yet (two hosts that set up at once) is merged all the same.
-    # Renames: only a file moved unchanged is followed. Two small memories share most lines (the frontmatter's
-    # keys, timestamps of one second), so git's default (50% alike) takes a memory deleted on one side and
-    # another added there for a rename, and lays the other side's edit of the one onto the other.
+    # unrelated histories: two hosts that set up at once. Renames only of a file moved unchanged: two small memories
+    # share most lines, so git's default (50% alike) took a deletion and an addition for a rename
     done = _git_merge(
         run, "--no-ff", "--no-commit", "--allow-unrelated-histories", "-X", "find-renames=100%", fetched, report=report
     )

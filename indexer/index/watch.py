@@ -72,8 +72,6 @@ class Watcher:
         self.said: dict[str, str] = {}  # the last error said of the index runs, and of the heartbeat
         self.settling: subprocess.Popen | None = None  # the gardener's settle this watcher started last
 
-    # the loop
-
     def run(self, stop: threading.Event) -> None:
         """Index once, then apply each batch of changes until `stop` is set; the row says it stopped."""
         try:
@@ -182,8 +180,6 @@ class Watcher:
                 self._beat()
         return stop.is_set()
 
-    # indexing
-
     def _apply(self, changes: set) -> None:
         """Apply one batch from watchfiles: (change, absolute path) pairs."""
         if len(changes) >= self.walk_over:
@@ -260,8 +256,6 @@ class Watcher:
         if line != self.said.get(what):
             self.say(line)
             self.said[what] = line
-
-    # the heartbeat
 
     def _connection(self):
         """The watcher's own connection for its row; a new one (and a new row) if the index file was replaced."""

@@ -290,9 +290,8 @@ def __getattr__(name: str) -> str:
     return made
 
 
-# Not canned queries: one memory's or note's revisions, oldest first (parents before children, the same order
-# on every clone), by its id or, for a note without one, by its path (`seamless history X --revisions`, the memory
-# page). "commit" is an SQL keyword.
+# Not canned queries: a memory's or note's revisions, oldest first (parents before children: the same on every
+# clone), by its id or, for a note without one, by its path
 REVISIONS_COLUMNS = '"commit", committed_at, author, message, change, path, old_path, blob'
 REVISIONS_ORDER = 'generation, committed_at, "commit", path'
 REVISIONS = f"SELECT {REVISIONS_COLUMNS}\nFROM revisions WHERE id = :id ORDER BY {REVISIONS_ORDER}"

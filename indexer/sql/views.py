@@ -62,19 +62,15 @@ ORDER BY briefing_project IS NOT NULL, briefing_project, {canned.LEDGER_ORDER}""
 def supersession_history() -> str:
     return compose(
         "history_params",
-        # Walks start where a chain is told from: a memory with a successor and no predecessor (a chain's
-        # first), and every member of a supersession cycle, which may have no first (the indexer's
-        # `supersession-cycle` warnings name them). A memory never superseded that replaces nothing has no
-        # history. Walking from every superseded memory instead took the view over the explorer's time limit.
+        # Walks start at a chain's first (a successor, no predecessor) and at every member of a supersession cycle,
+        # which may have none: walking from every superseded memory took the view over the explorer's time limit.
         """SELECT m.id FROM memories AS m
 WHERE m.superseded_by IS NOT NULL
     AND NOT EXISTS (SELECT 1 FROM memories AS predecessor WHERE predecessor.superseded_by = m.id)
 UNION
 SELECT m.id FROM problems AS p JOIN memories AS m ON m.path = p.path WHERE p.code = 'supersession-cycle'""",
         ["history"],
-        # A walk from any member tells the whole chain: keep each chain once, as told from its first memory
-        # (the start that comes out at position 1). In a supersession cycle with no way in, every member is
-        # first of its own walk: there the walk from the smallest id is kept.
+        # each chain once, as told from its first memory (or, in a cycle with no way in, from its smallest id)
         f"""SELECT {_columns(canned.HISTORY_COLUMNS, CHAIN)}
 FROM history
 WHERE start_id IN (

@@ -36,13 +36,9 @@ def drift(root: Path, conn) -> Drift:
     max_bytes = settings["index.max_file_bytes"]
     with FolderFds(str(root)) as opened:
         changed = [p for p in stat_differs if _content_digest(opened, p, max_bytes) != digests.get(p)]
-    return Drift(
-        new=sorted(files.keys() - known.keys()),
-        changed=changed,
-        deleted=sorted(known.keys() - files.keys()),
-        settings_changed=dict(conn.execute("select key, value from settings")) != settings,
-        dismissals_changed=dismissed.changed(conn, root),
-    )
+    settings_changed = dict(conn.execute("select key, value from settings")) != settings
+    new, deleted = sorted(files.keys() - known.keys()), sorted(known.keys() - files.keys())
+    return Drift(new, changed, deleted, settings_changed, dismissed.changed(conn, root))
 
 
 def _content_digest(folders: FolderFds, path: str, max_bytes: int) -> str | None:

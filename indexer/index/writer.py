@@ -25,6 +25,7 @@ FILE_COLUMNS = ("path", "type", "size", "mtime_ns", "ctime_ns", "digest")
 # files per batch; each batch's FTS rows are one statement, and so one FTS5 segment to merge at the end.
 # Small, because the last batch is moved and indexed while nothing else runs (docs/performance.md)
 BATCH = 2000
+LINKS = f"code in ({', '.join('?' * len(crossfile.LINK_CODES))})"  # the link warnings' codes, as parameters
 
 
 def insert_sql(table: str, columns: tuple[str, ...], verb: str = "insert") -> str:
@@ -261,8 +262,7 @@ class IndexWriter:
 
     def _relink_all(self, line_of) -> list[Problem]:
         """Every memory's dangling-link and cycle warnings, worked out afresh."""
-        codes = crossfile.LINK_CODES
-        self.db.execute(f"delete from problems where code in ({','.join('?' * len(codes))})", codes)
+        self.db.execute(f"delete from problems where {LINKS}", crossfile.LINK_CODES)
         linked = self.db.execute(
             "select m.id, m.superseded_by, m.path, s.id is null from memories m "
             "left join memories s on s.id = m.superseded_by where m.superseded_by is not null"
@@ -302,11 +302,7 @@ class IndexWriter:
                 pending.append(row[0])
         recheck &= links.keys()
         paths = {links[memory_id][1] for memory_id in recheck} | self.unlinked_paths
-        codes = crossfile.LINK_CODES
-        db.executemany(
-            f"delete from problems where path = ? and code in ({','.join('?' * len(codes))})",
-            ((path, *codes) for path in paths),
-        )
+        db.executemany(f"delete from problems where path = ? and {LINKS}", ((p, *crossfile.LINK_CODES) for p in paths))
         return [p for p in crossfile.link_problems(links, dangling, line_of) if p.path in paths]
 
     def _refork(self, line_of) -> list[Problem]:

@@ -18,12 +18,8 @@ async def _freshness(datasette) -> dict:
     row = dict(result.first())
     watcher_text = freshness.watcher_text(row)
     headline, _, detail = watcher_text.partition(": ")  # `watching` or `not watching`, then the details
-    return row | {
-        "run_text": freshness.run_text(row),
-        "watcher_text": watcher_text,
-        "headline": headline.capitalize(),
-        "detail": detail,
-    }
+    texts = {"run_text": freshness.run_text(row), "watcher_text": watcher_text}
+    return row | texts | {"headline": headline.capitalize(), "detail": detail}
 
 
 @hookimpl

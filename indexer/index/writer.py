@@ -276,11 +276,8 @@ class IndexWriter:
         link that dangles now, or no longer), the members of a cycle before (it may be broken) and every memory on a
         chain from one added (it may close a cycle). The rest keep their warnings."""
         db, changed = self.db, self.link_ids
-        recheck = {
-            row[0]
-            for memory_id in changed
-            for row in db.execute("select id from memories where id = ? or superseded_by = ?", (memory_id, memory_id))
-        }
+        near = "select id from memories where id = ? or superseded_by = ?"
+        recheck = {row[0] for memory_id in changed for row in db.execute(near, (memory_id, memory_id))}
         cycles = "select m.id from problems p join memories m on m.path = p.path where p.code = 'supersession-cycle'"
         recheck |= {row[0] for row in db.execute(cycles)}
         links: dict[str, tuple[str, str]] = {}  # every memory on a chain from one to recheck: (superseded_by, path)
@@ -319,12 +316,8 @@ class IndexWriter:
             rows = db.execute(claims).fetchall()
             paths = None
         else:
-            changed = list(self.link_ids)
-            rows = [
-                row
-                for memory_id in changed
-                for row in db.execute(f"{claims} and (m.id = ? or m.supersedes = ?)", (memory_id, memory_id))
-            ]
+            near = f"{claims} and (m.id = ? or m.supersedes = ?)"
+            rows = [row for memory_id in self.link_ids for row in db.execute(near, (memory_id, memory_id))]
             paths = {row[2] for row in rows} | self.unlinked_paths
             forks = ((path, crossfile.FORK_CODE) for path in paths)
             db.executemany("delete from problems where path = ? and code = ?", forks)

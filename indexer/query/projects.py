@@ -31,8 +31,5 @@ def unknown(conn, project: str | None) -> str | None:
     projects = every(conn)
     close = difflib.get_close_matches(scope, projects, n=1, cutoff=0.6)
     listed = ", ".join(projects[:LISTED]) + (f", and {len(projects) - LISTED} more" if len(projects) > LISTED else "")
-    return (
-        f"has no project {scope!r}"
-        + (f": did you mean {close[0]!r}?" if close else ".")
-        + (f" Its projects: {listed}." if projects else " It has no project yet.")
-    )
+    guess = f": did you mean {close[0]!r}?" if close else "."
+    return f"has no project {scope!r}{guess}" + (f" Its projects: {listed}." if projects else " It has no project yet.")

@@ -223,12 +223,10 @@ _holds_guard = threading.Lock()
 
 @contextlib.contextmanager
 def writer_lock(db_path: str | Path, on_wait: Callable[[], None] | None = None):
-    """Hold `<resolved db>.lock`, so every writer of one database file takes turns, whatever path names it.
-
-    A POSIX record lock (lockf), not flock: forked processes do not inherit it, and it goes when its process dies,
-    even by kill -9. It is the process's, and closing any descriptor of the file drops it, so threads take turns on a
-    thread lock first, and a nested hold reuses the outer one. `on_wait` is called once before waiting, if at all.
-    """
+    """Hold `<resolved db>.lock`, so every writer of one database file takes turns, whatever path names it. A POSIX
+    record lock (lockf), not flock: forked processes do not inherit it, and it goes when its process dies, even by
+    kill -9. It is the process's, and closing any descriptor of the file drops it, so threads take turns on a thread
+    lock first, and a nested hold reuses the outer one. `on_wait` is called once before waiting, if at all."""
     if str(db_path) == ":memory:":
         yield
         return

@@ -40,12 +40,9 @@ def queue_capacity() -> int:
 
 
 class Watcher:
-    """Follows the store at `root` into the index at `db_path` until `stop` is set.
-
-    `walk_over`: a batch of at least this many changed paths is applied by a run over the whole store.
-    A new file is four events (create, open, write, close), so a batch of new files that filled the
-    kernel's queue holds a quarter of its capacity in paths; the default, an eighth, leaves a margin.
-    """
+    """Follows the store at `root` into the index at `db_path` until `stop` is set. `walk_over`: a batch of at least
+    this many changed paths is applied by a run over the whole store (a new file is four events, so a batch of new
+    files that filled the kernel's queue holds a quarter of its capacity in paths: an eighth leaves a margin)."""
 
     def __init__(
         self,

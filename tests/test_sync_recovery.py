@@ -159,6 +159,17 @@ def test_a_lock_that_is_not_ours_is_left_and_named_with_the_command_that_clears_
     assert b.sync().pulled == 0  # the record of the dead process is cleared, and the sync goes on
 
 
+def test_the_lock_of_gits_maintenance_a_killed_sync_left_is_cleared_too(pair):
+    """A sync's fetch or merge starts git's auto maintenance, whose lock is below .git/objects: left by a kill, it
+    would keep every later maintenance away."""
+    _, b = pair
+    (b.top / ".git" / RECORD).write_text('{"pid": 1, "boot": "another boot", "started": 0}')  # a killed sync's
+    lock = b.top / ".git/objects/maintenance.lock"
+    lock.write_text("")
+    b.sync()
+    assert left_behind(b) == [] and not (b.top / ".git" / RECORD).exists()
+
+
 def test_a_failing_sync_between_a_killed_one_and_the_next_leaves_the_index_in_step(pair):
     """Killed after its merge commit (the index not yet brought in step with what it brought in); the next one
     fails (it cannot push, and puts its own merge back); the one after succeeds: the index is in step with all

@@ -123,14 +123,17 @@ def recover(repo: git.Repo) -> list[str]:
     started = data.get("started")
     since = float(started) if isinstance(started, int | float) else time.time()
     cleared = []
+    # below objects/ only the lock of git's auto maintenance, which a fetch or a merge starts: left, it keeps every
+    # later maintenance away
+    locks = [repo.git_dir / "objects" / "maintenance.lock"]
     for folder, names, files in os.walk(repo.git_dir):
         if Path(folder) == repo.git_dir:
             names[:] = [n for n in names if n not in ("objects", "worktrees", "modules")]
-        for name in files:
-            path = Path(folder, name)
-            if name.endswith(".lock") and _ours(path, since):
-                path.unlink(missing_ok=True)
-                cleared.append(str(path.relative_to(repo.top)) if path.is_relative_to(repo.top) else str(path))
+        locks += [Path(folder, name) for name in files if name.endswith(".lock")]
+    for path in locks:
+        if path.is_file() and _ours(path, since):
+            path.unlink(missing_ok=True)
+            cleared.append(str(path.relative_to(repo.top)) if path.is_relative_to(repo.top) else str(path))
     for path in repo.top.glob(".merge_file_*"):  # git makes a merge driver's files where it runs
         if path.is_file() and _ours(path, since):
             path.unlink(missing_ok=True)

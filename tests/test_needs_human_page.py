@@ -18,6 +18,7 @@ from indexer.index import database
 from indexer.index.build import index_paths, index_store
 from indexer.query.needs_human import SECTIONS, needs_human
 from indexer.sqlite import sqlite3
+from indexer.store import timestamps
 from indexer.store.timestamps import normalize
 
 AS_OF = "2027-01-01"
@@ -252,10 +253,11 @@ def test_seamless_gardener_settles_what_is_behind_first(tmp_path):
     db = tmp_path / "index.db"
     with in_run(0):
         index_store(root, db)
-    result = CliRunner().invoke(cli, ["gardener", "--db", str(db), "--json"])
+    now = timestamps.now()  # both lists as of one moment: each row says when it was read for
+    result = CliRunner().invoke(cli, ["gardener", "--db", str(db), "--json", "--as-of", now])
     assert result.exit_code == 0, result.output
     assert "settling first: The gardener has not read this index with its rules yet" in result.stderr
     rows = json.loads(result.stdout)
     assert rows and "unsettled" not in {r["proposal"] for r in rows}
-    again = CliRunner().invoke(cli, ["gardener", "--db", str(db), "--json"])
+    again = CliRunner().invoke(cli, ["gardener", "--db", str(db), "--json", "--as-of", now])
     assert "settling" not in again.stderr and json.loads(again.stdout) == rows

@@ -12,15 +12,12 @@ only for the files it wrote itself. `generation` orders the commits alike on eve
 import json
 import time
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from indexer import git
+from indexer.git import history
 from indexer.index import database
 from indexer.index.database import IndexConnection
 from indexer.store.rules import ULID_TEXT, frontmatter_id
-
-if TYPE_CHECKING:
-    from indexer.git import history
 
 HEAD_KEY = "revisions_head"
 WHERE_KEY = "revisions_store"  # the work tree's top and the store's place in it, for the recorded head
@@ -55,8 +52,6 @@ def _update(db: IndexConnection, repo: git.Repo | None, max_bytes: int, full: bo
     recorded = _recorded(db)
     if not full and head == recorded.get(HEAD_KEY) and where == recorded.get(WHERE_KEY):
         return
-    from indexer.git import history  # here: the history reader, for a run whose head moved (most runs' did not)
-
     database.set_meta(db, HEAD_KEY, head)  # in this transaction: a failure below takes them back too
     database.set_meta(db, WHERE_KEY, where)
     commits = None
@@ -87,7 +82,7 @@ def _forget(db: IndexConnection, dropped: list[str]) -> None:
     db.execute("delete from revision_texts where blob not in (select blob from revisions where blob is not null)")
 
 
-def _read(db: IndexConnection, repo: git.Repo, commits: "list[history.Commit]", max_bytes: int) -> None:
+def _read(db: IndexConnection, repo: git.Repo, commits: list[history.Commit], max_bytes: int) -> None:
     """Add the rows of `commits` (parents before children), their ids read from the files they changed."""
     generations: dict[str, int] = {}
     rows = []
@@ -127,7 +122,7 @@ def _generation(db: IndexConnection, generations: dict[str, int], commit: str) -
     return found[0] if found else 0  # a shallow clone's edge
 
 
-def _row(repo: git.Repo, file: "history.FileChange", merge: bool) -> tuple | None:
+def _row(repo: git.Repo, file: history.FileChange, merge: bool) -> tuple | None:
     """(change, path, old_path, blob, the object to read the id from) for one changed file, None when it is no
     store file on either side."""
     path, old_path = repo.store_path(file.path), repo.store_path(file.old_path) if file.old_path else None
@@ -169,8 +164,6 @@ def _indexed(path: str) -> bool:
 
 def _ids(root, blobs: Iterable[str | None], max_bytes: int):
     """Each blob with the id its frontmatter names (or None)."""
-    from indexer.git import history  # (imported by _update already)
-
     for blob, data in history.read_objects(root, [b for b in blobs if b], limit=max_bytes):
         yield blob, frontmatter_id(data) if data is not None else None
 
@@ -185,8 +178,6 @@ def _keep_texts(db: IndexConnection, root, ids: set[str], max_bytes: int) -> Non
     """Store the texts of every revision of `ids` that now have more than one revision."""
     if not ids:
         return
-    from indexer.git import history  # (imported by _update already)
-
     wanted = [row[0] for row in db.execute(TEXTS_WANTED, (json.dumps(sorted(ids)),))]
     db.executemany(
         "insert or replace into revision_texts (blob, text) values (?, ?)",

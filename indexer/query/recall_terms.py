@@ -150,10 +150,10 @@ def _only_apostrophes(core: str, tokens: list[str], apostrophe: re.Pattern) -> b
     return len(apostrophe.findall(core)) == len(tokens) - 1 and len(core) == sum(map(len, tokens)) + len(tokens) - 1
 
 
-def query(conn: sqlite3.Connection, text, every=False, as_of=None, docs=None, size=None) -> dict:
+def query(conn: sqlite3.Connection, text, every=False, as_of=None, docs=None) -> dict:
     """What recall searches for `text` in the index `conn`: `{"fts": the FTS5 expression, "every": 1 when every
-    term of it is required, "terms": [[text, fts, common, searched, typed, weight], ...], "when": [[text, start, end], ...]}`
-    ('""', which matches nothing, when no term is searched).
+    term of it is required, "terms": [[text, fts, common, searched, typed, weight], ...], "when": [[text, start,
+    end], ...]}` ('""', which matches nothing, when no term is searched).
 
     The timestamps a pasted log line carries are left out (recall_time.unstamped), unless nothing else is left.
     `when` holds the text's time expressions (recall_time.py), read against `as_of` (now when None): a memory
@@ -165,7 +165,7 @@ def query(conn: sqlite3.Connection, text, every=False, as_of=None, docs=None, si
     expression) but counts for the rows that hold it (recall.sql). When every term found is that common, each is
     required instead (the rows that hold them all are few), as `every` requires every term, except the words of a
     time (unless they are all there is). `docs(fts)` counts a
-    term's matches so, and `size()` the rows (register's kept counts; by default they are counted now)."""
+    term's matches so (register's kept counts; by default they are counted now)."""
     every = str(every).strip().lower() in ("1", "true", "yes", "on")
     text = "" if text is None else str(text)
     when, timed = [], set()
@@ -187,7 +187,7 @@ def query(conn: sqlite3.Connection, text, every=False, as_of=None, docs=None, si
     else:
         counts = [(docs or functools.partial(_docs, conn))(t.fts) for t in found]
         if len({t.typed for t in found}) > LONG_PASTE:
-            weights = _rarities(counts, size() if size else _size(conn))
+            weights = _rarities(counts, _size(conn))
         common = [n > COMMON_DOCS for n in counts]
         searched = [t for t, n in zip(found, counts) if 0 < n <= COMMON_DOCS]
         if not searched:
@@ -251,15 +251,14 @@ def register(conn: sqlite3.Connection) -> None:
     counted = _Counted(conn)
 
     def recall_terms(text, every, as_of) -> str:
-        docs = counted.docs()
-        return json.dumps(query(conn, text, every, as_of, docs, docs and counted.size), ensure_ascii=False)
+        return json.dumps(query(conn, text, every, as_of, counted.docs()), ensure_ascii=False)
 
     conn.create_function(SQL_FUNCTION, 3, recall_terms)
     conn.create_function(recall_snippet.SQL_FUNCTION, 1, recall_snippet.read, deterministic=True)
 
 
 class _Counted:
-    """The terms' counts (`_docs`) and the rows (`_size`) on one connection, kept while the index's generation (index_meta) stays: a
+    """The terms' counts (`_docs`) on one connection, kept while the index's generation (index_meta) stays: a
     connection that lives (the explorer's, the bench's) counts a term once, not at every recall (0.05 ms a term
     at 100,000 memories, a tenth of a question's time: docs/performance.md)."""
 
@@ -267,7 +266,6 @@ class _Counted:
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn, self.generation = conn, None
-        self.rows: int | None = None
         self.counts: dict[str, int] = {}
 
     def docs(self):
@@ -278,13 +276,8 @@ class _Counted:
         except sqlite3.OperationalError:  # not an index of ours: nothing is kept
             return None
         if generation != self.generation or len(self.counts) > self.KEPT:
-            self.generation, self.counts, self.rows = generation, {}, None
+            self.generation, self.counts = generation, {}
         return self._docs
-
-    def size(self) -> int:
-        if self.rows is None:
-            self.rows = _size(self.conn)
-        return self.rows
 
     def _docs(self, fts: str) -> int:
         if fts not in self.counts:

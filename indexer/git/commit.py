@@ -268,19 +268,24 @@ def _may_ignore(repo: git.Repo, paths: list[str], config: dict[str, str]) -> boo
 
 def _plumbing(root: Path, repo: git.Repo, paths: list[str], message: str, env: dict[str, str]) -> str | None:
     """Commit `paths` from their trees in HEAD and their bytes on disk; the new commit (None: nothing changed)."""
+    # the user's index holds these paths as they are on disk (update-index writes their blobs, as `git add` does), and
+    # nothing else of theirs changes; one cat-file then reads the blobs' ids there and HEAD's trees on their way
+    git.run(root, "update-index", "--add", "--remove", "--", *paths)
     present = [path for path in paths if (root / path).is_file()]
-    blobs = dict(zip(present, git.run(root, "hash-object", "-w", "--", *present).stdout.split())) if present else {}
     folders = {""}
     for path in paths:
         parts = repo.top_path(path).split("/")[:-1]
         folders.update("/".join(parts[: n + 1]) for n in range(len(parts)))
+    ordered = sorted(folders) if repo.head else []
+    names = [f"{repo.head}:{folder}" if folder else f"{repo.head}^{{tree}}" for folder in ordered]
+    found = list(history.read_objects(root, names + [f":{repo.top_path(path)}" for path in present]))
     trees: dict[str, dict[bytes, tuple[str, str]]] = {folder: {} for folder in folders}
-    if repo.head:
-        ordered = sorted(folders)
-        names = [f"{repo.head}:{folder}" if folder else f"{repo.head}^{{tree}}" for folder in ordered]
-        for folder, (_, data) in zip(ordered, history.read_objects(root, names)):
-            if data is not None:
-                trees[folder] = history.tree_entries(data, len(repo.head) // 2)
+    for folder, (_, data) in zip(ordered, found):
+        if data is not None:
+            trees[folder] = history.tree_entries(data, len(repo.head or "") // 2)
+    blobs = {path: sha for path, (sha, data) in zip(present, found[len(ordered) :]) if data is not None}
+    if len(blobs) < len(present):  # the index changed meanwhile (another git command): never commit it as deleted
+        raise git.GitError(f"git update-index failed: {', '.join(sorted(set(present) - set(blobs)))} not in the index")
     changed = False
     for path in paths:
         folder, _, name = repo.top_path(path).rpartition("/")
@@ -304,9 +309,7 @@ def _plumbing(root: Path, repo: git.Repo, paths: list[str], message: str, env: d
     commit = git.run(
         root, "commit-tree", tree, *(["-p", repo.head] if repo.head else []), "-F", "-", input=message, env=env
     ).stdout.strip()
-    # the user's index holds these paths as committed, and nothing else of theirs changes; then HEAD moves,
-    # only if it is still where it was
-    git.run(root, "update-index", "--add", "--remove", "--", *paths)
+    # HEAD moves only if it is still where it was
     subject = message.partition("\n")[0]
     git.run(root, "update-ref", "-m", f"commit: {subject}", "HEAD", commit, repo.head or "")
     return commit

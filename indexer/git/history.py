@@ -116,8 +116,9 @@ def ancestors(cwd: str | Path, commit: str) -> set[str]:
 
 
 def read_objects(cwd: str | Path, names: Iterable[str], limit: int | None = None) -> Iterator[tuple[str, bytes | None]]:
-    """Each object `names` names (a sha, or `REV:path`) with its bytes, through one `git cat-file --batch`, in order;
-    None for a missing object or one over `limit` bytes (read and dropped: never held whole)."""
+    """Each object `names` names (a sha, `REV:path`, or `:path` in the index), its id and its bytes, through one
+    `git cat-file --batch`, in order; for a missing object the name as given and None, for one over `limit` bytes
+    None (read and dropped: never held whole)."""
     import subprocess  # here: `check` imports the history with the revisions and runs no git (3 ms, python -X importtime)
 
     names = list(names)
@@ -153,7 +154,7 @@ def read_objects(cwd: str | Path, names: Iterable[str], limit: int | None = None
             if data is None:
                 _skip(out, size)
             out.read(1)  # the newline after each object
-            yield name, data
+            yield header[0], data
     finally:
         out.close()
         child.wait()

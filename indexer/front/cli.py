@@ -14,7 +14,7 @@ import click
 COMMANDS = {
     "index": ("indexer.front.index_commands.index", "Build or update the index of a store."),
     "check": ("indexer.front.index_commands.check", "Validate a store without writing; exit 1 on any error."),
-    "status": ("indexer.front.index_commands.status", "Compare a store with its index; exit 1 if they differ."),
+    "status": ("indexer.front.status_command.status", "Compare a store with its index; exit 1 if they differ."),
     "problems": ("indexer.front.problem_list.problems", "List every problem the index holds."),
     "briefing": ("indexer.front.read_commands.briefing", "What an agent on a project is told before it starts."),
     "recall": ("indexer.front.read_commands.recall", "Ask in plain words: the memories and notes that answer."),

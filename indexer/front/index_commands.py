@@ -1,4 +1,4 @@
-"""The commands that build, check and compare the index: index, check, status."""
+"""The commands that build and check the index: index, check."""
 
 import contextlib
 import sys
@@ -6,12 +6,10 @@ from pathlib import Path
 
 import click
 
-from indexer import git
 from indexer.front.console import connect
-from indexer.front.options import DEFAULT_DB, db, db_option, store_argument
-from indexer.index import build, freshness
-from indexer.index.database import NotAnIndexError, OtherStoreError, check_store
-from indexer.index.status import drift
+from indexer.front.options import DEFAULT_DB, db, store_argument
+from indexer.index import build
+from indexer.index.database import NotAnIndexError
 from indexer.sqlite import sqlite3
 
 PROGRESS_THRESHOLD = 2000  # files to read before a progress bar is worth showing
@@ -105,46 +103,3 @@ def report(store: Path, summary, db_path: str = DEFAULT_DB) -> None:
             err=True,
         )
     click.echo(summary.line(), err=True)
-
-
-@click.command()
-@store_argument
-@db_option
-def status(store: Path, db_path: str):
-    """Compare STORE with its index without writing; exit 1 listing the files that differ.
-
-    Also says when the index was last brought in step and whether a watcher follows the store.
-    """
-    conn = connect(db_path, read_only=True)
-    try:
-        check_store(conn, store, db_path)
-        found = drift(store, conn)
-        row = freshness.read(conn)
-    except sqlite3.OperationalError as e:  # an index made by an older seamless lacks a table or column
-        raise click.ClickException(
-            f"the index at {db_path} was made by an older seamless ({e}): update it with `seamless index {store}`"
-        ) from e
-    except OtherStoreError as e:
-        raise click.ClickException(str(e)) from e
-    lines = [f"new: {p}" for p in found.new] + [f"changed: {p}" for p in found.changed]
-    lines += [f"deleted: {p}" for p in found.deleted]
-    if found.settings_changed:
-        lines.append("changed: seamless.toml (the settings the index holds differ)")
-    if found.dismissals_changed:
-        lines.append("changed: gardener/dismissed.jsonl (the dismissals the index holds differ)")
-    try:
-        uncommitted = sorted(git.uncommitted(store))  # the store files git holds differently from the last commit
-    except git.GitError as e:
-        raise click.ClickException(str(e)) from None
-    lines += [f"uncommitted: {p}" for p in uncommitted]
-    if lines:
-        click.echo("\n".join(lines))
-    counts = f"{len(found.new)} new, {len(found.changed)} changed, {len(found.deleted)} deleted"
-    click.echo(
-        ("in step" if found.in_step else f"not in step: {counts}")
-        + (f"; {len(uncommitted)} store files not committed to git" if uncommitted else "")
-        + f"; {freshness.run_text(row)}; {freshness.watcher_text(row)}",
-        err=True,
-    )
-    if not found.in_step:
-        sys.exit(1)

@@ -25,8 +25,7 @@ from indexer.index import dismissed
 from indexer.index.database import in_memory, meta_value
 from indexer.sqlite import sqlite3
 from indexer.store import dismissals
-from indexer.store.crossfile import CONFLICT_CODES
-from indexer.store.problems import Problem, error
+from indexer.store.problems import CONFLICT_CODES, Problem, error
 from indexer.store.settings import FILE as SETTINGS_FILE
 from indexer.store.settings import FILE_SETTINGS, load_settings
 from indexer.store.walk import Folder, StoreFile, folders_at, walk_folders

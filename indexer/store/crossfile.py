@@ -5,7 +5,6 @@ from dataclasses import dataclass
 
 from indexer.store.problems import Problem, error, warning
 
-CONFLICT_CODES = ("duplicate-id", "duplicate-name")
 LINK_CODES = ("dangling-supersession", "supersession-cycle")
 FORK_CODE = "supersession-fork"
 

@@ -105,6 +105,8 @@ RULES = (
     ),
 )
 CODES = {rule.code: rule for rule in RULES}
+# a file that lost a contest for its id or name (crossfile.py): an index run reads it again when others change
+CONFLICT_CODES = ("duplicate-id", "duplicate-name")
 
 
 @dataclass(slots=True, order=True)

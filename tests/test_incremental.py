@@ -10,6 +10,7 @@ from stores import dump, generate_store, mutate_store
 from indexer.index import writer
 from indexer.index.build import RACY_NS, index_store
 from indexer.sqlite import sqlite3
+from indexer.store import settings
 
 
 def full_dump(store, tmp_path) -> dict:
@@ -154,6 +155,22 @@ def test_settings_changes_reach_the_settings_table(store):
     summary = store.index()
     assert summary.mode == "incremental"
     assert store.rows("select value from settings where key = 'briefing.budget_chars'") == [(1200,)]
+
+
+def test_seamless_toml_is_parsed_again_only_when_its_bytes_or_the_defaults_differ(store, monkeypatch):
+    populate(store)
+    store.write("seamless.toml", "[briefing]\nbudget_chars = 1200\nnonsense = 1\n")
+    store.index()
+    warned = store.rows("select code from problems where path = 'seamless.toml'")
+    assert warned == [("unknown-setting",)]
+    store.write("seamless.toml", "[briefing]\nbudget_chars = 1200\nnonsense = 1\n# a comment changes no setting\n")
+    assert store.index().mode == "no-op"  # read again, the same settings and problems: nothing to judge again
+    assert store.index().mode == "no-op"  # (and now known as read: not parsed at all)
+    assert store.rows("select code from problems where path = 'seamless.toml'") == warned
+    # a release with other defaults finds the settings changed though the file is the same
+    monkeypatch.setitem(settings.DEFAULTS, "briefing.max_age_days", 90)
+    assert store.index().mode == "incremental"
+    assert store.rows("select value from settings where key = 'briefing.max_age_days'") == [(90,)]
 
 
 def test_each_run_is_recorded(store):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from indexer import git
 from indexer.index import database, dismissed, fts, revisions
-from indexer.index.plan import Plan, folders_as_before, plan_paths, plan_store, remember
+from indexer.index.plan import SETTINGS_KEY, Plan, folders_as_before, plan_paths, plan_store, remember
 from indexer.sql import views
 from indexer.store import dismissals, timestamps
 from indexer.store.problems import Problem
@@ -176,6 +176,7 @@ def _carry_out(
         if written.dismissals_read and not written.changed:  # (a change of the index's content too)
             database.next_generation(db)
         remember(db, plan, written.untrusted)
+        database.set_meta(db, SETTINGS_KEY, plan.settings_read_as)  # the settings it holds are the plan's
         database.set_meta(db, "store", database.store_root(run.root))
         mode = plan.mode if written.changed or written.dismissals_read or plan.mode == "paths" else "no-op"
         summary = _summary(db, plan, mode, written)

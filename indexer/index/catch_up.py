@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from indexer.index import database, freshness
+from indexer.index.plan import read_settings
 from indexer.index.status import drift
-from indexer.store.settings import load_settings
 
 SMALL_FILES = 5_000  # compared whole: a walk of this many files takes some 20-40 ms (docs/performance.md)
 CATCH_UP_FILES = 10_000  # of a large store: the most files in changed folders that are compared
@@ -54,7 +54,7 @@ def catch_up(conn, root: Path, db_path: str | Path) -> CatchUp:
         return CatchUp("watched", root, [])
     if not root.is_dir():
         return CatchUp("gone", root, [])
-    if dict(conn.execute("select key, value from settings")) != load_settings(root)[0]:
+    if dict(conn.execute("select key, value from settings")) != read_settings(conn, root)[0]:
         return CatchUp("behind", root, [], why="the store's settings (seamless.toml) changed since it was indexed")
     walked = conn.execute(
         f"select started, files_seen from index_runs where mode in {WALK_MODES} order by id desc limit 1"

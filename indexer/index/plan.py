@@ -27,7 +27,7 @@ from indexer.sqlite import sqlite3
 from indexer.store import dismissals
 from indexer.store.problems import CONFLICT_CODES, Problem, error
 from indexer.store.settings import FILE as SETTINGS_FILE
-from indexer.store.settings import FILE_SETTINGS, load_settings
+from indexer.store.settings import FILE_SETTINGS, load_settings, read_as
 from indexer.store.walk import Folder, StoreFile, folders_at, walk_folders
 
 LOAD_ALL_OVER = 100  # changed folders beyond which one scan of index_files beats range queries
@@ -42,6 +42,7 @@ class Plan:
     settings: dict
     settings_problems: list[Problem]
     settings_changed: bool  # from the index's: the whole store is judged again
+    settings_read_as: str | None  # what they were made from (settings.read_as), kept by the run in index_meta
     dismissals: dismissals.Read | None  # the gardener's dismissals, read when the file changed (or in a full run)
     mode: str = "incremental"  # full, incremental or paths (an incremental run that finds nothing to do: no-op)
     stale: Sequence[StoreFile] = ()  # to read, in this order
@@ -72,7 +73,8 @@ def plan_store(db: sqlite3.Connection, root: Path, full: bool) -> Plan:
     """Ask git where the store sits, read the settings, walk the store once and compare it with the index: only
     folders whose fingerprint changed are looked into."""
     repo = None if in_memory(db) else git.repo(root)  # `seamless check` runs no git
-    settings, settings_problems = load_settings(root)
+    full = full or not db.execute("select 1 from index_files limit 1").fetchone()  # (an index of an older schema too)
+    settings, settings_problems, changed_settings, read_as = read_settings(db, root, full)
     dismissals_read = dismissals.load(root, unless_seen=None if full else meta_value(db, dismissed.KEY))
     walked = walk_folders(root)
     prints = fingerprints(walked)
@@ -80,7 +82,8 @@ def plan_store(db: sqlite3.Connection, root: Path, full: bool) -> Plan:
         repo,
         settings,
         settings_problems,
-        settings_changed(db, settings, settings_problems),
+        changed_settings,
+        read_as,
         dismissals_read,
         seen=sum(len(folder.paths) for folder in walked.values()),
         fingerprints=prints,
@@ -88,11 +91,7 @@ def plan_store(db: sqlite3.Connection, root: Path, full: bool) -> Plan:
     )
     # a new size limit changes the verdict on files that did not change: read them all again
     stored = dict(db.execute("select key, value from settings").fetchall())
-    if (
-        full
-        or not db.execute("select 1 from index_files limit 1").fetchone()
-        or any(stored.get(key) != settings[key] for key in FILE_SETTINGS)
-    ):
+    if full or any(stored.get(key) != settings[key] for key in FILE_SETTINGS):
         plan.files = store_files(walked)
         plan.mode, plan.stale = "full", [plan.files[path] for path in sorted(plan.files)]
         return plan
@@ -115,7 +114,7 @@ def plan_paths(db: sqlite3.Connection, root: Path, paths: Iterable[str | Path], 
     """Ask git where the store sits (unless the caller knows: `repo`), read the settings and compare the files at
     `paths` (and the index's rows at and under them) with the index; walk nothing else."""
     repo = repo or git.repo(root)
-    settings, settings_problems = load_settings(root)
+    settings, settings_problems, changed_settings, read_as = read_settings(db, root)
     dismissals_read = dismissals.load(root, unless_seen=meta_value(db, dismissed.KEY))
     on_disk: dict[str, StoreFile] = {}
     indexed: set[str] = set()
@@ -144,7 +143,8 @@ def plan_paths(db: sqlite3.Connection, root: Path, paths: Iterable[str | Path], 
         repo,
         settings,
         settings_problems,
-        settings_changed(db, settings, settings_problems),
+        changed_settings,
+        read_as,
         dismissals_read,
         mode="paths",
         stale=stale,
@@ -239,10 +239,20 @@ def remember(conn: sqlite3.Connection, plan: Plan, untrusted: set[str]) -> None:
     )
 
 
-def settings_changed(db: sqlite3.Connection, settings: dict, problems: list[Problem]) -> bool:
-    """Whether the settings, or the problems of the settings file, differ from what the index holds."""
+SETTINGS_KEY = "settings_read_as"  # index_meta: what the settings the index holds were made from (settings.read_as)
+
+
+def read_settings(
+    db: sqlite3.Connection, root: Path, full: bool = False
+) -> tuple[dict, list[Problem], bool, str | None]:
+    """The store's settings and their problems, whether they differ from what the index holds, and what they were
+    made from. seamless.toml is parsed only when that differs from the index's own (or in a full run)."""
+    made_from = read_as(root)
     stored = dict(db.execute("select key, value from settings").fetchall())
-    return stored != settings or problems_of(db, SETTINGS_FILE) != problems
+    if not full and made_from is not None and made_from == meta_value(db, SETTINGS_KEY):
+        return stored, problems_of(db, SETTINGS_FILE), False, made_from
+    settings, problems = load_settings(root)
+    return settings, problems, stored != settings or problems_of(db, SETTINGS_FILE) != problems, made_from
 
 
 def problems_of(db: sqlite3.Connection, path: str | None = None, code: str | None = None) -> list[Problem]:

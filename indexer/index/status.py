@@ -5,7 +5,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from indexer.index import dismissed, plan
-from indexer.store.settings import load_settings
 from indexer.store.walk import FolderFds, walk_folders
 
 
@@ -30,7 +29,7 @@ def drift(root: Path, conn) -> Drift:
     folders = plan.changed_folders(conn, plan.fingerprints(walked))
     known = {row[0]: row for row in plan.known_files(conn, folders)}
     files = plan.store_files(walked, plan.covered(folders, walked))
-    settings, _ = load_settings(root)
+    settings = plan.read_settings(conn, root)[0]
     stat_differs = sorted(p for p in files.keys() & known.keys() if files[p].row[1:] != known[p][1:5])
     digests = plan.known_digests(conn, stat_differs)
     max_bytes = settings["index.max_file_bytes"]

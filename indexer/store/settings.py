@@ -1,8 +1,8 @@
 """The store's settings: `STORE/seamless.toml`, every key optional, each a whole number or true/false where its
 default is; the index's `settings` table holds every one, defaults included (a boolean as 1 or 0)."""
 
+import json
 import re
-import tomllib
 from pathlib import Path
 
 from indexer.store.problem_cap import capped
@@ -35,6 +35,8 @@ MAX_SETTINGS_BYTES = 1_000_000
 
 def load_settings(root: Path) -> tuple[dict[str, int], list[Problem]]:
     """The effective settings (defaults overridden by seamless.toml) and any problems with the file."""
+    import tomllib  # here: a run whose settings are as the index holds them (read_as) does without it (2 ms)
+
     settings = dict(DEFAULTS)
     path = root / FILE
     try:
@@ -81,6 +83,18 @@ def load_settings(root: Path) -> tuple[dict[str, int], list[Problem]]:
             else:
                 settings[key] = value
     return settings, capped(problems)
+
+
+def read_as(root: Path) -> str | None:
+    """What the settings are made from, as one text: the defaults and seamless.toml's bytes ('' when there is none);
+    None when the file cannot be read. An index made from the same text holds these settings and their problems."""
+    try:
+        data = read_regular_file(str(root / FILE), MAX_SETTINGS_BYTES + 1)
+    except FileNotFoundError:
+        data = b""
+    except OSError:
+        return None
+    return json.dumps(DEFAULTS) + "\n" + data.decode("latin-1")  # any bytes, kept exactly
 
 
 def _key_lines(text: str) -> dict[str, int]:

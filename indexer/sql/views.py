@@ -3,6 +3,7 @@ canned query's core, with every parameter left empty where the query takes none:
 read, never when it was created) and the store's settings.
 """
 
+import os
 import re
 
 from indexer import sql
@@ -105,6 +106,16 @@ def create_views(db) -> None:
         for name, sql in statements().items():
             db.execute(f"DROP VIEW IF EXISTS {name}")
             db.execute(sql)
+
+
+def made_from() -> str:
+    """The views' sources (the SQL files and modules of this package) as their names, sizes and times: while these are
+    the same, so are the views."""
+    folder = os.path.dirname(__file__)
+    found = [
+        (name, os.stat(os.path.join(folder, name))) for name in os.listdir(folder) if name.endswith((".sql", ".py"))
+    ]
+    return " ".join(f"{name}:{info.st_size}:{info.st_mtime_ns}" for name, info in sorted(found))
 
 
 def ensure_views(db) -> bool:

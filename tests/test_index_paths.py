@@ -176,6 +176,25 @@ def test_a_loser_of_a_duplicate_wins_once_the_winner_is_deleted(store):
     assert store.rows("select code from problems") == []
 
 
+def test_a_link_that_closes_a_cycle_warns_every_member_as_a_full_run_does(store):
+    """c -> a and d -> c are indexed; then a names d: every one of the three is in the cycle, d too, which is not next
+    to the file changed (found by test_index_paths_after_any_changes_matches_a_full_rebuild)."""
+    ids = {name: f"01K0000000000000000000AAA{n}" for n, name in enumerate("acd", 1)}
+    retired = {"invalid_at": "2026-07-12T00:00:00Z"}
+    store.memory("a", id=ids["a"])
+    store.memory("c", id=ids["c"], superseded_by=ids["a"], **retired)
+    store.memory("d", id=ids["d"], path="memories/seamless/deep/d.md", superseded_by=ids["c"], **retired)
+    store.index(full=True)
+    store.memory("a", id=ids["a"], superseded_by=ids["d"], **retired)
+    index_paths(store.root, store.db_path, ["memories/seamless/a.md"])
+    cycle = "select path from problems where code = 'supersession-cycle' order by path"
+    assert store.rows(cycle) == [
+        ("memories/seamless/a.md",),
+        ("memories/seamless/c.md",),
+        ("memories/seamless/deep/d.md",),
+    ]
+
+
 def test_index_paths_refuses_the_index_of_another_store(store, tmp_path):
     store.memory("here")
     store.index(full=True)

@@ -274,7 +274,7 @@ class IndexWriter:
     def _relink(self, line_of) -> list[Problem]:
         """The link warnings, worked out afresh, of the memories added or removed, those that point to one of them (a
         link that dangles now, or no longer), the members of a cycle before (it may be broken) and every memory on a
-        chain from one added (it may close a cycle). The rest keep their warnings."""
+        chain from any of these (a new link may close a cycle). The rest keep their warnings."""
         db, changed = self.db, self.link_ids
         near = "select id from memories where id = ? or superseded_by = ?"
         recheck = {row[0] for memory_id in changed for row in db.execute(near, (memory_id, memory_id))}
@@ -297,8 +297,9 @@ class IndexWriter:
                 if row[2]:
                     dangling.add(memory_id)
                 pending.append(row[0])
-        recheck &= links.keys()
-        paths = {links[memory_id][1] for memory_id in recheck} | self.unlinked_paths
+        # every memory on those chains: its whole chain is in `links`, so its warnings are known (one a new link puts in
+        # a cycle is on the chain from that link)
+        paths = {path for _, path in links.values()} | self.unlinked_paths
         db.executemany(f"delete from problems where path = ? and {LINKS}", ((p, *crossfile.LINK_CODES) for p in paths))
         return [p for p in crossfile.link_problems(links, dangling, line_of) if p.path in paths]
 

@@ -15,7 +15,7 @@ from indexer.edit.session import store_lock
 from indexer.git import GitError, driver_setup, history, recovery
 from indexer.git.commit import MarkersRefused, commit_files
 from indexer.index import build, database
-from indexer.index.revisions import TRAILER
+from indexer.index.revision_rows import TRAILER
 from indexer.sqlite import sqlite3
 from indexer.store import conflict_markers
 

@@ -1,5 +1,5 @@
 """Reading a store's git history: the commits that changed store files (`log`), and objects' bytes (`read_objects`,
-`tree_entries`), as plain records for the revisions (indexer/index/revisions.py) and for a commit of ours."""
+`tree_entries`), as plain records for the revisions (indexer/index/revision_rows.py) and for a commit of ours."""
 
 import threading
 from collections.abc import Iterable, Iterator

@@ -55,7 +55,7 @@ class ParsedFile:
 def digest(data: bytes) -> str:
     """The content hash used to tell a touched file from an edited one: git's id of the bytes as a blob (SHA-1 of
     `blob SIZE\\0` and the bytes), so the revisions know a committed file the index has read by it
-    (indexer/index/revisions.py). Faster than blake2b on files of a few kilobytes (2.6 against 4.2 µs)."""
+    (indexer/index/revision_rows.py). Faster than blake2b on files of a few kilobytes (2.6 against 4.2 µs)."""
     hasher = _SHA1.copy()  # cheaper than setting up a new one
     hasher.update(b"blob %d\0" % len(data))
     hasher.update(data)

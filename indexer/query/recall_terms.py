@@ -1,24 +1,10 @@
-"""Recall's query language (SPEC section 13): any text becomes the terms of an FTS5 query that never fails.
+"""Recall's query language (SPEC section 13; docs/queries.md, "The terms" and "The ranking"): any text becomes
+the terms of an FTS5 query that never fails, each an FTS5 phrase of bare tokens that knows the thing typed it came
+from.
 
-`terms(text)` reads what a person or an agent typed: a question, keywords, a pasted error line, an identifier.
-- The words are what the index's tokenizer (unicode61) sees: runs of letters and digits, case folded; FTS5
-  stems them (porter) on its side. Stop words (English function words and question words) are dropped unless
-  nothing else is left; a possessive `'s` is dropped (`Caroline's` is Caroline), and a contraction's pieces
-  are words (`don't`: don, t, both stop words).
-- An identifier, words joined by anything but a space or an apostrophe (`CHROMA_PORT`, `chroma-boot-race`,
-  `seamless.db`, `name:value`), is kept whole, as a phrase, and in its parts.
-- `"a phrase"` in double quotes is a phrase, stop words and all, and in its words as an identifier is; a trailing
-  `*` makes a prefix (`embed*`). An unpaired quote, brackets, FTS5's operators and any other punctuation are
-  separators or words.
-Each term is written as an FTS5 phrase of bare tokens (`"chroma boot race"`, `"embed"*`), so no text can make
-an FTS5 syntax error, and knows the thing typed it comes from (`typed`: a word, an identifier, a quoted phrase),
-which recall's bonus counts once. `every=True` (`--all`) asks for the rule recall had before questions: each word
-(stop words too) and each identifier and phrase whole, every one of them required.
-
-`register(conn)` makes `recall_terms(q, all, as_of)` an SQL function: recall.sql reads the terms from it, so the CLI,
-MCP, the canned query and the explorer's pages all search with the same terms (and `recall_snippet`, which makes
-their snippets plain: recall_snippet.py). Nothing here is compiled or
-read at import time: the CLI imports this for every recall.
+`register(conn)` makes `recall_terms(q, all, as_of)` an SQL function, so the CLI, MCP, the canned query and the
+explorer's pages search with the same terms. Nothing is compiled or read at import time: the CLI imports this for
+every recall.
 """
 
 import functools
@@ -153,19 +139,8 @@ def _only_apostrophes(core: str, tokens: list[str], apostrophe: re.Pattern) -> b
 def query(conn: sqlite3.Connection, text, every=False, as_of=None, docs=None) -> dict:
     """What recall searches for `text` in the index `conn`: `{"fts": the FTS5 expression, "every": 1 when every
     term of it is required, "terms": [[text, fts, common, searched, typed, weight], ...], "when": [[text, start,
-    end], ...]}` ('""', which matches nothing, when no term is searched).
-
-    The timestamps a pasted log line carries are left out (recall_time.unstamped), unless nothing else is left.
-    `when` holds the text's time expressions (recall_time.py), read against `as_of` (now when None): a memory
-    or note written in one of them ranks higher (recall.sql). Their words stay terms, as any word (a memory that
-    says `December` or `2026-05-01` holds them), but are never required. With `every` no time is read: every
-    word is required as written.
-
-    A term found in more than COMMON_DOCS memories (or notes) is common: it brings no candidates (it is not in the
-    expression) but counts for the rows that hold it (recall.sql). When every term found is that common, each is
-    required instead (the rows that hold them all are few), as `every` requires every term, except the words of a
-    time (unless they are all there is). `docs(fts)` counts a
-    term's matches so (register's kept counts; by default they are counted now)."""
+    end], ...]}` ('""', which matches nothing, when no term is searched). A log line's timestamps, the times and
+    the common terms are read as docs/queries.md says; `docs(fts)` counts a term's matches (by default, now)."""
     every = str(every).strip().lower() in ("1", "true", "yes", "on")
     text = "" if text is None else str(text)
     when, timed = [], set()
@@ -246,8 +221,8 @@ def ensure(conn: sqlite3.Connection) -> None:
 
 
 def register(conn: sqlite3.Connection) -> None:
-    """Make recall_terms(q, all, as_of) an SQL function of `conn`: `query(conn, q, all, as_of)` as JSON
-    (recall_query.sql calls it once per statement); and recall_snippet(marked), which recall.sql calls. It reads the index through `conn`, so it is not deterministic."""
+    """Make recall_terms(q, all, as_of) an SQL function of `conn`, `query` as JSON (not deterministic: it reads the
+    index through `conn`), and recall_snippet(marked), which recall.sql calls."""
     counted = _Counted(conn)
 
     def recall_terms(text, every, as_of) -> str:

@@ -1,25 +1,7 @@
-"""When a recall query is about (SPEC section 13): the time expressions of its text, each a window of time.
-
-`windows(text, as_of)` finds, in English:
-- a day: `2023-10-03` (an ISO date, a time after it too), `3 October 2023`, `3rd of October, 2023`, `October 3,
-  2023`, `Oct 3 2023`; without a year (`October 3`), the year written elsewhere in the text, else the latest
-  such day not after `as_of`;
-- a month: `December 2023`, `Dec 2023`, `2023-12`; a month's name alone (`in June`, `last June`) is the latest
-  such month not after `as_of`, or of the year written elsewhere in the text (May is a month only when written
-  `May`: `may` is a verb);
-- a year after a word that makes it one: `in 2023`, `during 2023`, `since 2023`, `summer 2021`, `mid-2024` (a bare
-  number is a number: error 2013, port 2000);
-- a time counted back from `as_of` (now, when None): `today`, `yesterday`, `last night`, `this week`, `last
-  week`, `past week`, `this month`, `last month`, `this year`, `last year`, `last weekend`, `last Friday`, `in
-  the last 3 days`, `over the past two weeks`, `2 days ago`, `a month ago`.
-A timestamp (a date with a time of day, or a time of day to the second: `[2026-12-01 16:02:44 +0000]`,
-`ts=2026-12-01T09:00:00Z`, `[2026-11-06, 06:00:03 UTC]`, `Nov 09 09:00:00.004`) is the time a pasted log line was
-printed, not a time asked about, unless a word that makes it one comes before it (`the deploy at
-2026-03-18T14:05:00Z`) and it does not count fractions of a second (`started at 2026-11-03T06:01:02.004105+00:00` is
-a log's): `unstamped` leaves such stamps out.
-Each window is [start, end) in the store's UTC text (`YYYY-MM-DDTHH:MM:SSZ`): the calendar day, week (from Monday),
-month or year named, AFTER_DAYS longer, since a memory is written after what it tells (a session's notes that
-evening, a decision recorded the next week), and BEFORE_DAYS earlier, since a day named is often a day or two off.
+"""When a recall query is about (SPEC section 13): the time expressions of its text, each a window of time
+(docs/queries.md, "Times", lists what is read). `windows(text, as_of)` finds them; `unstamped` leaves out the
+timestamps a pasted log line was printed with. Each window is [start, end) in the store's UTC text, widened by
+BEFORE_DAYS and AFTER_DAYS.
 
 Nothing is compiled at import time, and recall_terms imports this module only when it reads a query.
 """
@@ -95,7 +77,7 @@ def _pattern() -> re.Pattern:
 
 
 def windows(text: str, as_of: str | None = None) -> list[Window]:
-    """The time expressions of `text`, in the order written, each once (see the module's docstring); `as_of` is
+    """The time expressions of `text`, in the order written, each once (docs/queries.md lists them); `as_of` is
     the store's UTC text (None: now)."""
     lower = str(text or "").lower()
     if not any(c.isdigit() for c in lower) and not any(word in lower for word in (*TIME_WORDS, *MONTHS[1])):

@@ -1,12 +1,6 @@
-"""`seamless init DIR`: wire a project folder to a store for agents' harnesses in one command (SPEC 11,
-docs/agents.md).
-
-Claude Code: `.mcp.json` gets the `seamless` MCP server and `.claude/settings.json` a SessionStart hook; Codex:
-`AGENTS.md` gets the briefing block. A team commits those files, so they name only the program
-`${SEAMLESS_BIN:-seamless}` and the project; this machine's store, index and, where a bare `seamless` would not
-run this install, its program go into `.claude/settings.local.json`'s `env`, kept out of git. Each file is merged
-into, every other key kept; every file is read and checked before any is written; what is in place already is
-not written again (same bytes, same mtime). `--undo` takes out exactly what init puts in.
+"""`seamless init DIR`: wire a project folder to a store for agents' harnesses in one command (SPEC 11; what goes in
+which file: docs/agents.md). Each file is merged into, every other key kept; every file is read and checked before
+any is written; what is in place already is not written again (same bytes, same mtime).
 """
 
 import contextlib
@@ -143,7 +137,8 @@ def init(folder, store, project, new_project, db_path, harness, undo):
             if program.pinned and program.path:
                 env[PROGRAM_VARIABLE] = program.path
             changes.append(_mcp_change(folder / MCP_FILE, project))
-            changes.append(_settings_change(folder / SETTINGS_FILE, _hook_command(project)))
+            hook = NO_PROGRAM + f'"{RUN}" ' + shlex.join(["hook", "session-start", "--project", project])
+            changes.append(_settings_change(folder / SETTINGS_FILE, hook))
             changes.append(_settings_change(folder / LOCAL_FILE, None, env))
         for change in changes:
             _writable(change)
@@ -194,9 +189,6 @@ def _undo_changes(folder: Path, claude: bool, codex: bool) -> list[Change]:
     except Refused as e:
         raise click.ClickException(f"{e}; nothing was written in {folder}") from None
     return changes
-
-
-# The program the wiring runs
 
 
 @dataclass
@@ -290,10 +282,6 @@ def _codex_line(program: Program, store: Path, db: Path, project: str) -> str:
     return f"{where}: for Codex's MCP tools run " + shlex.join(["codex", "mcp", "add", SERVER, "--", *argv])
 
 
-def _hook_command(project: str | None) -> str | None:
-    return NO_PROGRAM + f'"{RUN}" ' + shlex.join(["hook", "session-start", "--project", project]) if project else None
-
-
 def _is_ours(hook) -> bool:
     """Whether a Claude Code hook entry runs `seamless hook session-start` (whichever store, db or project, with
     NO_PROGRAM's line before it or not)."""
@@ -330,9 +318,6 @@ def _wired_project(folder: Path) -> str | None:
             if found := _project_in(_argv(hook["command"])):
                 return found
     return None
-
-
-# The store: its index, and its projects
 
 
 def _personal_env(folder: Path) -> dict[str, str]:
@@ -415,9 +400,6 @@ def _excluded(folder: Path) -> list[Change]:
     text = (old or b"").decode("utf-8", "replace")
     new = (text + ("" if not text or text.endswith("\n") else "\n") + line + "\n").encode("utf-8")
     return [Change(path, old, new, f"ignores {line} (this machine's paths: never committed)")]
-
-
-# Reading and writing the files
 
 
 def _read(path: Path) -> bytes | None:
@@ -534,7 +516,6 @@ def _settings_change(path: Path, command: str | None, env: dict[str, str] | None
 
 
 def _agents_change(path: Path, export: tuple | None) -> Change:
-
     old = _read(path)
     try:
         if export is None:
@@ -563,7 +544,6 @@ def _writable(change: Change) -> None:
 
 
 def _apply(change: Change) -> None:
-
     if change.new == change.old:
         return
     try:

@@ -257,7 +257,6 @@ def known(conn: sqlite3.Connection, project: str | None) -> sqlite3.Connection:
 
 
 def _time(value: str | None) -> str | None:
-
     if value is None:
         return None
     try:

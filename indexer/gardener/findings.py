@@ -1,10 +1,6 @@
-"""The gardener's findings in the index (SPEC section 12), kept in step with the active memories of each scope.
-
-Memories whose descriptions read alike word for word are one group (a `duplicate` when two or more). Groups are
-paired by their newest memories, judged by rules.py, when they share TOGETHER terms each in at most COMMON groups of
-the scope: a word most memories use brings none together, so the work stays near linear in the store's size. A settle
-of some memories settles the groups they left or joined and those sharing a term whose count crossed COMMON: the
-findings come out as a settle of the whole store makes them.
+"""The gardener's findings in the index (SPEC section 12), kept in step with the active memories of each scope: how,
+and why a settle of some memories gives what a settle of the whole store gives, is docs/queries.md's "Kept in step,
+cheaply" (TOGETHER and COMMON are its three terms and its 100 groups).
 """
 
 import hashlib

@@ -1,11 +1,6 @@
 """A write is a commit (SPEC section 10): the files one write changed, committed alone with its message and
-trailers once they are written; not the user's other changes, staged or not (docs/history.md).
-
-The commit is built with git's plumbing from HEAD's trees and the written files, so its cost does not grow with the
-store as `git commit --only`'s does; HEAD moves by compare-and-swap (`update-ref NEW OLD`), so a commit made
-meanwhile makes ours fail rather than be lost. Where the repository has a commit hook or signs its commits,
-`git commit --only` is used, so the hook runs (and the signature is made) as for the user's own commits.
-A commit that fails leaves the written files standing: the caller gets one warning line.
+trailers; not the user's other changes, staged or not. How (git's plumbing, unless a hook or signing asks for `git
+commit --only`) and what a failed commit leaves: docs/history.md.
 """
 
 import os

@@ -1,9 +1,6 @@
 """Recall's snippets as plain text beside the spans of their matches (SPEC section 13), so no JSON carries a marker.
-
-recall.sql has FTS5 make each result's snippet with every match between canned.MATCH_START and MATCH_END
-(private-use characters, which no text of the store means as anything), takes the marks out of the text, and has
-`read`, registered as the SQL function recall_snippet (recall_terms.register, beside recall_terms), give the spans.
-`pieces` reads the spans back for whoever shows the matches: the CLI as `**word**`, the recall page in <mark>.
+recall.sql marks each match between canned.MATCH_START and MATCH_END and takes the marks out; `read` (the SQL function
+recall_snippet) gives the spans, and `pieces` reads them back for the CLI (`**word**`) and the recall page (<mark>).
 """
 
 import json

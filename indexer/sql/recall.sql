@@ -1,10 +1,6 @@
--- Recall (SPEC sections 4 and 13): full-text search over the memories valid at as_of (now, unless asked) and the
--- notes, ranked by bm25 with name and description (a note's title) weighted above tags and body; the best
--- `candidates` by bm25 are then ranked again with a bonus for each thing typed a row holds (a word, an identifier or a
--- quoted phrase, whose parts count once; a common term, recall_query.sql, is not in the expression and counts only
--- so), and one for having been written in a time the query
--- names (its recall_when). Invalid memories never come back. project '' searches everything; otherwise that project plus
--- the global scope.
+-- Recall (SPEC sections 4 and 13; docs/queries.md, "The ranking"): full-text search over the memories valid at as_of
+-- (now, unless asked) and the notes, the best `candidates` by bm25 ranked again (shared.sql's score and time bonus).
+-- Invalid memories never come back. project '' searches everything; otherwise that project plus the global scope.
 --
 -- A fragment: CTEs ending in `recall`, placed after recall_params(q, project, max_rows, as_of, every) and
 -- recall_query.sql. `recall` holds the best max_rows results, memories and notes together, with

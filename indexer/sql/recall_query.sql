@@ -5,10 +5,8 @@
 -- weight)` and `recall_when(n, text, starts, ends)`, placed after
 --     WITH RECURSIVE recall_params(q, project, max_rows, as_of, every) AS (...),
 -- All come from recall_terms(q, all, as_of), a Python function registered on every connection that runs recall
--- (indexer/query/recall_terms.py: stop words, possessives, identifiers whole and in parts, phrases, prefixes,
--- which terms are too common to bring candidates, and recall_time.py's windows of time read against as_of), so
--- the CLI, MCP, the canned query and the pages search alike. Each term is an FTS5 phrase of bare tokens: no text makes an FTS5 error. Text with no term gives '""',
--- which matches nothing (an empty MATCH would be a syntax error). The function's answer is materialized
+-- (indexer/query/recall_terms.py), so the CLI, MCP, the canned query and the pages search alike. Text with no term
+-- gives '""', which matches nothing (an empty MATCH would be a syntax error). The function's answer is materialized
 -- (it is called once); the CTEs that read it are not: SQLite took longer to plan recall so.
 
 recall_input AS MATERIALIZED (

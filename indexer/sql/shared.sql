@@ -11,13 +11,9 @@ VALID_AT(m, t) = (coalesce(m.valid_from, '') <= t AND (m.invalid_at IS NULL OR m
 MEMORY_RANK = bm25(memories_fts, 8.0, 10.0, 3.0, 1.0)
 NOTE_RANK = bm25(notes_fts, 10.0, 3.0, 1.0)
 
--- A recall candidate's score (lower is better): its bm25 `rank` less 4 for each thing typed (a word, an identifier, a
--- quoted phrase) that it holds, whole or any part of it, `held` its row of recall.sql's recall_held (NULL: none
--- counted, as when every term is required). Holding more of the query counts beyond bm25 (a rare word alone no longer
--- outranks three of the question's words), a pasted URL or path counts once however many of its parts a row holds,
--- and a common term, which is not in the expression (recall_query.sql), counts only so. In a paste (more than
--- recall_terms.LONG_PASTE things typed) each counts as rare as it is, 4 for one a single row holds. 4 was chosen on the
--- coding and example sets, and on LoCoMo's dev conversations for the common terms (docs/queries.md).
+-- A recall candidate's score (lower is better): its bm25 `rank` less 4 for each thing typed that it holds, whole or any
+-- part of it, `held` its row of recall.sql's recall_held (NULL: none counted, as when every term is required). Why,
+-- and how 4 was chosen: docs/queries.md, "The ranking".
 RECALL_SCORE(rank, held) = (rank - 4.0 * coalesce(held.typed_held, 0))
 
 -- A row written at time a or b (either may be NULL) was written in the window w (a row of recall_query.sql's

@@ -1,9 +1,6 @@
 """Render memory and note bodies as sanitised markdown: in table cells and as a `markdown` template filter.
-
-markdown-it-py renders (raw HTML let through: nh3 decides), then nh3 keeps only harmless tags and attributes. An
-image may only come from another site: a local `src` (`<img src="/seamless.json?sql=...">`) would run a query of ours
-in the viewer's browser just by opening the page. Some markdown takes markdown-it seconds: rendering runs off the
-event loop within indexer/query/page_budget.py's budget, a body over it shown as plain text.
+markdown-it-py renders (raw HTML let through), then nh3 keeps only harmless tags and attributes; why an image must
+come from another site, and the budget rendering runs in: docs/hardening.md, "Bodies".
 """
 
 import threading

@@ -79,9 +79,6 @@ class Written:
         return out
 
 
-# A memory written: new, updated in place, or superseding another
-
-
 def write_memory(
     root: Path | str,
     db_path: str | Path,
@@ -340,9 +337,6 @@ def _supersede_done(s: Session, ref: str, project: str | None, scope: str | None
                 committed=s.commit_leftover([pair["path"], pair["old_path"]], change, known="supersede"),
             )
     return None
-
-
-# Changing a memory: append, archive, delete
 
 
 def edited(data: bytes, fields: dict, body: str | None, order=MEMORY_ORDER) -> bytes:

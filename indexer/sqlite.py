@@ -1,7 +1,5 @@
-"""The one SQLite library every part of Seamless uses: `pysqlite3` when installed, else the standard library's.
-
-Datasette and sqlite-utils prefer `pysqlite3` too, and one process must never open a file through two SQLite
-libraries: each keeps its own POSIX locks, and closing the file in one drops the other's (docs/development.md#sqlite).
+"""The one SQLite library every part of Seamless uses: `pysqlite3` when installed, else the standard library's (why
+one process must never open a file through two: docs/development.md#sqlite).
 """
 
 try:

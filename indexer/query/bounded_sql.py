@@ -1,7 +1,6 @@
 """Bounds on what one SQL function call may cost, for connections that run SQL from anyone (the explorer's):
-Datasette's time limit is checked between steps, so one call runs to its end (`randomblob(999999999)` allocated
-gigabytes; `instr`, `replace` and the two-argument trims took seconds to hours on megabytes). No value may be longer
-than the largest file the index accepts plus 1 MiB, and those five functions are replaced by linear ones.
+Datasette's time limit is checked between steps, so one call runs to its end. The limits and the functions replaced
+by linear ones: docs/hardening.md.
 """
 
 import ctypes

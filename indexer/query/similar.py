@@ -1,7 +1,5 @@
-"""Memories that may say the same as a new one (docs/writing.md): its name's and description's words searched with
-FTS5 among the active memories of its scope, each bm25 score divided by the new memory's own (scores depend on the
-store's size). Words in more than COMMON_DOCS memories say little and make the search slow on a large store: left
-out, each probed by a query that stops at COMMON_DOCS + 1 rows, so the probes cost the same at any size.
+"""Memories that may say the same as a new one: its name's and description's words searched with FTS5 among the
+active memories of its scope (how, and why common words are left out: docs/writing.md, "Similar memories").
 """
 
 import re

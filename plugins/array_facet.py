@@ -1,7 +1,5 @@
-"""The tags facet, fast: Datasette's array facet without its de-duplication of (value, row) pairs of whole rows,
-which times out on a large store and which the indexer makes needless (it stores each row's tags distinct). The whole
-table is counted from `memory_tags` in one pass; a filtered page by counting rows of the same tags together, each
-distinct array split once. metadata.yml configures it as `json_array: tags`; it shows as Datasette's array facet.
+"""The tags facet, fast: Datasette's array facet without its de-duplication of whole rows, which times out on a large
+store and which the indexer makes needless (it stores each row's tags distinct). How it counts: docs/explorer.md.
 """
 
 from datasette import hookimpl

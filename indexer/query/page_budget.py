@@ -1,6 +1,5 @@
-"""Work a page does on a stored text (rendering markdown, diffing bodies), kept off the server's event loop: some
-texts take a library seconds or minutes, so a text over MAX_CHARS is not worked on, and work slower than SECONDS
-gives way to a fallback. One page can never stall the others.
+"""Work a page does on a stored text (rendering markdown, diffing bodies), kept off the server's event loop and
+bounded (MAX_CHARS, SECONDS: docs/hardening.md, "Bodies"), so one page can never stall the others.
 """
 
 import asyncio

@@ -1,9 +1,6 @@
-"""A write's session on a store: under the store's write lock, the index brought in step, and the files read,
-checked, written and committed.
-
-Writers take turns through the lock and look at their target again (on disk) once they hold it. The text to be
-written is parsed and validated exactly as an index run would (`Session.check`): any problem it would report refuses
-the write with that problem's code. `Session.commit` makes the change one commit and brings the index in step.
+"""A write's session on a store: under the store's write lock (docs/writing.md, "Atomic and serialised"), the index
+brought in step, and the files read, checked (`Session.check`: as an index run would, any problem it would report
+refuses the write with that code), written and committed (`Session.commit`).
 """
 
 import contextlib
@@ -152,11 +149,8 @@ class Session:
 
 @contextlib.contextmanager
 def session(root: Path | str, db_path: str | Path):
-    """Hold the store's write lock and yield a Session; refuse a missing or read-only store.
-
-    The lock is a flock on the store's folder itself (no lock file in the store): released when the
-    process ends, even by kill -9.
-    """
+    """Hold the store's write lock (a flock on its folder: no lock file in the store) and yield a Session; refuse a
+    missing or read-only store."""
     root = Path(root)
     if not root.is_dir():
         raise WriteRefused("no-store", f"no store at {root}: give the folder that holds memories/ and notes/")

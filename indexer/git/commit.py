@@ -91,11 +91,9 @@ class MarkersRefused(ValueError):
 
 
 def commit_write(root: Path, paths: list[str], change: Change, enabled: bool = True, db_path=None) -> Committed:
-    """Commit the store files at `paths` (store-relative; those that no longer exist, as deleted) alone, with
-    `change`'s message, once the clone has the store's merge driver (its first write registers it). Nothing when
-    the store is in no git work tree, `enabled` is false (`git.commit = false`) or every path is ignored by git; a
-    warning naming the command that commits them (`db_path`: the index's, for it), never an exception, when the
-    commit fails: the write stands."""
+    """`commit_files` for a write, with `change`'s message and the clone's merge driver registered on its first write.
+    Nothing when `enabled` is false (`git.commit = false`); a warning naming the command that commits them (`db_path`:
+    the index's, for it), never an exception, when the commit fails: the write stands."""
     if not enabled:
         return Committed()
     setup = Setup()
@@ -152,10 +150,8 @@ def commit_files(
 ) -> tuple[str | None, git.Repo | None]:
     """Commit the store files at `paths` (store-relative; those that no longer exist, as deleted) alone with
     `message`: the new commit, or None (no git work tree, every path ignored, nothing changed), and where the store
-    sits after it (None: in no work tree). Raises git.GitError when git fails, MarkersRefused for a file with
-    conflict markers: for any caller that commits store files (the write path; `seamless sync`). `setup`: first
-    register the store's merge driver where the clone has none (`.gitattributes` committed on its own, as
-    `seamless git-setup` does), saying there what was done."""
+    sits after it (None: in no work tree). Raises git.GitError, or MarkersRefused for a file with conflict markers.
+    `setup`: first register the store's merge driver where the clone has none (`_register`)."""
     repo = git.repo(root)
     if repo is None:
         return None, None

@@ -7,10 +7,12 @@ state the machine is in. The target is on the wall time; the CPU time (user + sy
 are printed beside it, steadier on a busy machine. The store is a copy of examples/store in a git repository of
 its own, indexed once before; `write` writes a new memory each run into a second copy, its commit included.
 
-    python -m bench.startup [--runs 20] [--only recall,write] [--before ../old-checkout ...]
+    python -m bench.startup [--runs 20] [--only recall,write] [--before ../old-checkout ...] [--instructions]
 
 The commands run with this interpreter's `seamless`. `--before DIR` (repeatable) also runs, in the same rounds, the
 code of another checkout (PYTHONPATH=DIR for its commands, and its own console script's entry point). The indexer is byte-compiled first, as an install leaves it.
+`--instructions` counts instead of timing: the instructions each process runs, once after a warm-up, under valgrind's
+cachegrind, which no other load on the machine changes (the processes a command starts, git's, are not counted).
 """
 
 import argparse
@@ -18,6 +20,7 @@ import compileall
 import itertools
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -35,6 +38,7 @@ FLOOR = [sys.executable, "-c", "pass"]
 # slower than the 5.1x it took before.
 TARGET = {"hook session-start": 2.5, "write": 5.1, "import click": None}
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
+VALGRIND = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
 
 
 def store_in_git(folder: Path) -> Path:
@@ -105,6 +109,18 @@ def measure(args, stdin: bytes, runs: int, codes: list[str | None]) -> list[dict
     ]
 
 
+def count(args, stdin: bytes, codes: list[str | None]) -> list[int]:
+    """The instructions `args` runs with each of `codes`, counted once after a warm-up run."""
+    argv = args if callable(args) else lambda: args
+    found = []
+    for code in codes:
+        env = None if code is None else {**os.environ, "PYTHONPATH": code}
+        run(entry(code, argv()), stdin, env=env)
+        done = subprocess.run([*VALGRIND, *map(str, entry(code, argv()))], input=stdin, capture_output=True, env=env)
+        found.append(int(re.search(rb"I\s+refs:\s+([\d,]+)", done.stderr)[1].replace(b",", b"")))
+    return found
+
+
 def entry(code: str | None, args: list) -> list:
     """`args` as run with `code`: another checkout's `seamless` is its own console script's entry point (as named in
     its pyproject.toml, which may differ from this one's), run as the script pip writes runs it."""
@@ -143,6 +159,7 @@ def main(argv: list[str] | None = None) -> None:
         default=[],
         help="also run the code of another checkout (DIR holds its indexer/), in turn; repeatable",
     )
+    parser.add_argument("--instructions", action="store_true", help="count each process's instructions (valgrind)")
     args = parser.parse_args(argv)
     codes = [None, *(str(Path(before).resolve()) for before in args.before)]
     for code in codes:
@@ -155,6 +172,9 @@ def main(argv: list[str] | None = None) -> None:
             subprocess.run([SEAMLESS, "index", where, "--db", index], check=True, capture_output=True)
         measured = commands(store, db, written, written_db)
         only = set(args.only.split(",")) if args.only else set(measured)
+        if args.instructions:
+            counted(measured, only, codes)
+            return
         print(
             f"`python -m bench.startup --runs {args.runs}`: the example store ({EXAMPLE.relative_to(REPO)}), each run"
         )
@@ -175,6 +195,20 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"\n`python -c pass`: {statistics.median(f['floor_ms'] for f in found):.1f} ms in the last command's runs"
         )
+
+
+def counted(measured: dict, only: set[str], codes: list[str | None]) -> None:
+    """The instructions table: each command's count (millions) and its ratio to `python -c pass`'s."""
+    floor = count(FLOOR, b"", [None])[0]
+    print("`python -m bench.startup --instructions`: the example store, each process counted once after a warm-up;")
+    print(f"`python -c pass` runs {floor / 1e6:.1f} M instructions\n")
+    befores = "".join(f" {Path(code).name}: instructions | ratio |" for code in codes[1:])
+    print(f"| command | instructions | ratio |{befores}")
+    print("| --- |" + " ---: | ---: |" * len(codes))
+    for name, (command, stdin) in measured.items():
+        if name in only:
+            found = count(command, stdin, codes)
+            print(f"| {name} | " + " | ".join(f"{n / 1e6:.1f} M | {n / floor:.2f}x" for n in found) + " |", flush=True)
 
 
 if __name__ == "__main__":

@@ -4,9 +4,13 @@ Never a timing assertion: the figures are only checked to be there and sane.
 """
 
 import json
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from bench.generate import generate
 from bench.measure import paired_latency_ms, percentile
@@ -208,3 +212,15 @@ def test_rebuild_steps_time_each_step_of_a_fresh_process(tmp_path):
     steps = dict(line.strip("| ").rsplit(" | ", 1) for line in result.stdout.splitlines() if line.endswith(" |"))
     assert float(steps["run, in all"]) > float(steps["read, parse and validate every file"]) > 0
     assert "the gardener's settle" in steps and "import the gardener (reading, rules)" in steps
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="counting instructions needs valgrind")
+def test_startup_counts_instructions_beside_python_c_pass(capsys):
+    from bench import startup
+
+    startup.main(["--instructions", "--only=--help"])
+    out = capsys.readouterr().out
+    floor = float(re.search(r"`python -c pass` runs ([\d.]+) M instructions", out)[1])
+    row = re.search(r"\| --help \| ([\d.]+) M \| ([\d.]+)x \|", out)
+    assert floor > 0 and float(row[1]) > floor  # click and our CLI on top of Python's own start-up
+    assert float(row[2]) == pytest.approx(float(row[1]) / floor, abs=0.01)

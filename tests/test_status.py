@@ -75,6 +75,16 @@ def test_a_settings_change_is_drift(indexed):
     assert code == 1 and "changed: seamless.toml" in out
 
 
+def test_a_settings_file_whose_problems_changed_is_drift_until_indexed(indexed):
+    """An unknown key changes no setting, but the index's warnings: the next run judges the store again."""
+    indexed.write("seamless.toml", "[briefing]\nbudget_chars = 6000\nno_such_key = 1\n")
+    code, out, _ = status(indexed)
+    assert code == 1 and "changed: seamless.toml" in out
+    indexed.index()
+    assert status(indexed)[0] == 0
+    assert indexed.rows("select code from problems where path = 'seamless.toml'") == [("unknown-setting",)]
+
+
 def test_it_writes_nothing(indexed):
     indexed.memory("added")
     before = fingerprint(indexed.db_path)

@@ -36,7 +36,7 @@ def status(store: Path, db_path: str):
     lines = [f"new: {p}" for p in found.new] + [f"changed: {p}" for p in found.changed]
     lines += [f"deleted: {p}" for p in found.deleted]
     if found.settings_changed:
-        lines.append("changed: seamless.toml (the settings the index holds differ)")
+        lines.append("changed: seamless.toml (its settings or their problems differ from the index's)")
     if found.dismissals_changed:
         lines.append("changed: gardener/dismissed.jsonl (the dismissals the index holds differ)")
     try:

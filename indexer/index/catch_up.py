@@ -54,7 +54,7 @@ def catch_up(conn, root: Path, db_path: str | Path) -> CatchUp:
         return CatchUp("watched", root, [])
     if not root.is_dir():
         return CatchUp("gone", root, [])
-    if dict(conn.execute("select key, value from settings")) != read_settings(conn, root)[0]:
+    if read_settings(conn, root)[2]:  # (a run would judge the whole store again)
         return CatchUp("behind", root, [], why="the store's settings (seamless.toml) changed since it was indexed")
     walked = conn.execute(
         f"select started, files_seen from index_runs where mode in {WALK_MODES} order by id desc limit 1"

@@ -29,13 +29,12 @@ def drift(root: Path, conn) -> Drift:
     folders = plan.changed_folders(conn, plan.fingerprints(walked))
     known = {row[0]: row for row in plan.known_files(conn, folders)}
     files = plan.store_files(walked, plan.covered(folders, walked))
-    settings = plan.read_settings(conn, root)[0]
+    settings, _, settings_changed, _ = plan.read_settings(conn, root)
     stat_differs = sorted(p for p in files.keys() & known.keys() if files[p].row[1:] != known[p][1:5])
     digests = plan.known_digests(conn, stat_differs)
     max_bytes = settings["index.max_file_bytes"]
     with FolderFds(str(root)) as opened:
         changed = [p for p in stat_differs if _content_digest(opened, p, max_bytes) != digests.get(p)]
-    settings_changed = dict(conn.execute("select key, value from settings")) != settings
     new, deleted = sorted(files.keys() - known.keys()), sorted(known.keys() - files.keys())
     return Drift(new, changed, deleted, settings_changed, dismissed.changed(conn, root))
 
